@@ -1,0 +1,38 @@
+# Every target creates (or reuses) the local virtualenv .venv and installs the
+# project into it, so a fresh machine needs nothing but python3.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: all demo test lint test-fast test-slow bench clean
+
+all: test
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/arena demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test-fast: $(STAMP)
+	$(BIN)/pytest -q
+
+test: lint test-fast
+
+test-slow: $(STAMP)
+	$(BIN)/pytest -q -m slow
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.playouts
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,54 @@
+"""structlog configuration, done once per process.
+
+Human-readable console lines on a terminal, JSON lines otherwise (containers,
+pipes), both on stdout... except when stdout carries program output (the
+human player's board), where `stream` can send logs to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import TextIO
+
+import structlog
+
+LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
+
+
+def configure_logging(
+    level: str | None = None, *, json: bool | None = None, stream: TextIO | None = None
+) -> None:
+    """Configure structlog for this process.
+
+    `level` defaults to $ARENA_LOG_LEVEL or "info"; `json` defaults to
+    $ARENA_LOG_FORMAT == "json", else to "stdout is not a terminal".
+    """
+    out = stream if stream is not None else sys.stdout
+    name = (level or os.environ.get("ARENA_LOG_LEVEL") or "info").lower()
+    if name not in LEVELS:
+        raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {name!r}")
+    if json is None:
+        fmt = os.environ.get("ARENA_LOG_FORMAT", "").lower()
+        json = fmt == "json" if fmt in {"json", "console"} else not out.isatty()
+    processors: list[structlog.typing.Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    if json:
+        processors += [structlog.processors.dict_tracebacks, structlog.processors.JSONRenderer()]
+    else:
+        processors += [structlog.dev.ConsoleRenderer(colors=out.isatty())]
+    structlog.configure(
+        processors=processors,
+        wrapper_class=structlog.make_filtering_bound_logger(LEVELS[name]),
+        logger_factory=structlog.PrintLoggerFactory(out),
+        cache_logger_on_first_use=False,
+    )

@@ -1,0 +1,16 @@
+"""Pure game rules: no I/O, no clocks, no search. See `games.base.Game`."""
+
+from games.base import Game as Game
+from games.base import GameError as GameError
+from games.base import IllegalMoveError as IllegalMoveError
+from games.base import InvalidMoveError as InvalidMoveError
+from games.base import InvalidStateError as InvalidStateError
+from games.base import Option as Option
+from games.base import Outcome as Outcome
+from games.base import Termination as Termination
+from games.registry import UnknownGameError as UnknownGameError
+from games.registry import available_games as available_games
+from games.registry import game_class as game_class
+from games.registry import make_game as make_game
+from games.registry import parse_options as parse_options
+from games.registry import register as register

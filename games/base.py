@@ -1,0 +1,322 @@
+"""The `Game` interface every game implements, and the value types around it.
+
+Why this shape: the search (MCTS), the server's arbitration and the human
+player all see a game only through this class. States are immutable and
+hashable (tuples of ints in the built-in games) so they can key tables and be
+shared across tasks; moves are hashable values (plain ints in every built-in
+game) so they cross the wire and sit in tree nodes cheaply.
+
+`apply` trusts its caller (the search only ever applies legal moves, and it is
+the hot path); `play` is the checked version the server uses.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+S = TypeVar("S", bound=Hashable)
+M = TypeVar("M", bound=Hashable)
+
+
+class GameError(Exception):
+    """Base class of the games library's errors."""
+
+
+class InvalidMoveError(GameError, ValueError):
+    """The text or wire value is not a syntactically valid move for this game."""
+
+
+class IllegalMoveError(GameError, ValueError):
+    """The move is well formed but not legal in the given position."""
+
+
+class InvalidStateError(GameError, ValueError):
+    """An encoded state could not be decoded into a valid state of this game."""
+
+
+class Termination(enum.Enum):
+    """Why a game ended. Board endings first, then server-imposed ones."""
+
+    LINE = "line"  # k in a row / three sub-boards in a line
+    BOARD_FULL = "board_full"  # no empty cell left without a line: a draw
+    NO_MOVES = "no_moves"  # neither side can move (reversi): decided by count
+    TIMEOUT = "timeout"
+    ILLEGAL_MOVE = "illegal_move"
+    DISCONNECT = "disconnect"
+    PROTOCOL_ERROR = "protocol_error"
+    RESIGNATION = "resignation"
+    ABORTED = "aborted"
+    WITHDRAWN = "withdrawn"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of a finished game.
+
+    `scores` holds one entry per seat: 1 for a win, 0 for a loss, 0.5 each for
+    a draw (two-player games). `winner` is the winning seat or None for a draw.
+    `points` are optional game points per seat (e.g. reversi disc difference).
+    """
+
+    scores: tuple[float, ...]
+    winner: int | None
+    termination: Termination
+    points: tuple[float, ...] | None = None
+
+    @classmethod
+    def win(
+        cls,
+        winner: int,
+        num_players: int,
+        termination: Termination,
+        points: tuple[float, ...] | None = None,
+    ) -> Outcome:
+        scores = tuple(1.0 if seat == winner else 0.0 for seat in range(num_players))
+        return cls(scores, winner, termination, points)
+
+    @classmethod
+    def draw(
+        cls, num_players: int, termination: Termination, points: tuple[float, ...] | None = None
+    ) -> Outcome:
+        return cls((1.0 / num_players,) * num_players, None, termination, points)
+
+    def result(self) -> str:
+        """A short result string like ``1-0``, ``0-1`` or ``1/2-1/2`` (two seats)."""
+        if len(self.scores) == 2:
+            table = {1.0: "1", 0.0: "0", 0.5: "1/2"}
+            return "-".join(table.get(s, f"{s:g}") for s in self.scores)
+        return "-".join(f"{s:g}" for s in self.scores)
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option of a game: its name, type, default, bounds and help."""
+
+    name: str
+    type: type[int] | type[bool] | type[str]
+    default: Any
+    help: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] | None = None
+
+    def coerce(self, value: object) -> Any:
+        """Convert `value` (possibly a string from a command line) and check bounds."""
+        if self.type is bool:
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.lower() in {"1", "true", "yes", "on"}:
+                return True
+            if isinstance(value, str) and value.lower() in {"0", "false", "no", "off"}:
+                return False
+            raise ValueError(f"option {self.name!r} must be a boolean, not {value!r}")
+        if self.type is int:
+            if isinstance(value, bool):
+                raise ValueError(f"option {self.name!r} must be an integer, not {value!r}")
+            if isinstance(value, int):
+                number = value
+            elif isinstance(value, str):
+                try:
+                    number = int(value.strip())
+                except ValueError:
+                    raise ValueError(
+                        f"option {self.name!r} must be an integer, not {value!r}"
+                    ) from None
+            else:
+                raise ValueError(f"option {self.name!r} must be an integer, not {value!r}")
+            if self.minimum is not None and number < self.minimum:
+                raise ValueError(f"option {self.name!r} must be >= {self.minimum}, not {number}")
+            if self.maximum is not None and number > self.maximum:
+                raise ValueError(f"option {self.name!r} must be <= {self.maximum}, not {number}")
+            return number
+        if not isinstance(value, str):
+            raise ValueError(f"option {self.name!r} must be a string, not {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(f"option {self.name!r} must be one of {self.choices}, not {value!r}")
+        return value
+
+
+class Game(ABC, Generic[S, M]):
+    """Rules of one game with fixed options (board size, k, ...).
+
+    Subclasses set the class attributes and implement the abstract methods.
+    Seats are numbered 0..num_players-1; seat 0 moves first.
+    """
+
+    #: registry name, e.g. "connect4"
+    name: ClassVar[str]
+    #: one-line description for `arena games`
+    description: ClassVar[str] = ""
+    #: how moves are written, for `arena games` and the human player
+    notation_help: ClassVar[str] = ""
+    #: the options this game accepts
+    option_specs: ClassVar[tuple[Option, ...]] = ()
+    #: display names of the seats, e.g. ("X", "O")
+    seat_names: ClassVar[tuple[str, ...]] = ("first", "second")
+
+    num_players: int = 2
+
+    def __init__(self, **options: Any) -> None:
+        self.options: dict[str, Any] = self.validate_options(options)
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Return the complete option dict (defaults filled in) or raise ValueError."""
+        specs = {spec.name: spec for spec in cls.option_specs}
+        unknown = sorted(set(options) - set(specs))
+        if unknown:
+            valid = ", ".join(specs) or "none"
+            raise ValueError(
+                f"unknown option {unknown[0]!r} for game {cls.name!r} (valid options: {valid})"
+            )
+        values = {name: spec.default for name, spec in specs.items()}
+        for key, value in options.items():
+            values[key] = specs[key].coerce(value)
+        cls.check_options(values)
+        return values
+
+    @classmethod
+    def check_options(cls, values: dict[str, Any]) -> None:
+        """Cross-option checks (e.g. k must fit the board). Raise ValueError."""
+
+    # --- rules -----------------------------------------------------------------
+
+    @abstractmethod
+    def initial_state(self) -> S:
+        """The starting position."""
+
+    @abstractmethod
+    def to_move(self, state: S) -> int:
+        """The seat to move (meaningless in a terminal state)."""
+
+    @abstractmethod
+    def legal_moves(self, state: S) -> Sequence[M]:
+        """All legal moves, in a fixed order; empty iff the state is terminal."""
+
+    @abstractmethod
+    def apply(self, state: S, move: M) -> S:
+        """The state after `move`. Unchecked: `move` must be legal (see `play`)."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """The outcome if the state is terminal, else None."""
+
+    def is_terminal(self, state: S) -> bool:
+        return self.outcome(state) is not None
+
+    def play(self, state: S, move: M) -> S:
+        """Apply `move` after checking it is legal; raise IllegalMoveError if not."""
+        if self.outcome(state) is not None:
+            raise IllegalMoveError(f"the game is over; {self.format_move(move)!r} is illegal")
+        if move not in self.legal_moves(state):
+            raise IllegalMoveError(
+                f"move {self.format_move(move)!r} is illegal in this position"
+                f" ({self.seat_names[self.to_move(state)]} to move)"
+            )
+        return self.apply(state, move)
+
+    def playout(self, state: S, rng: random.Random, max_moves: int | None = None) -> S:
+        """Play uniformly random moves until the end (or `max_moves`); return the last state.
+
+        Games override this with a faster version; the search uses it for rollouts.
+        """
+        moves_left = -1 if max_moves is None else max_moves
+        while moves_left != 0 and self.outcome(state) is None:
+            moves = self.legal_moves(state)
+            state = self.apply(state, moves[int(rng.random() * len(moves))])
+            moves_left -= 1
+        return state
+
+    # --- notation and wire format ----------------------------------------------
+
+    @abstractmethod
+    def parse_move(self, text: str) -> M:
+        """Parse human notation; raise InvalidMoveError if malformed (not legality)."""
+
+    @abstractmethod
+    def format_move(self, move: M) -> str:
+        """Human notation of a move; `parse_move(format_move(m)) == m`."""
+
+    @abstractmethod
+    def encode_state(self, state: S) -> Any:
+        """A msgpack-friendly value (ints, strings, lists, maps) describing `state`."""
+
+    @abstractmethod
+    def decode_state(self, data: Any) -> S:
+        """Inverse of `encode_state`; raise InvalidStateError on bad input."""
+
+    def encode_move(self, move: M) -> Any:
+        """A msgpack-friendly value for `move` (the move itself for int moves)."""
+        return move
+
+    @abstractmethod
+    def decode_move(self, data: Any) -> M:
+        """Inverse of `encode_move`; raise InvalidMoveError on a malformed value."""
+
+    @abstractmethod
+    def render(self, state: S) -> str:
+        """A plain-text picture of the board, with coordinates."""
+
+    def describe(self) -> str:
+        """The game name with its non-default options, e.g. ``gomoku(size=9, k=5)``."""
+        if not self.options:
+            return self.name
+        inner = ", ".join(f"{k}={v}" for k, v in self.options.items())
+        return f"{self.name}({inner})"
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.describe()}>"
+
+
+def decode_int_move(data: Any, limit: int, what: str = "move") -> int:
+    """Validate a wire move that must be an int in range(limit)."""
+    if isinstance(data, bool) or not isinstance(data, int):
+        raise InvalidMoveError(f"{what} must be an integer, not {data!r}")
+    if not 0 <= data < limit:
+        raise InvalidMoveError(f"{what} {data} is out of range 0..{limit - 1}")
+    return data
+
+
+def column_letters(n: int) -> str:
+    """Column labels a, b, c, ... skipping nothing (boards here are at most 26 wide)."""
+    return "abcdefghijklmnopqrstuvwxyz"[:n]
+
+
+def parse_square(text: str, width: int, height: int) -> tuple[int, int]:
+    """Parse ``b3``-style coordinates: column letter, row number (1 = bottom row).
+
+    Returns (row, col) with row 0 the *top* row as rendered.
+    """
+    cleaned = text.strip().lower()
+    if len(cleaned) < 2 or not cleaned[0].isalpha() or not cleaned[1:].isdigit():
+        raise InvalidMoveError(f"{text!r} is not a square like 'a1'")
+    col = ord(cleaned[0]) - ord("a")
+    rank = int(cleaned[1:])
+    if not 0 <= col < width or not 1 <= rank <= height:
+        raise InvalidMoveError(
+            f"{text!r} is off the board (columns a-{column_letters(width)[-1]}, rows 1-{height})"
+        )
+    return height - rank, col
+
+
+def format_square(row: int, col: int, height: int) -> str:
+    """Inverse of `parse_square`."""
+    return f"{column_letters(col + 1)[-1]}{height - row}"
+
+
+def render_grid(cells: Sequence[str], width: int, height: int) -> str:
+    """Render a width×height grid of one-character cells with a1-style labels."""
+    pad = len(str(height))
+    letters = column_letters(width)
+    lines = []
+    for row in range(height):
+        rank = height - row
+        body = " ".join(cells[row * width : (row + 1) * width])
+        lines.append(f"{rank:>{pad}} {body}")
+    lines.append(" " * (pad + 1) + " ".join(letters))
+    return "\n".join(lines)

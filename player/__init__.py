@@ -1,0 +1,1 @@
+"""Players: agents (mcts, random, minimax, human) and the TCP client runtime."""

@@ -1,0 +1,1 @@
+"""Wire protocol: framing and message schemas shared by the server and the players."""

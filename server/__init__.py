@@ -1,0 +1,1 @@
+"""The match server: Trio TCP server, matches, clocks, records, tournaments."""
