@@ -1,0 +1,128 @@
+"""Framing and (de)serialisation: 4-byte big-endian length + one msgpack map.
+
+Why here: both ends share exactly one implementation of the wire format, and
+every decode failure becomes a `ProtocolError` with a code from docs/PROTOCOL.md
+at this boundary, so the server's logic never sees a malformed value.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Generic, TypeVar
+
+import msgspec
+import trio
+
+from protocol.messages import CLIENT_TYPES, SERVER_TYPES, ClientMessage, ServerMessage
+
+DEFAULT_MAX_FRAME = 64 * 1024
+HEADER = struct.Struct(">I")
+RECEIVE_CHUNK = 64 * 1024
+
+T = TypeVar("T")
+
+
+class ProtocolError(Exception):
+    """The peer broke the protocol; `code` is one of the documented error codes."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"ProtocolError({self.code!r}, {self.message!r})"
+
+
+class ConnectionClosed(Exception):
+    """The peer closed the connection (cleanly, between frames, or mid-frame)."""
+
+
+_encoder = msgspec.msgpack.Encoder()
+
+
+def encode_message(message: msgspec.Struct) -> bytes:
+    """One complete frame (header + body) for `message`."""
+    body = _encoder.encode(message)
+    return HEADER.pack(len(body)) + body
+
+
+def encode_frame(body: bytes) -> bytes:
+    """Prefix an already-encoded msgpack body with its length header."""
+    return HEADER.pack(len(body)) + body
+
+
+class MessageDecoder(Generic[T]):
+    """Validate one frame body into a typed message, or raise ProtocolError."""
+
+    def __init__(self, message_type: Any, known_types: frozenset[str]) -> None:
+        self._decoder: msgspec.msgpack.Decoder[T] = msgspec.msgpack.Decoder(message_type)
+        self._known = known_types
+
+    def decode(self, body: bytes) -> T:
+        try:
+            return self._decoder.decode(body)
+        except msgspec.ValidationError as exc:
+            raise self._classify(body, str(exc)) from None
+        except Exception as exc:  # malformed msgpack, too deep, ...: all one error
+            raise ProtocolError("bad_message", f"malformed msgpack: {exc}") from None
+
+    def _classify(self, body: bytes, detail: str) -> ProtocolError:
+        try:
+            raw = msgspec.msgpack.decode(body)
+        except Exception:  # pragma: no cover - decodable a moment ago
+            raw = None
+        if not isinstance(raw, dict) or "type" not in raw:
+            return ProtocolError(
+                "bad_message", f"a message must be a map with a 'type' key ({detail})"
+            )
+        if raw["type"] not in self._known:
+            return ProtocolError("unknown_type", f"unknown message type {raw['type']!r}")
+        return ProtocolError("bad_message", f"bad {raw['type']!r} message: {detail}")
+
+
+def client_message_decoder() -> MessageDecoder[ClientMessage]:
+    """Decoder for what clients send (used by the server)."""
+    return MessageDecoder(ClientMessage, CLIENT_TYPES)
+
+
+def server_message_decoder() -> MessageDecoder[ServerMessage]:
+    """Decoder for what the server sends (used by clients)."""
+    return MessageDecoder(ServerMessage, SERVER_TYPES)
+
+
+class FrameReader:
+    """Reads length-prefixed frames from a Trio stream with a bounded buffer."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        self._stream = stream
+        self._max_frame = max_frame
+        self._buffer = bytearray()
+
+    async def read_frame(self) -> bytes:
+        """The next frame's body. Raises ConnectionClosed or ProtocolError."""
+        header = await self._read_exactly(HEADER.size, at_boundary=True)
+        (length,) = HEADER.unpack(header)
+        if length == 0:
+            raise ProtocolError("bad_frame", "frame length 0 (a frame holds one msgpack map)")
+        if length > self._max_frame:
+            raise ProtocolError(
+                "frame_too_large", f"frame of {length} bytes exceeds the limit of {self._max_frame}"
+            )
+        return await self._read_exactly(length, at_boundary=False)
+
+    async def _read_exactly(self, count: int, *, at_boundary: bool) -> bytes:
+        buffer = self._buffer
+        while len(buffer) < count:
+            # never buffer more than one maximal frame plus its header
+            want = max(RECEIVE_CHUNK, count - len(buffer))
+            want = min(want, self._max_frame + HEADER.size)
+            data = await self._stream.receive_some(want)
+            if not data:
+                if at_boundary and not buffer:
+                    raise ConnectionClosed("peer closed the connection")
+                raise ConnectionClosed("peer closed the connection in the middle of a frame")
+            buffer += data
+        chunk = bytes(buffer[:count])
+        del buffer[:count]
+        return chunk

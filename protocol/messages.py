@@ -1,0 +1,231 @@
+"""Message schemas of protocol version 1 (see docs/PROTOCOL.md).
+
+Every message is a msgpack map with a ``type`` key. Each type is a
+`msgspec.Struct` tagged by that key, so decoding a frame validates its shape
+(field names, types, bounds) in one C pass at the boundary: nothing the
+network sends reaches the server's logic unchecked. Unknown extra keys are
+ignored (forward compatibility); missing required keys and wrong types are
+errors.
+
+Game-specific values (states, moves, options) are typed ``Any`` here: each
+game validates them with its own ``decode_state`` / ``decode_move``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+PROTOCOL_VERSION = 1
+
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Token = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+Seconds = Annotated[float, msgspec.Meta(gt=0, le=86_400)]
+Ply = Annotated[int, msgspec.Meta(ge=0)]
+Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
+Options = Annotated[dict[str, Any], msgspec.Meta(max_length=32)]
+Role = Literal["player", "spectator"]
+
+
+class Message(msgspec.Struct, tag_field="type", forbid_unknown_fields=False):
+    """Base of all messages; the ``type`` key is the struct's tag."""
+
+
+# --- client -> server ------------------------------------------------------
+
+
+class Hello(Message, tag="hello"):
+    """First frame of every connection."""
+
+    version: int
+    name: Name
+    role: Role = "player"
+    client: Annotated[str, msgspec.Meta(max_length=128)] = ""
+
+
+class Seek(Message, tag="seek"):
+    """Ask to be paired with another seeker of the same game, options and time."""
+
+    game: Name
+    options: Options = msgspec.field(default_factory=dict)
+    move_time: Seconds | None = None
+    pool: Annotated[str, msgspec.Meta(max_length=64)] = ""
+    secret: Annotated[str, msgspec.Meta(max_length=128)] = ""
+
+
+class Join(Message, tag="join"):
+    """Join a named room (created by the first joiner) and take a seat."""
+
+    room: Id
+    game: Name
+    options: Options = msgspec.field(default_factory=dict)
+    move_time: Seconds | None = None
+    seat: Seat | None = None
+
+
+class Rejoin(Message, tag="rejoin"):
+    """Take back a seat after a disconnect, with the token from ``match_start``."""
+
+    token: Token
+
+
+class Spectate(Message, tag="spectate"):
+    """Watch a match (its current state, then every update)."""
+
+    match: Id
+
+
+class ListMatches(Message, tag="list"):
+    """Ask for the matches being played now."""
+
+
+class Move(Message, tag="move"):
+    """A move for the ``turn`` with the same match and ply."""
+
+    match: Id
+    ply: Ply
+    move: Any
+
+
+class Resign(Message, tag="resign"):
+    """Give up a match (allowed at any time)."""
+
+    match: Id
+
+
+class Ping(Message, tag="ping"):
+    """Liveness check; the peer answers ``pong`` with the same ``id``. Sent by either side."""
+
+    id: int = 0
+
+
+class Pong(Message, tag="pong"):
+    """Answer to ``ping``."""
+
+    id: int = 0
+
+
+# --- server -> client ------------------------------------------------------
+
+
+class Welcome(Message, tag="welcome"):
+    version: int
+    server: str
+    session: str
+    max_frame: int
+
+
+class Error(Message, tag="error"):
+    """A refused request (``fatal=False``) or the reason the connection is closed."""
+
+    code: str
+    message: str
+    fatal: bool = False
+    match: str | None = None
+
+
+class Seeking(Message, tag="seeking"):
+    """Acknowledges a ``seek``/``join``: the client waits for ``match_start``."""
+
+    game: str
+    options: dict[str, Any]
+    move_time: float
+    room: str | None = None
+
+
+class TimeControl(msgspec.Struct, frozen=True):
+    """Per-move time limit and the lag margin the server adds before a timeout."""
+
+    move_time: float
+    lag_margin: float
+
+
+class MatchStart(Message, tag="match_start"):
+    match: str
+    game: str
+    options: dict[str, Any]
+    seat: int | None
+    players: list[str]
+    time_control: TimeControl
+    token: str | None
+    state: Any
+    ply: int
+    to_move: int
+
+
+class Turn(Message, tag="turn"):
+    match: str
+    ply: int
+    state: Any
+    legal_moves: list[Any]
+    time_left: float
+
+
+class Update(Message, tag="update"):
+    match: str
+    ply: int
+    seat: int
+    move: Any
+    notation: str
+    state: Any
+    think_time: float
+
+
+class Illegal(Message, tag="illegal"):
+    match: str
+    ply: int
+    move: Any
+    kind: Literal["invalid", "illegal"]
+    reason: str
+    retries_left: int
+
+
+class MatchEnd(Message, tag="match_end"):
+    match: str
+    ply: int
+    scores: list[float]
+    winner: int | None
+    termination: str
+    reason: str
+    points: list[float] | None = None
+
+
+class MatchInfo(msgspec.Struct):
+    match: str
+    game: str
+    options: dict[str, Any]
+    players: list[str]
+    ply: int
+    status: str
+
+
+class Matches(Message, tag="matches"):
+    matches: list[MatchInfo]
+
+
+ClientMessage = Hello | Seek | Join | Rejoin | Spectate | ListMatches | Move | Resign | Ping | Pong
+ServerMessage = (
+    Welcome
+    | Error
+    | Seeking
+    | MatchStart
+    | Turn
+    | Update
+    | Illegal
+    | MatchEnd
+    | Matches
+    | Ping
+    | Pong
+)
+
+
+def _tags(*classes: type[Message]) -> frozenset[str]:
+    return frozenset(str(cls.__struct_config__.tag) for cls in classes)
+
+
+CLIENT_TYPES = _tags(Hello, Seek, Join, Rejoin, Spectate, ListMatches, Move, Resign, Ping, Pong)
+SERVER_TYPES = _tags(
+    Welcome, Error, Seeking, MatchStart, Turn, Update, Illegal, MatchEnd, Matches, Ping, Pong
+)
