@@ -14,6 +14,7 @@ from collections.abc import Sequence
 SUBCOMMAND_MODULES = (
     "arena_cli.games_cmd",
     "arena_cli.demo_cmd",
+    "arena_cli.serve_cmd",
 )
 
 

@@ -1,0 +1,224 @@
+"""The server: a TCP listener, one session task per connection, the lobby.
+
+Failure policy: anything a client does wrong ends at most that client's
+connection (and, by the match policy, its matches); an exception escaping a
+session is logged and contained, never allowed to reach the server's nursery.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import AsyncIterator
+from typing import Any
+
+import structlog
+import trio
+
+from protocol.codec import ConnectionClosed, ProtocolError
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Hello,
+    Join,
+    ListMatches,
+    Matches,
+    Move,
+    Ping,
+    Pong,
+    Rejoin,
+    Resign,
+    Seek,
+    Spectate,
+    Welcome,
+)
+from server.config import ServerConfig
+from server.connection import Connection
+from server.lobby import Lobby, RequestError
+from server.match import MoveEvent, Stats
+from server.store import Recorder, Store
+
+log = structlog.get_logger("arena.server")
+
+FLUSH_TIMEOUT = 2.0
+
+
+class ArenaServer:
+    """The match server. `serve` runs it; tests start it on port 0 with `nursery.start`."""
+
+    def __init__(
+        self, config: ServerConfig, *, store: Store | None = None, stats: Stats | None = None
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.recorder = Recorder(store)
+        self.stats = stats
+        self.lobby: Lobby | None = None
+        self.session_id = secrets.token_hex(4)
+        self.port: int | None = None
+
+    async def serve(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        """Listen and serve until cancelled; reports the bound port through `task_status`."""
+        async with self._running() as nursery:
+            listeners = await trio.open_tcp_listeners(self.config.port, host=self.config.host)
+            self.port = listeners[0].socket.getsockname()[1]
+            log.info(
+                "listening",
+                host=self.config.host,
+                port=self.port,
+                db=self.store.path if self.store else None,
+            )
+            task_status.started(self.port)
+            await trio.serve_listeners(self.handle_connection, listeners, handler_nursery=nursery)
+
+    async def serve_unlistened(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Run without a listener: connections come from `handle_connection` (in-memory tests)."""
+        async with self._running():
+            task_status.started()
+            await trio.sleep_forever()
+
+    def start_connection(self, stream: trio.abc.Stream) -> None:
+        """Serve an already-open stream (e.g. one end of an in-memory pair)."""
+        assert self.lobby is not None, "the server is not running"
+        self.lobby.nursery.start_soon(self.handle_connection, stream)
+
+    @contextlib.asynccontextmanager
+    async def _running(self) -> AsyncIterator[trio.Nursery]:
+        if self.store is not None:
+            stale = await trio.to_thread.run_sync(self.store.abort_running, "server restarted")
+            if stale:
+                log.warning("aborted_stale_matches", count=stale)
+        async with trio.open_nursery() as recorder_nursery:
+            await recorder_nursery.start(self.recorder.run)
+            try:
+                async with trio.open_nursery() as nursery:
+                    self.lobby = Lobby(self.config, self.recorder, nursery, stats=self.stats)
+                    yield nursery
+            finally:
+                with trio.CancelScope(shield=True):
+                    await self.recorder.aclose()
+                log.info("server_stopped")
+
+    async def handle_connection(self, stream: trio.abc.Stream) -> None:
+        """Serve one client connection until it closes."""
+        conn = Connection(stream, max_frame=self.config.max_frame, queue=self.config.send_queue)
+        with structlog.contextvars.bound_contextvars(conn=conn.id):
+            log.info("connected", peer=conn.peer)
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(conn.writer)
+                    try:
+                        with conn.cancel_scope:
+                            await self._session(conn)
+                    finally:
+                        if self.lobby is not None:
+                            self.lobby.connection_lost(conn)
+                        conn.close(conn.close_code or "connection_lost")
+                        nursery.cancel_scope.deadline = trio.current_time() + FLUSH_TIMEOUT
+            except Exception as exc:  # contained: one connection's failure is only its own
+                log.error("session_crashed", error=repr(exc), exc_info=True)
+            finally:
+                await trio.aclose_forcefully(stream)
+                log.info("disconnected", reason=conn.close_code, name=conn.name)
+
+    async def _session(self, conn: Connection) -> None:
+        try:
+            with trio.move_on_after(self.config.handshake_timeout) as handshake:
+                first = await conn.receive()
+            if handshake.cancelled_caught:
+                conn.send_error(
+                    "handshake_timeout",
+                    f"no hello within {self.config.handshake_timeout:g}s",
+                    fatal=True,
+                )
+                return
+            if not isinstance(first, Hello):
+                conn.send_error(
+                    "handshake_required", "the first message must be 'hello'", fatal=True
+                )
+                return
+            if first.version != PROTOCOL_VERSION:
+                conn.send_error(
+                    "unsupported_version",
+                    f"protocol version {first.version} is not supported (this server speaks {PROTOCOL_VERSION})",
+                    fatal=True,
+                )
+                return
+            conn.name, conn.role = first.name, first.role
+            structlog.contextvars.bind_contextvars(name=conn.name)
+            log.info("hello", role=conn.role, client=first.client)
+            conn.send(
+                Welcome(PROTOCOL_VERSION, self.config.name, self.session_id, self.config.max_frame)
+            )
+            async with trio.open_nursery() as keepalive:
+                keepalive.start_soon(self._keepalive, conn)
+                try:
+                    while True:
+                        message = await conn.receive()
+                        try:
+                            await self._dispatch(conn, message)
+                        except RequestError as exc:
+                            conn.send_error(
+                                exc.code, exc.message, match=getattr(message, "match", None)
+                            )
+                finally:
+                    keepalive.cancel_scope.cancel()
+        except ProtocolError as exc:
+            log.info("protocol_error", code=exc.code, error=exc.message)
+            conn.fail(exc)
+        except ConnectionClosed:
+            conn.close_code = conn.close_code or "connection_lost"
+
+    async def _dispatch(self, conn: Connection, message: Any) -> None:
+        lobby = self.lobby
+        assert lobby is not None
+        if isinstance(message, Move):
+            match, seat = lobby.seat_of(conn, message.match)
+            await match.inbox_send.send(MoveEvent(conn, seat, message, trio.current_time()))
+        elif isinstance(message, Ping):
+            conn.send(Pong(message.id))
+        elif isinstance(message, Pong):
+            pass
+        elif isinstance(message, ListMatches):
+            conn.send(Matches([m.info() for m in lobby.matches.values()]))
+        elif isinstance(message, Spectate):
+            lobby.spectate(conn, message.match)
+        elif conn.role != "player":
+            raise RequestError(
+                "wrong_role", f"spectators cannot send {type(message).__name__.lower()!r}"
+            )
+        elif isinstance(message, Seek):
+            lobby.seek(conn, message)
+        elif isinstance(message, Join):
+            lobby.join(conn, message)
+        elif isinstance(message, Rejoin):
+            await lobby.rejoin(conn, message.token)
+        elif isinstance(message, Resign):
+            await lobby.resign(conn, message.match)
+        elif isinstance(message, Hello):
+            raise RequestError("bad_request", "already said hello")
+        else:  # pragma: no cover - the decoder admits only known types
+            raise RequestError("bad_request", f"unexpected {type(message).__name__}")
+
+    async def _keepalive(self, conn: Connection) -> None:
+        """Ping an idle client; close it when it has been silent for `idle_timeout`."""
+        counter = 0
+        while True:
+            await trio.sleep(self.config.ping_interval)
+            silent = trio.current_time() - conn.last_received
+            if silent >= self.config.idle_timeout:
+                conn.send_error("idle_timeout", f"nothing received for {silent:.0f}s", fatal=True)
+                return
+            counter += 1
+            conn.send(Ping(counter))
+
+
+def open_store(path: str | None) -> Store | None:
+    """The records database at `path` (created if missing), or None for no records."""
+    if path is None:
+        return None
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    return Store(path)

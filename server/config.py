@@ -1,0 +1,110 @@
+"""Server settings and match policies.
+
+Policies are explicit values, not code paths: what a timeout or an illegal
+move costs, how long a dropped seat may take to come back. Every setting has
+an environment-variable equivalent (see `from_env`); command-line flags win.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from protocol.codec import DEFAULT_MAX_FRAME
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPolicy:
+    """Rules of arbitration that are not the game's rules.
+
+    `illegal_retries` = 0 means an illegal (or malformed) move forfeits the game;
+    n > 0 allows n more attempts within the same move's time, each answered with
+    an ``illegal`` message. A timeout always forfeits.
+    """
+
+    move_time: float = 1.0
+    lag_margin: float = 0.2
+    illegal_retries: int = 0
+    reconnect_grace: float = 10.0
+
+    def __post_init__(self) -> None:
+        if not self.move_time > 0:
+            raise ValueError(f"move_time must be > 0 seconds, not {self.move_time!r}")
+        if self.lag_margin < 0:
+            raise ValueError(f"lag_margin must be >= 0 seconds, not {self.lag_margin!r}")
+        if self.illegal_retries < 0:
+            raise ValueError(f"illegal_retries must be >= 0, not {self.illegal_retries!r}")
+        if self.reconnect_grace < 0:
+            raise ValueError(f"reconnect_grace must be >= 0 seconds, not {self.reconnect_grace!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Everything `arena serve` can be told."""
+
+    host: str = "127.0.0.1"
+    port: int = 4242
+    db: str | None = "arena.sqlite"
+    policy: MatchPolicy = field(default_factory=MatchPolicy)
+    max_move_time: float = 600.0
+    max_frame: int = DEFAULT_MAX_FRAME
+    handshake_timeout: float = 5.0
+    ping_interval: float = 15.0
+    idle_timeout: float = 60.0
+    send_queue: int = 256
+    name: str = "mcts-arena"
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"port must be in 0..65535, not {self.port!r}")
+        if self.max_frame < 1024:
+            raise ValueError(f"max_frame must be >= 1024 bytes, not {self.max_frame!r}")
+        if self.policy.move_time > self.max_move_time:
+            raise ValueError(
+                f"move_time {self.policy.move_time} exceeds max_move_time {self.max_move_time}"
+            )
+        for name in ("handshake_timeout", "ping_interval", "idle_timeout"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0 seconds, not {getattr(self, name)!r}")
+
+
+# environment variable -> (field, parser); policy fields are nested
+ENV_VARS: dict[str, tuple[str, type]] = {
+    "ARENA_HOST": ("host", str),
+    "ARENA_PORT": ("port", int),
+    "ARENA_DB": ("db", str),
+    "ARENA_MOVE_TIME": ("move_time", float),
+    "ARENA_LAG_MARGIN": ("lag_margin", float),
+    "ARENA_ILLEGAL_RETRIES": ("illegal_retries", int),
+    "ARENA_RECONNECT_GRACE": ("reconnect_grace", float),
+    "ARENA_MAX_FRAME": ("max_frame", int),
+    "ARENA_HANDSHAKE_TIMEOUT": ("handshake_timeout", float),
+    "ARENA_PING_INTERVAL": ("ping_interval", float),
+    "ARENA_IDLE_TIMEOUT": ("idle_timeout", float),
+}
+
+_POLICY_FIELDS = {f.name for f in fields(MatchPolicy)}
+
+
+def build_config(
+    overrides: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> ServerConfig:
+    """Defaults, then environment variables, then `overrides` (flags; None = unset)."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for var, (name, parse) in ENV_VARS.items():
+        raw = env.get(var)
+        if raw is None or raw == "":
+            continue
+        try:
+            values[name] = parse(raw)
+        except ValueError:
+            raise ValueError(f"{var}={raw!r} is not a valid {parse.__name__}") from None
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    policy_values = {k: values.pop(k) for k in list(values) if k in _POLICY_FIELDS}
+    if values.get("db") in {"", ":none:"}:
+        values["db"] = None
+    config = ServerConfig(**values)
+    return replace(config, policy=replace(config.policy, **policy_values))

@@ -1,0 +1,263 @@
+"""The lobby: open seeks, named rooms, running matches and reconnect tokens.
+
+Everything here runs on the event loop and never waits, so it needs no locks:
+Trio switches tasks only at `await`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import msgspec
+import structlog
+import trio
+
+from games import Game, make_game
+from protocol.messages import Join, Seek, Seeking
+from server.config import MatchPolicy, ServerConfig
+from server.connection import Connection
+from server.match import Match, ResignEvent, SeatEvent, Stats
+from server.store import Recorder
+
+log = structlog.get_logger("arena.server")
+
+
+class RequestError(Exception):
+    """A refused (non-fatal) request; `code` is a documented error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+SeekKey = tuple[str, bytes, float, str]
+
+
+@dataclass
+class Room:
+    name: str
+    game: Game[Any, Any]
+    move_time: float
+    seats: list[Connection | None]
+
+
+@dataclass
+class PooledSeek:
+    """A seek in a named pool: the pool's director (a tournament) assigns matches."""
+
+    conn: Connection
+    seek: Seek
+    game: Game[Any, Any]
+
+
+@dataclass
+class Lobby:
+    config: ServerConfig
+    recorder: Recorder
+    nursery: trio.Nursery
+    stats: Stats | None = None
+    rng: random.Random = field(default_factory=random.Random)
+    matches: dict[str, Match] = field(default_factory=dict)
+    tokens: dict[str, tuple[Match, int]] = field(default_factory=dict)
+    seeks: dict[SeekKey, list[Connection]] = field(default_factory=dict)
+    rooms: dict[str, Room] = field(default_factory=dict)
+    pools: dict[str, list[PooledSeek]] = field(default_factory=dict)
+    pool_listeners: dict[str, list[Callable[[], None]]] = field(default_factory=dict)
+
+    # --- creating matches ------------------------------------------------------
+
+    def _game_for(self, name: str, options: dict[str, Any]) -> Game[Any, Any]:
+        try:
+            return make_game(name, options)
+        except ValueError as exc:  # unknown game or bad options
+            raise RequestError("bad_request", str(exc)) from None
+
+    def _move_time(self, requested: float | None) -> float:
+        if requested is None:
+            return self.config.policy.move_time
+        if requested > self.config.max_move_time:
+            raise RequestError(
+                "bad_request",
+                f"move_time {requested:g}s exceeds this server's maximum {self.config.max_move_time:g}s",
+            )
+        return requested
+
+    def start_match(
+        self,
+        game: Game[Any, Any],
+        players: list[Connection],
+        policy: MatchPolicy,
+        **kwargs: Any,
+    ) -> Match:
+        """Create a match between these connections (in seat order) and start its task."""
+        match = Match(
+            game,
+            [(conn.name, conn) for conn in players],
+            policy,
+            self.recorder,
+            stats=self.stats,
+            **kwargs,
+        )
+        self.matches[match.id] = match
+        for seat in match.seats:
+            self.tokens[seat.token] = (match, seat.index)
+        self.nursery.start_soon(self._run_match, match, name=f"match {match.id}")
+        return match
+
+    async def _run_match(self, match: Match) -> None:
+        try:
+            await match.run()
+        finally:
+            self.matches.pop(match.id, None)
+            for seat in match.seats:
+                self.tokens.pop(seat.token, None)
+
+    def seek(self, conn: Connection, message: Seek) -> None:
+        game = self._game_for(message.game, message.options)
+        move_time = self._move_time(message.move_time)
+        self.cancel_seeks(conn)
+        conn.send(Seeking(game=game.name, options=game.options, move_time=move_time))
+        if message.pool:
+            self.pools.setdefault(message.pool, []).append(PooledSeek(conn, message, game))
+            for notify in self.pool_listeners.get(message.pool, []):
+                notify()
+            return
+        key: SeekKey = (game.name, msgspec.json.encode(game.options), move_time, "")
+        waiting = self.seeks.setdefault(key, [])
+        waiting.append(conn)
+        if len(waiting) >= game.num_players:
+            players = [waiting.pop(0) for _ in range(game.num_players)]
+            if not waiting:
+                del self.seeks[key]
+            self.rng.shuffle(players)
+            self.start_match(game, players, _with_move_time(self.config.policy, move_time))
+
+    def cancel_seeks(self, conn: Connection) -> None:
+        for key in [k for k, conns in self.seeks.items() if conn in conns]:
+            self.seeks[key].remove(conn)
+            if not self.seeks[key]:
+                del self.seeks[key]
+        for pool, entries in self.pools.items():
+            self.pools[pool] = [entry for entry in entries if entry.conn is not conn]
+
+    def join(self, conn: Connection, message: Join) -> None:
+        room = self.rooms.get(message.room)
+        if room is None:
+            game = self._game_for(message.game, message.options)
+            room = Room(
+                message.room, game, self._move_time(message.move_time), [None] * game.num_players
+            )
+            self.rooms[message.room] = room
+        elif message.game != room.game.name:
+            raise RequestError(
+                "room_mismatch", f"room {room.name!r} plays {room.game.name}, not {message.game!r}"
+            )
+        if conn in room.seats:
+            raise RequestError("seat_taken", f"you already hold a seat in room {room.name!r}")
+        if message.seat is not None:
+            if message.seat >= len(room.seats):
+                raise RequestError(
+                    "bad_request", f"seat {message.seat} does not exist (0..{len(room.seats) - 1})"
+                )
+            if room.seats[message.seat] is not None:
+                raise RequestError(
+                    "seat_taken", f"seat {message.seat} of room {room.name!r} is taken"
+                )
+            index = message.seat
+        else:
+            free = [i for i, c in enumerate(room.seats) if c is None]
+            if not free:
+                raise RequestError("seat_taken", f"room {room.name!r} is full")
+            index = free[0]
+        room.seats[index] = conn
+        conn.send(
+            Seeking(
+                game=room.game.name,
+                options=room.game.options,
+                move_time=room.move_time,
+                room=room.name,
+            )
+        )
+        if all(c is not None for c in room.seats):
+            del self.rooms[room.name]
+            players = [c for c in room.seats if c is not None]
+            self.start_match(
+                room.game,
+                players,
+                _with_move_time(self.config.policy, room.move_time),
+                extra={"room": room.name},
+            )
+
+    def leave_rooms(self, conn: Connection) -> None:
+        for name, room in list(self.rooms.items()):
+            room.seats = [None if c is conn else c for c in room.seats]
+            if all(c is None for c in room.seats):
+                del self.rooms[name]
+
+    # --- in-match requests -------------------------------------------------------
+
+    def seat_of(self, conn: Connection, match_id: str) -> tuple[Match, int]:
+        match = self.matches.get(match_id)
+        if match is None:
+            raise RequestError("unknown_match", f"no match {match_id!r} is being played")
+        for held_match, seat in conn.seats:
+            if held_match is match:
+                return match, seat
+        raise RequestError("not_in_match", f"you hold no seat in match {match_id!r}")
+
+    async def resign(self, conn: Connection, match_id: str) -> None:
+        match, seat = self.seat_of(conn, match_id)
+        await match.inbox_send.send(ResignEvent(seat))
+
+    async def rejoin(self, conn: Connection, token: str) -> None:
+        found = self.tokens.get(token)
+        if found is None:
+            raise RequestError("bad_token", "unknown or expired reconnect token")
+        match, seat_index = found
+        seat = match.seats[seat_index]
+        previous = seat.conn
+        seat.conn = conn
+        seat.disconnected_at = None
+        conn.seats.add((match, seat_index))
+        if previous is not None and previous is not conn:
+            previous.seats.discard((match, seat_index))
+            previous.send_error(
+                "replaced", "another connection took this seat with its token", fatal=True
+            )
+        log.info("seat_rejoined", match=match.id, seat=seat_index, conn=conn.id)
+        await match.inbox_send.send(SeatEvent(seat_index, conn))
+
+    def spectate(self, conn: Connection, match_id: str) -> None:
+        match = self.matches.get(match_id)
+        if match is None:
+            raise RequestError("unknown_match", f"no match {match_id!r} is being played")
+        match.add_spectator(conn)
+
+    # --- connection loss ---------------------------------------------------------
+
+    def connection_lost(self, conn: Connection) -> None:
+        """Forget the connection everywhere; its seats start their grace period."""
+        self.cancel_seeks(conn)
+        self.leave_rooms(conn)
+        for match in list(conn.watching):
+            match.spectators.discard(conn)
+        conn.watching.clear()
+        for match, seat_index in list(conn.seats):
+            seat = match.seats[seat_index]
+            if seat.conn is conn:
+                seat.conn = None
+                seat.disconnected_at = trio.current_time()
+                seat.disconnect_code = conn.close_code
+                # if the inbox is full the match still sees seat.conn is None at its next turn
+                with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):
+                    match.inbox_send.send_nowait(SeatEvent(seat_index, None))
+        conn.seats.clear()
+
+
+def _with_move_time(policy: MatchPolicy, move_time: float) -> MatchPolicy:
+    return replace(policy, move_time=move_time)

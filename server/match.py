@@ -1,0 +1,449 @@
+"""One match: the arbiter task that owns the state, the clock and the seats.
+
+Why one task per match, fed by one bounded inbox: every event that can change
+a match (a move, a resignation, a seat dropping or coming back) is handled in
+order by the single task that owns the state, so there are no races, and the
+per-move deadline is one cancel scope around waiting for the inbox. The
+state is the server's: clients only ever propose moves.
+
+Clock rules (docs/PROTOCOL.md): each move has `move_time` seconds, plus a
+`lag_margin` of network slack before it is a timeout. While the seat to move
+is disconnected its clock is paused; it forfeits if it is not back within
+`reconnect_grace` seconds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+import trio
+
+from games import Game, InvalidMoveError, Outcome, Termination
+from protocol.codec import encode_message
+from protocol.messages import (
+    Illegal,
+    MatchEnd,
+    MatchInfo,
+    MatchStart,
+    Move,
+    TimeControl,
+    Turn,
+    Update,
+)
+from server.config import MatchPolicy
+from server.connection import Connection
+from server.store import MatchRecord, MoveRecord, Recorder
+
+log = structlog.get_logger("arena.server")
+
+_counter = itertools.count(1)
+
+
+def new_match_id() -> str:
+    return f"m{next(_counter):04d}-{secrets.token_hex(3)}"
+
+
+@dataclass
+class Seat:
+    index: int
+    name: str
+    token: str
+    conn: Connection | None
+    disconnected_at: float | None = None
+    disconnect_code: str | None = None
+
+
+# --- inbox events ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MoveEvent:
+    conn: Connection
+    seat: int
+    message: Move
+    received: float
+
+
+@dataclass(frozen=True, slots=True)
+class ResignEvent:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatEvent:
+    """A seat's connection dropped (conn None) or was taken back (conn set)."""
+
+    seat: int
+    conn: Connection | None
+
+
+Event = MoveEvent | ResignEvent | SeatEvent
+
+
+@dataclass
+class Stats:
+    """Server-side counters for benchmarks: moves relayed and added latency."""
+
+    moves: int = 0
+    latencies: list[float] = field(default_factory=list)
+    keep_latencies: bool = False
+
+
+class Match:
+    """A match between seated connections; `run` plays it to the end."""
+
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        players: list[tuple[str, Connection | None]],
+        policy: MatchPolicy,
+        recorder: Recorder,
+        *,
+        match_id: str | None = None,
+        tournament: str | None = None,
+        extra: dict[str, Any] | None = None,
+        stats: Stats | None = None,
+    ) -> None:
+        if len(players) != game.num_players:
+            raise ValueError(f"{game.name} needs {game.num_players} players, got {len(players)}")
+        self.id = match_id or new_match_id()
+        self.game = game
+        self.policy = policy
+        self.recorder = recorder
+        self.tournament = tournament
+        self.extra = extra or {}
+        self.stats = stats
+        self.seats = [
+            Seat(index, name, secrets.token_urlsafe(16), conn)
+            for index, (name, conn) in enumerate(players)
+        ]
+        self.spectators: set[Connection] = set()
+        self.state: Any = game.initial_state()
+        self.ply = 0
+        self.outcome: Outcome | None = None
+        self.reason = ""
+        self.finished = trio.Event()
+        self.inbox_send, self.inbox = trio.open_memory_channel[Event](64)
+        self._encoded_state: Any = game.encode_state(self.state)
+        self._turn_started = 0.0
+        self._last_received: float | None = None
+        self._time_left = policy.move_time
+        for seat in self.seats:
+            if seat.conn is not None:
+                seat.conn.seats.add((self, seat.index))
+
+    # --- views -----------------------------------------------------------------
+
+    @property
+    def players(self) -> list[str]:
+        return [seat.name for seat in self.seats]
+
+    def info(self) -> MatchInfo:
+        status = "finished" if self.outcome is not None else "playing"
+        return MatchInfo(self.id, self.game.name, self.game.options, self.players, self.ply, status)
+
+    def start_message(self, seat: int | None) -> MatchStart:
+        return MatchStart(
+            match=self.id,
+            game=self.game.name,
+            options=self.game.options,
+            seat=seat,
+            players=self.players,
+            time_control=TimeControl(self.policy.move_time, self.policy.lag_margin),
+            token=None if seat is None else self.seats[seat].token,
+            state=self._encoded_state,
+            ply=self.ply,
+            to_move=self.game.to_move(self.state),
+        )
+
+    def _broadcast(self, frame: bytes) -> None:
+        for seat in self.seats:
+            if seat.conn is not None:
+                seat.conn.send_frame(frame)
+        for spectator in list(self.spectators):
+            if not spectator.send_frame(frame):
+                self.spectators.discard(spectator)
+
+    def add_spectator(self, conn: Connection) -> None:
+        self.spectators.add(conn)
+        conn.watching.add(self)
+        conn.send(self.start_message(None))
+
+    # --- the match task ----------------------------------------------------------
+
+    async def run(self) -> None:
+        """Play the match to its end, record it and announce the result."""
+        with structlog.contextvars.bound_contextvars(match=self.id):
+            await self.recorder.start_match(
+                MatchRecord(
+                    id=self.id,
+                    game=self.game.name,
+                    options=self.game.options,
+                    move_time=self.policy.move_time,
+                    lag_margin=self.policy.lag_margin,
+                    players=self.players,
+                    status="running",
+                    scores=None,
+                    winner=None,
+                    termination=None,
+                    reason=None,
+                    points=None,
+                    plies=0,
+                    started_at=time.time(),
+                    ended_at=None,
+                    tournament=self.tournament,
+                    extra=self.extra,
+                )
+            )
+            log.info("match_start", game=self.game.describe(), players=self.players)
+            for seat in self.seats:
+                if seat.conn is not None:
+                    seat.conn.send(self.start_message(seat.index))
+            outcome: Outcome | None = None
+            try:
+                while outcome is None:
+                    outcome = await self._play_turn(self.game.to_move(self.state))
+                    if outcome is None:
+                        outcome = self.game.outcome(self.state)
+                        if outcome is not None:
+                            self.reason = _board_reason(self.game, outcome)
+            finally:
+                if outcome is None:  # cancelled: server shutting down
+                    outcome = self._forfeit(None, Termination.ABORTED)
+                    self.reason = "the server shut down"
+                    with trio.CancelScope(shield=True), trio.move_on_after(5):
+                        await self._finish(outcome, status="aborted")
+            await self._finish(outcome, status="finished")
+
+    async def _finish(self, outcome: Outcome, *, status: str) -> None:
+        if self.finished.is_set():
+            return
+        self.outcome = outcome
+        await self.recorder.finish_match(
+            self.id,
+            status=status,
+            scores=outcome.scores,
+            winner=outcome.winner,
+            termination=outcome.termination.value,
+            reason=self.reason,
+            points=outcome.points,
+            plies=self.ply,
+        )
+        self._broadcast(
+            encode_message(
+                MatchEnd(
+                    match=self.id,
+                    ply=self.ply,
+                    scores=list(outcome.scores),
+                    winner=outcome.winner,
+                    termination=outcome.termination.value,
+                    reason=self.reason,
+                    points=None if outcome.points is None else list(outcome.points),
+                )
+            )
+        )
+        log.info(
+            "match_end",
+            result=outcome.result(),
+            winner=outcome.winner,
+            termination=outcome.termination.value,
+            reason=self.reason,
+            plies=self.ply,
+        )
+        for seat in self.seats:
+            if seat.conn is not None:
+                seat.conn.seats.discard((self, seat.index))
+        for spectator in self.spectators:
+            spectator.watching.discard(self)
+        self.finished.set()
+
+    def _forfeit(self, loser: int | None, termination: Termination) -> Outcome:
+        """The outcome when `loser` forfeits (None: nobody wins, e.g. aborted)."""
+        n = self.game.num_players
+        if loser is None:
+            return Outcome.draw(n, termination)
+        if n == 2:
+            return Outcome.win(1 - loser, 2, termination)
+        share = 1.0 / (n - 1)
+        scores = tuple(0.0 if s == loser else share for s in range(n))
+        return Outcome(scores, None, termination)
+
+    async def _play_turn(self, seat_index: int) -> Outcome | None:
+        """Ask `seat_index` for a move until one is applied (None) or the match ends."""
+        seat = self.seats[seat_index]
+        self._time_left = self.policy.move_time
+        retries = self.policy.illegal_retries
+        name = (
+            self.game.seat_names[seat_index]
+            if seat_index < len(self.game.seat_names)
+            else str(seat_index)
+        )
+        while True:
+            if seat.conn is None:
+                outcome = await self._wait_for_return(seat)
+                if outcome is not None:
+                    return outcome
+            assert seat.conn is not None
+            self._send_turn(seat)
+            deadline = self._turn_started + self._time_left + self.policy.lag_margin
+            with trio.move_on_at(deadline):
+                while True:
+                    event = await self.inbox.receive()
+                    if isinstance(event, ResignEvent):
+                        self.reason = f"{self.seats[event.seat].name} resigned"
+                        return self._forfeit(event.seat, Termination.RESIGNATION)
+                    if isinstance(event, SeatEvent):
+                        self._on_seat_event(event)
+                        if event.seat == seat_index and event.conn is None:
+                            # pause the clock while the seat is away
+                            used = trio.current_time() - self._turn_started
+                            self._time_left = max(self._time_left - used, 0.0)
+                            break
+                        if event.seat == seat_index:
+                            self._send_turn(seat, restart=False)
+                        continue
+                    # a move
+                    if event.seat != seat_index or event.message.ply != self.ply:
+                        event.conn.send_error(
+                            "not_your_turn",
+                            f"it is not your turn (ply {self.ply}, {name} to move)",
+                            match=self.id,
+                        )
+                        continue
+                    if event.conn is not seat.conn:
+                        continue  # a replaced connection's late move
+                    think = event.received - self._turn_started
+                    try:
+                        move = self.game.decode_move(event.message.move)
+                        kind = "illegal"
+                        legal = move in self.game.legal_moves(self.state)
+                        reason = (
+                            ""
+                            if legal
+                            else (f"{self.game.format_move(move)} is not legal in this position")
+                        )
+                    except InvalidMoveError as exc:
+                        kind, legal, reason = "invalid", False, str(exc)
+                    if legal:
+                        await self._apply(seat_index, move, event.message.move, think)
+                        self._last_received = event.received
+                        return None
+                    seat.conn.send(
+                        Illegal(
+                            match=self.id,
+                            ply=self.ply,
+                            move=event.message.move,
+                            kind=kind,  # type: ignore[arg-type]
+                            reason=reason,
+                            retries_left=retries,
+                        )
+                    )
+                    log.info("illegal_move", seat=seat_index, kind=kind, reason=reason)
+                    if retries <= 0:
+                        self.reason = f"{seat.name} played an {kind} move: {reason}"
+                        return self._forfeit(seat_index, Termination.ILLEGAL_MOVE)
+                    retries -= 1
+                    used = trio.current_time() - self._turn_started
+                    self._time_left = max(self._time_left - used, 0.0)
+                    break  # send a new turn with the remaining time
+                continue
+            # the deadline passed
+            self.reason = (
+                f"{seat.name} did not move within {self.policy.move_time:g}s"
+                f" (+{self.policy.lag_margin:g}s margin)"
+            )
+            log.info("timeout", seat=seat_index)
+            return self._forfeit(seat_index, Termination.TIMEOUT)
+
+    def _send_turn(self, seat: Seat, *, restart: bool = True) -> None:
+        if restart:
+            self._turn_started = trio.current_time()
+            time_left = self._time_left
+        else:  # a reconnected seat continues the same clock
+            time_left = max(self._time_left - (trio.current_time() - self._turn_started), 0.0)
+        assert seat.conn is not None
+        if self._last_received is not None:
+            if self.stats is not None and self.stats.keep_latencies:
+                self.stats.latencies.append(trio.current_time() - self._last_received)
+            self._last_received = None
+        seat.conn.send(
+            Turn(
+                match=self.id,
+                ply=self.ply,
+                state=self._encoded_state,
+                legal_moves=[self.game.encode_move(m) for m in self.game.legal_moves(self.state)],
+                time_left=time_left,
+            )
+        )
+
+    async def _apply(self, seat: int, move: Any, wire_move: Any, think: float) -> None:
+        game = self.game
+        notation = game.format_move(move)
+        self.state = game.apply(self.state, move)
+        played_ply = self.ply
+        self.ply += 1
+        self._encoded_state = game.encode_state(self.state)
+        await self.recorder.move(
+            MoveRecord(self.id, played_ply, seat, wire_move, notation, think, time.time())
+        )
+        self._broadcast(
+            encode_message(
+                Update(
+                    match=self.id,
+                    ply=self.ply,
+                    seat=seat,
+                    move=wire_move,
+                    notation=notation,
+                    state=self._encoded_state,
+                    think_time=think,
+                )
+            )
+        )
+        log.info("move", seat=seat, ply=played_ply, move=notation, think=round(think, 4))
+        if self.stats is not None:
+            self.stats.moves += 1
+
+    def _on_seat_event(self, event: SeatEvent) -> None:
+        seat = self.seats[event.seat]
+        if event.conn is not None and event.conn is seat.conn:
+            event.conn.send(self.start_message(event.seat))
+
+    async def _wait_for_return(self, seat: Seat) -> Outcome | None:
+        """Wait (handling other events) for a dropped seat; forfeit after the grace."""
+        started = seat.disconnected_at if seat.disconnected_at is not None else trio.current_time()
+        with trio.move_on_at(started + self.policy.reconnect_grace):
+            while seat.conn is None:
+                event = await self.inbox.receive()
+                if isinstance(event, ResignEvent):
+                    self.reason = f"{self.seats[event.seat].name} resigned"
+                    return self._forfeit(event.seat, Termination.RESIGNATION)
+                if isinstance(event, SeatEvent):
+                    self._on_seat_event(event)
+                elif isinstance(event, MoveEvent):
+                    event.conn.send_error(
+                        "not_your_turn", f"it is not your turn (ply {self.ply})", match=self.id
+                    )
+            return None
+        termination = (
+            Termination.PROTOCOL_ERROR
+            if seat.disconnect_code not in (None, "connection_lost", "replaced")
+            else Termination.DISCONNECT
+        )
+        self.reason = (
+            f"{seat.name} disconnected ({seat.disconnect_code or 'connection lost'}) and did not"
+            f" return within {self.policy.reconnect_grace:g}s"
+        )
+        return self._forfeit(seat.index, termination)
+
+
+def _board_reason(game: Game[Any, Any], outcome: Outcome) -> str:
+    if outcome.winner is None:
+        return f"draw ({outcome.termination.value})"
+    names = game.seat_names
+    who = names[outcome.winner] if outcome.winner < len(names) else f"seat {outcome.winner}"
+    return f"{who} wins ({outcome.termination.value})"
