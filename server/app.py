@@ -152,19 +152,28 @@ class ArenaServer:
             conn.send(
                 Welcome(PROTOCOL_VERSION, self.config.name, self.session_id, self.config.max_frame)
             )
-            async with trio.open_nursery() as keepalive:
-                keepalive.start_soon(self._keepalive, conn)
+        except ProtocolError as exc:
+            log.info("protocol_error", code=exc.code, error=exc.message)
+            conn.fail(exc)
+            return
+        except ConnectionClosed:
+            conn.close_code = conn.close_code or "connection_lost"
+            return
+        async with trio.open_nursery() as keepalive:
+            keepalive.start_soon(self._keepalive, conn)
+            try:
+                await self._message_loop(conn)
+            finally:
+                keepalive.cancel_scope.cancel()
+
+    async def _message_loop(self, conn: Connection) -> None:
+        try:
+            while True:
+                message = await conn.receive()
                 try:
-                    while True:
-                        message = await conn.receive()
-                        try:
-                            await self._dispatch(conn, message)
-                        except RequestError as exc:
-                            conn.send_error(
-                                exc.code, exc.message, match=getattr(message, "match", None)
-                            )
-                finally:
-                    keepalive.cancel_scope.cancel()
+                    await self._dispatch(conn, message)
+                except RequestError as exc:
+                    conn.send_error(exc.code, exc.message, match=getattr(message, "match", None))
         except ProtocolError as exc:
             log.info("protocol_error", code=exc.code, error=exc.message)
             conn.fail(exc)

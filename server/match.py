@@ -178,6 +178,7 @@ class Match:
 
     async def run(self) -> None:
         """Play the match to its end, record it and announce the result."""
+        structlog.contextvars.clear_contextvars()  # this task's copy: drop the starter's conn
         with structlog.contextvars.bound_contextvars(match=self.id):
             await self.recorder.start_match(
                 MatchRecord(

@@ -333,8 +333,16 @@ class Recorder:
         )
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Write batches until the channel is closed (see `aclose`)."""
+        """Write batches until the channel is closed (see `aclose`).
+
+        Shielded from cancellation: on shutdown the matches record their
+        aborted results through this task, which stops only when `aclose` is called.
+        """
         task_status.started()
+        with trio.CancelScope(shield=True):
+            await self._write_until_closed()
+
+    async def _write_until_closed(self) -> None:
         if self.store is None:
             async for _op, done in self._receive:
                 if done is not None:

@@ -8,20 +8,21 @@ from typing import Any
 
 import msgspec
 import trio
+import trio.testing
 
 from protocol.codec import FrameReader, encode_frame, server_message_decoder
-from protocol.messages import PROTOCOL_VERSION, Hello, ServerMessage, Welcome
+from protocol.messages import PROTOCOL_VERSION, Hello, MatchStart, Seeking, ServerMessage, Welcome
 from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
 from server.store import Store
 
-RECEIVE_LIMIT = 10.0
+RECEIVE_LIMIT = 30.0
 
 
 class RawClient:
     """Speaks the protocol by hand: send any dict or bytes, receive typed messages."""
 
-    def __init__(self, stream: trio.SocketStream) -> None:
+    def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
         self.reader = FrameReader(stream, 1 << 20)
         self.decoder = server_message_decoder()
@@ -29,6 +30,13 @@ class RawClient:
     @classmethod
     async def connect(cls, port: int) -> RawClient:
         return cls(await trio.open_tcp_stream("127.0.0.1", port))
+
+    @classmethod
+    def in_memory(cls, server: ArenaServer) -> RawClient:
+        """A client connected to `server` through an in-memory stream (virtual-time tests)."""
+        client_end, server_end = trio.testing.memory_stream_pair()
+        server.start_connection(server_end)
+        return cls(client_end)
 
     async def send(self, message: dict[str, Any] | msgspec.Struct) -> None:
         await self.stream.send_all(encode_frame(msgspec.msgpack.encode(message)))
@@ -60,7 +68,7 @@ class RawClient:
             while True:
                 try:
                     data = await self.stream.receive_some(65536)
-                except trio.BrokenResourceError:
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
                     return True
                 if not data:
                     return True
@@ -87,3 +95,34 @@ async def running_server(
         nursery.cancel_scope.cancel()
     if store is not None:
         store.close()
+
+
+@contextlib.asynccontextmanager
+async def memory_server(
+    *, policy: MatchPolicy | None = None, db: str | None = None, **config: Any
+) -> AsyncIterator[ArenaServer]:
+    """An ArenaServer without a listener, for in-memory clients on virtual time."""
+    store = Store(db) if db else None
+    server = ArenaServer(
+        ServerConfig(port=0, db=db, policy=policy or MatchPolicy(), **config), store=store
+    )
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve_unlistened)
+        yield server
+        nursery.cancel_scope.cancel()
+    if store is not None:
+        store.close()
+
+
+async def start_pair(
+    clients: list[RawClient], game: str = "tictactoe", **seek: Any
+) -> tuple[str, dict[int, RawClient], list[MatchStart]]:
+    """Hello + seek for each client; returns the match id and the clients by seat."""
+    for i, client in enumerate(clients):
+        await client.hello(f"p{i}")
+        await client.send({"type": "seek", "game": game, **seek})
+        await client.expect(Seeking)
+    starts = [await c.expect(MatchStart) for c in clients]
+    by_seat = {s.seat: c for s, c in zip(starts, clients, strict=True)}
+    assert None not in by_seat
+    return starts[0].match, by_seat, starts  # type: ignore[return-value]

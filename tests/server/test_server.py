@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
+import trio
+
+from games import make_game
 from protocol.messages import MatchEnd, MatchStart, Seeking, Turn, Update
 from server.config import MatchPolicy
 from server.store import Store
-from tests.server.harness import RawClient, running_server
+from tests.server.harness import RawClient, running_server, start_pair
 
 
 async def test_two_clients_play_tictactoe_to_the_end(tmp_path: Path) -> None:
@@ -36,3 +40,69 @@ async def test_two_clients_play_tictactoe_to_the_end(tmp_path: Path) -> None:
     record = store.get_match(match_id)
     assert record is not None and record.status == "finished" and record.winner == 0
     assert [m.move for m in store.get_moves(match_id)] == script
+
+
+async def test_shutdown_records_open_matches_as_aborted(tmp_path: Path) -> None:
+    db = str(tmp_path / "arena.sqlite")
+    async with running_server(db=db) as server:
+        assert server.port is not None
+        clients = [await RawClient.connect(server.port) for _ in range(2)]
+        match_id, seats, _ = await start_pair(clients)
+        await seats[0].expect(Turn)
+        await seats[0].send({"type": "move", "match": match_id, "ply": 0, "move": 4})
+        await seats[1].expect(Turn, skip=(Update,))
+    record = Store(db).get_match(match_id)
+    assert record is not None
+    assert record.status == "aborted" and record.termination == "aborted" and record.plies == 1
+    assert [m.notation for m in Store(db).get_moves(match_id)] == ["b2"]
+
+
+async def play_randomly(client: RawClient, seed: int) -> MatchEnd:
+    """Answer every turn with a random legal move until the match ends."""
+    rng = random.Random(seed)
+    while True:
+        message = await client.receive()
+        if isinstance(message, Turn):
+            move = rng.choice(message.legal_moves)
+            await client.send(
+                {"type": "move", "match": message.match, "ply": message.ply, "move": move}
+            )
+        elif isinstance(message, MatchEnd):
+            return message
+
+
+async def test_twenty_concurrent_matches_record_correct_outcomes(tmp_path: Path) -> None:
+    db = str(tmp_path / "arena.sqlite")
+    game = make_game("tictactoe")
+    ends: dict[tuple[str, int], MatchEnd] = {}
+    async with running_server(db=db) as server:
+        assert server.port is not None
+        port = server.port
+
+        async def one_player(i: int) -> None:
+            client = await RawClient.connect(port)
+            await client.hello(f"r{i}")
+            await client.send({"type": "seek", "game": "tictactoe"})
+            start: MatchStart = await client.expect(MatchStart, skip=(Seeking,))
+            assert start.seat is not None
+            ends[(start.match, start.seat)] = await play_randomly(client, i)
+            await client.aclose()
+
+        async with trio.open_nursery() as nursery:
+            for i in range(40):
+                nursery.start_soon(one_player, i)
+    store = Store(db)
+    matches = {m.id: m for m in store.list_matches(limit=100)}
+    assert len(matches) == 20
+    for (match_id, _seat), end in ends.items():
+        record = matches[match_id]
+        assert record.status == "finished"
+        assert record.scores == end.scores and record.winner == end.winner
+        # replaying the recorded moves gives the recorded outcome
+        state = game.initial_state()
+        for move in store.get_moves(match_id):
+            assert game.to_move(state) == move.seat
+            state = game.play(state, game.decode_move(move.move))
+        outcome = game.outcome(state)
+        assert outcome is not None and list(outcome.scores) == record.scores
+        assert record.plies == len(store.get_moves(match_id))
