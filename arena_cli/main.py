@@ -15,6 +15,7 @@ SUBCOMMAND_MODULES = (
     "arena_cli.games_cmd",
     "arena_cli.demo_cmd",
     "arena_cli.serve_cmd",
+    "arena_cli.records_cmd",
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import random
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -11,7 +12,16 @@ import trio
 import trio.testing
 
 from protocol.codec import FrameReader, encode_frame, server_message_decoder
-from protocol.messages import PROTOCOL_VERSION, Hello, MatchStart, Seeking, ServerMessage, Welcome
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Hello,
+    MatchEnd,
+    MatchStart,
+    Seeking,
+    ServerMessage,
+    Turn,
+    Welcome,
+)
 from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
 from server.store import Store
@@ -125,4 +135,18 @@ async def start_pair(
     starts = [await c.expect(MatchStart) for c in clients]
     by_seat = {s.seat: c for s, c in zip(starts, clients, strict=True)}
     assert None not in by_seat
-    return starts[0].match, by_seat, starts  # type: ignore[return-value]
+    return starts[0].match, by_seat, starts
+
+
+async def play_randomly(client: RawClient, seed: int) -> MatchEnd:
+    """Answer every turn with a random legal move until the match ends."""
+    rng = random.Random(seed)
+    while True:
+        message = await client.receive()
+        if isinstance(message, Turn):
+            move = rng.choice(message.legal_moves)
+            await client.send(
+                {"type": "move", "match": message.match, "ply": message.ply, "move": move}
+            )
+        elif isinstance(message, MatchEnd):
+            return message

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import trio
@@ -11,7 +10,7 @@ from games import make_game
 from protocol.messages import MatchEnd, MatchStart, Seeking, Turn, Update
 from server.config import MatchPolicy
 from server.store import Store
-from tests.server.harness import RawClient, running_server, start_pair
+from tests.server.harness import RawClient, play_randomly, running_server, start_pair
 
 
 async def test_two_clients_play_tictactoe_to_the_end(tmp_path: Path) -> None:
@@ -55,20 +54,6 @@ async def test_shutdown_records_open_matches_as_aborted(tmp_path: Path) -> None:
     assert record is not None
     assert record.status == "aborted" and record.termination == "aborted" and record.plies == 1
     assert [m.notation for m in Store(db).get_moves(match_id)] == ["b2"]
-
-
-async def play_randomly(client: RawClient, seed: int) -> MatchEnd:
-    """Answer every turn with a random legal move until the match ends."""
-    rng = random.Random(seed)
-    while True:
-        message = await client.receive()
-        if isinstance(message, Turn):
-            move = rng.choice(message.legal_moves)
-            await client.send(
-                {"type": "move", "match": message.match, "ply": message.ply, "move": move}
-            )
-        elif isinstance(message, MatchEnd):
-            return message
 
 
 async def test_twenty_concurrent_matches_record_correct_outcomes(tmp_path: Path) -> None:
