@@ -1,0 +1,705 @@
+"""The player runtime against a scripted fake server over in-memory streams."""
+
+from __future__ import annotations
+
+import random
+import threading
+from typing import Any
+
+import pytest
+import structlog
+import trio
+import trio.testing
+
+from games import Outcome, make_game
+from player.agent import Agent, SearchLimit
+from player.client import (
+    AgentError,
+    Backoff,
+    ConnectionLost,
+    MatchResult,
+    PlayerClient,
+    PlayerConfig,
+    ResignMatch,
+    ServerProtocolError,
+    ServerRejected,
+    ServerUnreachable,
+    ping_server,
+)
+from protocol.codec import FrameReader, client_message_decoder, encode_frame, encode_message
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Error,
+    Hello,
+    Illegal,
+    Join,
+    MatchEnd,
+    MatchStart,
+    Move,
+    Ping,
+    Pong,
+    Rejoin,
+    Resign,
+    Seek,
+    Seeking,
+    TimeControl,
+    Turn,
+    Update,
+    Welcome,
+)
+
+TTT = make_game("tictactoe")
+
+
+# --- the fake server ---------------------------------------------------------------
+
+
+class FakeServer:
+    """The server end of one client connection, driven by the test script."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+        self.reader = FrameReader(stream)
+        self.decoder = client_message_decoder()
+
+    async def send(self, message: Any) -> None:
+        await self.stream.send_all(encode_message(message))
+
+    async def receive(self) -> Any:
+        return self.decoder.decode(await self.reader.read_frame())
+
+    async def expect(self, cls: type[Any]) -> Any:
+        message = await self.receive()
+        assert isinstance(message, cls), f"expected {cls.__name__}, got {message!r}"
+        return message
+
+    async def handshake(self) -> Hello:
+        hello: Hello = await self.expect(Hello)
+        await self.send(Welcome(PROTOCOL_VERSION, "fake", "s1", 65536))
+        return hello
+
+    async def close(self) -> None:
+        await self.stream.aclose()
+
+
+class Network:
+    """Hands the client one end of a fresh memory stream pair per connect.
+
+    `refuse` connection attempts fail first with ConnectionRefusedError.
+    """
+
+    def __init__(self, refuse: int = 0) -> None:
+        self.refuse = refuse
+        self.attempts = 0
+        self._send, self._receive = trio.open_memory_channel[FakeServer](10)
+
+    async def connect(self, host: str, port: int) -> trio.abc.Stream:
+        self.attempts += 1
+        if self.refuse:
+            self.refuse -= 1
+            raise ConnectionRefusedError(111, "Connection refused")
+        client, server = trio.testing.memory_stream_pair()
+        await self._send.send(FakeServer(server))
+        return client
+
+    async def accept(self) -> FakeServer:
+        return await self._receive.receive()
+
+
+# --- test agents -----------------------------------------------------------------------
+
+
+class ScriptedAgent(Agent):
+    """Plays the first legal move (or the given moves in order) and records every call."""
+
+    def __init__(self, moves: list[str] | None = None, limit: SearchLimit | None = None) -> None:
+        self.moves = list(moves or [])
+        self.default_limit = limit
+        self.calls: list[tuple[Any, ...]] = []
+        self.limits: list[SearchLimit] = []
+
+    def start(self, game, seat):
+        super().start(game, seat)
+        self.calls.append(("start", seat))
+
+    def choose(self, state: Any, limit: SearchLimit) -> Any:
+        self.limits.append(limit)
+        self.calls.append(("choose", state))
+        game = self.require_game()
+        if self.moves:
+            return game.parse_move(self.moves.pop(0))
+        return game.legal_moves(state)[0]
+
+    def observe(self, state, move, new_state):
+        self.calls.append(("observe", self.require_game().format_move(move)))
+
+    def finish(self, outcome):
+        self.calls.append(("finish", outcome))
+
+
+class BlockingAgent(ScriptedAgent):
+    """Thinks until the test releases it (a real thread blocked on an Event)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.thinking = threading.Event()
+        self.release = threading.Event()
+
+    def choose(self, state, limit):
+        self.thinking.set()
+        assert self.release.wait(10), "the test never released the agent"
+        return super().choose(state, limit)
+
+
+class FailingAgent(ScriptedAgent):
+    def choose(self, state, limit):
+        raise RuntimeError("boom")
+
+
+class ResigningAgent(ScriptedAgent):
+    def choose(self, state, limit):
+        raise ResignMatch("had enough")
+
+
+def make_client(agent: Agent, network: Network, **config: Any) -> PlayerClient:
+    settings: dict[str, Any] = {"name": "tester", "connect_wait": 5.0} | config
+    return PlayerClient(
+        agent,
+        "tictactoe",
+        config=PlayerConfig(**settings),
+        connect=network.connect,
+        rng=random.Random(1),
+    )
+
+
+def start_message(seat: int = 0, match: str = "m1", state: Any = None, ply: int = 0) -> MatchStart:
+    return MatchStart(
+        match=match,
+        game="tictactoe",
+        options=dict(TTT.options),
+        seat=seat,
+        players=["tester", "rival"] if seat == 0 else ["rival", "tester"],
+        time_control=TimeControl(move_time=1.0, lag_margin=0.2),
+        token=f"token-{match}",
+        state=TTT.encode_state(state if state is not None else TTT.initial_state()),
+        ply=ply,
+        to_move=0,
+    )
+
+
+def turn_message(state: Any, ply: int, match: str = "m1", time_left: float = 1.0) -> Turn:
+    return Turn(
+        match=match,
+        ply=ply,
+        state=TTT.encode_state(state),
+        legal_moves=list(TTT.legal_moves(state)),
+        time_left=time_left,
+    )
+
+
+def update_message(state: Any, move: int, ply: int, match: str = "m1") -> tuple[Update, Any]:
+    new_state = TTT.apply(state, move)
+    update = Update(
+        match=match,
+        ply=ply + 1,
+        seat=TTT.to_move(state),
+        move=move,
+        notation=TTT.format_move(move),
+        state=TTT.encode_state(new_state),
+        think_time=0.01,
+    )
+    return update, new_state
+
+
+def end_message(state: Any, match: str = "m1") -> MatchEnd:
+    outcome = TTT.outcome(state)
+    assert outcome is not None
+    return MatchEnd(
+        match=match,
+        ply=state[2],
+        scores=list(outcome.scores),
+        winner=outcome.winner,
+        termination=outcome.termination.value,
+        reason="three in a row",
+    )
+
+
+async def play_match(
+    server: FakeServer, *, seat: int = 0, match: str = "m1", rival: list[str] | None = None
+) -> Any:
+    """Referee one tictactoe match: the client plays `seat`, the server plays `rival` moves."""
+    rival_moves = [TTT.parse_move(m) for m in (rival or ["a2", "b2", "c2", "a3"])]
+    await server.send(start_message(seat, match))
+    state = TTT.initial_state()
+    ply = 0
+    while TTT.outcome(state) is None:
+        if TTT.to_move(state) == seat:
+            await server.send(turn_message(state, ply, match))
+            move_msg = await server.expect(Move)
+            assert (move_msg.match, move_msg.ply) == (match, ply)
+            move = move_msg.move
+        else:
+            move = next(m for m in rival_moves if m in TTT.legal_moves(state))
+        update, state = update_message(state, move, ply, match)
+        await server.send(update)
+        ply += 1
+    await server.send(end_message(state, match))
+    return state
+
+
+# --- tests -----------------------------------------------------------------------------------
+
+
+async def test_plays_a_match_with_moves_at_the_turn_ply() -> None:
+    network = Network()
+    agent = ScriptedAgent()  # first legal move: a3 b3 c3 along the top row
+    client = make_client(agent, network)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        hello = await server.handshake()
+        assert (hello.name, hello.role, hello.version) == ("tester", "player", PROTOCOL_VERSION)
+        seek = await server.expect(Seek)
+        assert seek.game == "tictactoe" and seek.options == {"width": 3, "height": 3, "k": 3}
+        await server.send(Seeking("tictactoe", seek.options, 1.0))
+        final = await play_match(server)
+    outcome = TTT.outcome(final)
+    assert outcome is not None and outcome.winner == 0
+    [result] = client.results
+    assert isinstance(result, MatchResult)
+    assert (result.match, result.seat, result.seat_name, result.verdict) == ("m1", 0, "X", "win")
+    assert result.players == ("tester", "rival") and result.plies == 5
+    assert "win as X vs rival, 1-0 by line" in result.summary()
+    # the agent saw: start, then every move (its own and the rival's) in order, then the end
+    observed = [c[1] for c in agent.calls if c[0] == "observe"]
+    assert observed == ["a3", "a2", "b3", "b2", "c3"]
+    assert agent.calls[0] == ("start", 0)
+    assert agent.calls[-1] == ("finish", outcome)
+
+
+async def test_answers_ping_while_the_agent_thinks() -> None:
+    network = Network()
+    agent = BlockingAgent()
+    client = make_client(agent, network)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        await server.handshake()
+        await server.expect(Seek)
+        await server.send(start_message(0))
+        state = TTT.initial_state()
+        await server.send(turn_message(state, 0))
+        await trio.to_thread.run_sync(agent.thinking.wait, 5)
+        for ping_id in (7, 8):
+            await server.send(Ping(id=ping_id))
+            with trio.fail_after(5):
+                pong = await server.expect(Pong)
+            assert pong.id == ping_id
+        assert not agent.release.is_set()  # both pongs came while the agent was still thinking
+        agent.release.set()
+        move = await server.expect(Move)
+        assert move.ply == 0 and move.move == TTT.parse_move("a3")
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(
+    ("default", "time_left", "expected"),
+    [
+        (None, 1.0, SearchLimit(time=0.95)),
+        (SearchLimit(time=0.3), 1.0, SearchLimit(time=0.3)),
+        (SearchLimit(time=5.0), 1.0, SearchLimit(time=0.95)),
+        (SearchLimit(iterations=500), 2.0, SearchLimit(time=1.95, iterations=500)),
+        (None, 0.03, SearchLimit(time=0.01)),  # floor: min_budget
+    ],
+)
+def test_budget_is_agent_limit_capped_by_time_left(default, time_left, expected) -> None:
+    client = make_client(ScriptedAgent(limit=default), Network())
+    assert client.budget(time_left) == expected
+
+
+async def test_agent_receives_the_budget_of_the_turn() -> None:
+    network = Network()
+    agent = ScriptedAgent(limit=SearchLimit(time=2.0, iterations=100))
+    client = make_client(agent, network, safety_margin=0.1)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        await server.handshake()
+        await server.expect(Seek)
+        await server.send(start_message(0))
+        await server.send(turn_message(TTT.initial_state(), 0, time_left=0.5))
+        await server.expect(Move)
+        nursery.cancel_scope.cancel()
+    assert agent.limits == [SearchLimit(time=0.4, iterations=100)]
+
+
+async def test_illegal_with_retries_then_a_new_turn() -> None:
+    network = Network()
+    agent = ScriptedAgent(moves=["a3", "b3"])
+    client = make_client(agent, network)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        await server.handshake()
+        await server.expect(Seek)
+        await server.send(start_message(0))
+        state = TTT.initial_state()
+        await server.send(turn_message(state, 0))
+        first = await server.expect(Move)
+        await server.send(Illegal("m1", 0, first.move, "illegal", "pretend it is taken", 1))
+        await server.send(turn_message(state, 0, time_left=0.7))
+        second = await server.expect(Move)
+        assert second.ply == 0 and second.move == TTT.parse_move("b3")
+        nursery.cancel_scope.cancel()
+    assert len(agent.limits) == 2 and agent.limits[1].time == pytest.approx(0.65)
+
+
+async def test_seeks_again_until_all_games_are_played() -> None:
+    network = Network()
+    agent = ScriptedAgent()
+    results: list[MatchResult] = []
+    client = PlayerClient(
+        agent,
+        "tictactoe",
+        config=PlayerConfig(name="tester", games=2, move_time=1.0),
+        connect=network.connect,
+        on_result=results.append,
+    )
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        await server.handshake()
+        assert (await server.expect(Seek)).move_time == 1.0
+        await play_match(server, seat=0, match="m1")
+        await server.expect(Seek)  # same connection, second match
+        await play_match(server, seat=1, match="m2", rival=["a1", "b1", "c2", "a2", "c1"])
+    assert [r.match for r in results] == ["m1", "m2"]
+    assert [r.seat for r in results] == [0, 1]
+    assert results == client.results
+    assert [c for c in agent.calls if c[0] == "start"] == [("start", 0), ("start", 1)]
+
+
+async def test_joins_a_room_with_a_seat() -> None:
+    network = Network()
+    client = make_client(ScriptedAgent(), network, room="r1", seat=1)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        await server.handshake()
+        join = await server.expect(Join)
+        assert (join.room, join.seat, join.game) == ("r1", 1, "tictactoe")
+        nursery.cancel_scope.cancel()
+
+
+async def test_one_log_line_per_move_and_per_match_end() -> None:
+    network = Network()
+    client = make_client(ScriptedAgent(), network)
+    with structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(client.run)
+            server = await network.accept()
+            await server.handshake()
+            await server.expect(Seek)
+            await play_match(server)
+    moves = [e for e in logs if e["event"] == "move"]
+    assert [m["move"] for m in moves] == ["a3", "a2", "b3", "b2", "c3"]
+    assert [m.get("own", False) for m in moves] == [True, False, True, False, True]
+    assert all(m["search_time"] >= 0 for m in moves if m.get("own"))
+    [end] = [e for e in logs if e["event"] == "match_end"]
+    assert end["result"] == "1-0" and end["termination"] == "line" and end["score"] == 1.0
+
+
+async def test_match_and_seat_are_bound_in_the_log_context() -> None:
+    network = Network()
+    client = make_client(ScriptedAgent(), network)
+    capture = structlog.testing.LogCapture()
+    structlog.configure(processors=[structlog.contextvars.merge_contextvars, capture])
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(client.run)
+            server = await network.accept()
+            await server.handshake()
+            await server.expect(Seek)
+            await play_match(server)
+    finally:
+        structlog.reset_defaults()
+    moves = [e for e in capture.entries if e["event"] == "move"]
+    assert moves and all(e["match"] == "m1" and e["seat"] == 0 for e in moves)
+
+
+async def test_retries_with_backoff_until_the_server_is_up(autojump_clock) -> None:
+    network = Network(refuse=4)
+    backoff = Backoff(initial=0.5, cap=2.0, jitter=0)
+    client = make_client(ScriptedAgent(), network, backoff=backoff, connect_wait=10.0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        assert network.attempts == 5
+        assert trio.current_time() == pytest.approx(0.5 + 1.0 + 2.0 + 2.0)  # capped at 2 s
+        await server.handshake()
+        await server.expect(Seek)
+        nursery.cancel_scope.cancel()
+
+
+async def test_gives_up_when_the_server_stays_down(autojump_clock) -> None:
+    network = Network(refuse=1000)
+    client = make_client(ScriptedAgent(), network, connect_wait=10.0)
+    with pytest.raises(ServerUnreachable, match=r"127\.0\.0\.1:4242 \(Connection refused"):
+        await client.run()
+    assert trio.current_time() <= 10.0 and network.attempts > 3
+
+
+def test_backoff_is_exponential_capped_and_jittered() -> None:
+    backoff = Backoff(initial=0.1, factor=2.0, cap=1.0, jitter=0.5)
+    rng = random.Random(3)
+    delays = [backoff.delay(n, rng) for n in range(8)]
+    for n, delay in enumerate(delays):
+        base = min(1.0, 0.1 * 2**n)
+        assert base * 0.5 <= delay <= base
+    assert len(set(delays)) == len(delays)  # jitter: no two equal
+    with pytest.raises(ValueError, match="jitter"):
+        Backoff(jitter=2.0)
+
+
+async def test_rejoins_with_the_token_after_a_drop(autojump_clock) -> None:
+    network = Network()
+    agent = ScriptedAgent()
+    client = make_client(agent, network)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        await server.handshake()
+        await server.expect(Seek)
+        await server.send(start_message(0))
+        state = TTT.initial_state()
+        await server.send(turn_message(state, 0))
+        move = (await server.expect(Move)).move
+        update, state = update_message(state, move, 0)
+        await server.send(update)
+        await server.close()  # dropped mid-match
+        server = await network.accept()
+        await server.handshake()
+        rejoin = await server.expect(Rejoin)
+        assert rejoin.token == "token-m1"
+        # the rival played a2 meanwhile: the client resyncs from the new position
+        _, state = update_message(state, TTT.parse_move("a2"), 1)
+        await server.send(start_message(0, state=state, ply=2))
+        await server.send(turn_message(state, 2))
+        assert (await server.expect(Move)).ply == 2
+        nursery.cancel_scope.cancel()
+    assert [c for c in agent.calls if c[0] == "start"] == [("start", 0), ("start", 0)]
+
+
+async def test_refused_rejoin_is_a_lost_match_then_seeks_again(autojump_clock) -> None:
+    network = Network()
+    agent = ScriptedAgent()
+    client = make_client(agent, network, games=2)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        await server.handshake()
+        await server.expect(Seek)
+        await server.send(start_message(0))
+        await server.close()
+        server = await network.accept()
+        await server.handshake()
+        await server.expect(Rejoin)
+        await server.send(Error("bad_token", "no seat holds this token"))
+        await server.expect(Seek)
+        nursery.cancel_scope.cancel()
+    [lost] = client.results
+    assert lost.outcome is None and lost.verdict == "unknown" and "bad_token" in lost.reason
+    assert agent.calls[-1] == ("finish", None)
+
+
+async def test_gives_up_when_the_connection_keeps_dropping(autojump_clock) -> None:
+    network = Network()
+    client = make_client(ScriptedAgent(), network, max_reconnects=2)
+
+    async def drop_everyone() -> None:
+        while True:
+            server = await network.accept()
+            await server.close()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(drop_everyone)
+        with pytest.raises(ConnectionLost, match="keeps dropping"):
+            await client.run()
+        nursery.cancel_scope.cancel()
+    assert network.attempts == 3
+
+
+async def test_bad_frame_from_the_server_is_a_clean_protocol_error() -> None:
+    network = Network()
+    client = make_client(ScriptedAgent(), network)
+
+    async def garbage_server(body: bytes) -> None:
+        server = await network.accept()
+        await server.handshake()
+        await server.expect(Seek)
+        await server.stream.send_all(body)
+
+    for body, pattern in [
+        (encode_frame(b"\xc1"), "bad message"),
+        (b"\xff\xff\xff\xff", "bad frame \\(frame_too_large\\)"),
+        (encode_frame(b"\x81\xa4type\xa5bogus"), "unknown_type"),
+    ]:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(garbage_server, body)
+            with pytest.raises(ServerProtocolError, match=pattern):
+                await client.run()
+
+
+async def test_invalid_state_from_the_server_is_a_protocol_error() -> None:
+    network = Network()
+    client = make_client(ScriptedAgent(), network)
+    async with trio.open_nursery() as nursery:
+
+        async def script() -> None:
+            server = await network.accept()
+            await server.handshake()
+            await server.expect(Seek)
+            bad = start_message(0)
+            bad.state = {"board": ["XXX", "XXX", "XXX"]}
+            await server.send(bad)
+
+        nursery.start_soon(script)
+        with pytest.raises(ServerProtocolError, match="invalid tictactoe state"):
+            await client.run()
+
+
+@pytest.mark.parametrize(
+    ("error", "exc_type", "pattern"),
+    [
+        (
+            Error("unsupported_version", "go away", fatal=True),
+            ServerRejected,
+            "unsupported_version",
+        ),
+        (Error("bad_request", "unknown game 'tictactoe'"), ServerRejected, "bad_request: unknown"),
+        (
+            Error("replaced", "another connection took the seat", fatal=True),
+            ServerRejected,
+            "replaced",
+        ),
+    ],
+)
+async def test_server_errors_stop_the_client(error, exc_type, pattern) -> None:
+    network = Network()
+    client = make_client(ScriptedAgent(), network)
+    async with trio.open_nursery() as nursery:
+
+        async def script() -> None:
+            server = await network.accept()
+            await server.handshake()
+            await server.expect(Seek)
+            await server.send(error)
+
+        nursery.start_soon(script)
+        with pytest.raises(exc_type, match=pattern):
+            await client.run()
+
+
+async def test_non_fatal_error_during_a_match_is_only_logged() -> None:
+    network = Network()
+    client = make_client(ScriptedAgent(), network)
+    with structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(client.run)
+            server = await network.accept()
+            await server.handshake()
+            await server.expect(Seek)
+            await server.send(Seeking("tictactoe", {}, 1.0))
+            await server.send(Error("not_your_turn", "wait", match="m1"))
+            await play_match(server)
+    assert client.results[0].verdict == "win"
+    assert any(e["event"] == "server_error" and e["code"] == "not_your_turn" for e in logs)
+
+
+async def test_agent_failure_resigns_and_stops_with_agent_error() -> None:
+    network = Network()
+    client = make_client(FailingAgent(), network)
+    async with trio.open_nursery() as nursery:
+
+        async def script() -> None:
+            server = await network.accept()
+            await server.handshake()
+            await server.expect(Seek)
+            await server.send(start_message(0))
+            await server.send(turn_message(TTT.initial_state(), 0))
+            assert (await server.expect(Resign)).match == "m1"
+
+        nursery.start_soon(script)
+        with (
+            structlog.testing.capture_logs(),
+            pytest.raises(AgentError, match=r"failed in choose\(\): RuntimeError\('boom'\)"),
+        ):
+            await client.run()
+
+
+async def test_agent_resignation_sends_resign_and_continues() -> None:
+    network = Network()
+    agent = ResigningAgent()
+    client = make_client(agent, network)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        await server.handshake()
+        await server.expect(Seek)
+        await server.send(start_message(0))
+        await server.send(turn_message(TTT.initial_state(), 0))
+        assert (await server.expect(Resign)).match == "m1"
+        await server.send(MatchEnd("m1", 0, [0.0, 1.0], 1, "resignation", "X resigned"))
+    [result] = client.results
+    assert result.verdict == "loss" and result.outcome is not None
+    assert result.outcome.termination.value == "resignation"
+    assert agent.calls[-1] == ("finish", Outcome((0.0, 1.0), 1, result.outcome.termination))
+
+
+async def test_match_end_during_the_search_cancels_it() -> None:
+    network = Network()
+    agent = BlockingAgent()
+    client = make_client(agent, network)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        await server.handshake()
+        await server.expect(Seek)
+        await server.send(start_message(0))
+        await server.send(turn_message(TTT.initial_state(), 0))
+        await trio.to_thread.run_sync(agent.thinking.wait, 5)
+        await server.send(MatchEnd("m1", 0, [0.0, 1.0], 1, "timeout", "X ran out of time"))
+        # finish() waits for the abandoned search: release it, and no move is sent
+        agent.release.set()
+    assert client.results[0].outcome is not None
+    assert client.results[0].outcome.termination.value == "timeout"
+    assert agent.calls[-1][0] == "finish"
+
+
+async def test_ping_server_measures_a_round_trip() -> None:
+    network = Network()
+    async with trio.open_nursery() as nursery:
+
+        async def script() -> None:
+            server = await network.accept()
+            hello = await server.handshake()
+            assert hello.role == "spectator"
+            ping = await server.expect(Ping)
+            await server.send(Ping(id=99))  # the server may ping too
+            assert (await server.expect(Pong)).id == 99
+            await server.send(Pong(id=ping.id))
+
+        nursery.start_soon(script)
+        result = await ping_server("127.0.0.1", 4242, connect=network.connect)
+    assert result.server == "fake" and result.round_trip >= 0
+
+
+def test_config_rejects_bad_values() -> None:
+    with pytest.raises(ValueError, match="games must be >= 1"):
+        PlayerConfig(games=0)
+    with pytest.raises(ValueError, match="player name"):
+        PlayerConfig(name="")
+    with pytest.raises(ValueError, match="seat can only be chosen"):
+        PlayerConfig(seat=1)
+    with pytest.raises(ValueError, match="unknown game 'nope'"):
+        PlayerClient(ScriptedAgent(), "nope")
