@@ -1,0 +1,223 @@
+"""The ``human`` agent: a person at the terminal plays through the client runtime.
+
+It shows the board after every move (with the last move and whose turn it is),
+then on its turns prompts with the time left and reads a move in the game's
+notation. Bad syntax and illegal moves are explained and re-prompted without
+losing the turn.
+
+Why a reader thread: `choose` runs in the runtime's worker thread. Lines are
+read by one daemon thread into a queue, and `choose` waits on that queue with
+its own deadline, so a `choose` abandoned after a timeout gives up by itself
+instead of keeping the input stream, and no two threads ever read it at once.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from games import Game, InvalidMoveError, Outcome
+from player.agent import Agent, SearchLimit
+from player.client import ResignMatch
+from player.spec import register_agent
+
+HELP = """commands:
+  <move>   play a move in the game's notation ({notation})
+  moves    list the legal moves
+  board    show the board again
+  resign   give up this match
+  quit     resign and play no further matches
+  help     this text"""
+
+
+class HumanAgent(Agent):
+    """Reads moves from `stdin` and writes the board and prompts to `stdout` (injectable).
+
+    `grace` is how long past its budget `choose` keeps waiting before it gives
+    up (by then the server has called the move a timeout). `hints` lists the
+    legal moves at every prompt.
+    """
+
+    name = "human"
+    default_limit = None
+
+    def __init__(
+        self,
+        *,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
+        hints: bool = False,
+        grace: float = 2.0,
+    ) -> None:
+        if grace < 0:
+            raise ValueError(f"grace must be >= 0 seconds, not {grace!r}")
+        self._input = stdin if stdin is not None else sys.stdin
+        self._output = stdout if stdout is not None else sys.stdout
+        self.hints = hints
+        self.grace = grace
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reader: threading.Thread | None = None
+        self._eof = False
+        self._shown: Any = None
+        self._last: str | None = None
+
+    # --- output -------------------------------------------------------------
+
+    def _say(self, text: str = "") -> None:
+        self._output.write(text + "\n")
+        self._output.flush()
+
+    def _show_board(self, state: Any) -> None:
+        self._say(self.require_game().render(state))
+        self._shown = state
+
+    def _seat_label(self, seat: int) -> str:
+        names = self.require_game().seat_names
+        label = names[seat] if seat < len(names) else f"seat {seat}"
+        return f"{label} (you)" if seat == self.seat else label
+
+    # --- Agent ----------------------------------------------------------------
+
+    def start(self, game: Game[Any, Any], seat: int) -> None:
+        super().start(game, seat)
+        self._shown = None
+        self._last = None
+        self._say()
+        self._say(f"=== new match of {game.describe()}: you play {self._seat_label(seat)} ===")
+        self._say(f"moves: {game.notation_help or 'see arena games'}; type 'help' for commands")
+
+    def observe(self, state: Any, move: Any, new_state: Any) -> None:
+        game = self.require_game()
+        mover = game.to_move(state)
+        self._last = f"{self._seat_label(mover)} played {game.format_move(move)}"
+        self._say()
+        self._say(self._last)
+        self._show_board(new_state)
+        if game.outcome(new_state) is None:
+            self._say(f"{self._seat_label(game.to_move(new_state))} to move")
+
+    def choose(self, state: Any, limit: SearchLimit) -> Any:
+        game = self.require_game()
+        legal = list(game.legal_moves(state))
+        if self._shown != state:
+            self._say()
+            self._show_board(state)
+        started = time.monotonic()
+        deadline = None if limit.time is None else started + limit.time + self.grace
+        self._say(f"your move as {self._seat_label(game.to_move(state))}" + self._last_text())
+        if self.hints:
+            self._say(self._moves_text(game, legal))
+        while True:
+            self._prompt(limit, started)
+            line = self._next_line(deadline)
+            if line is None:
+                self._say("\ntime is up")
+                raise ResignMatch("out of time")
+            text = line.strip()
+            command = text.lower()
+            if not text:
+                continue
+            if command in {"help", "?"}:
+                self._say(HELP.format(notation=game.notation_help or "see arena games"))
+            elif command == "moves":
+                self._say(self._moves_text(game, legal))
+            elif command == "board":
+                self._show_board(state)
+            elif command == "resign":
+                self._say("you resign")
+                raise ResignMatch("resigned at the prompt")
+            elif command == "quit":
+                self._say("you resign and quit")
+                raise ResignMatch("quit at the prompt", stop=True)
+            else:
+                move = self._parse(game, text, legal)
+                if move is not None:
+                    return move
+
+    def finish(self, outcome: Outcome | None) -> None:
+        if outcome is None:
+            self._say("=== the match was lost track of (disconnected); result unknown ===")
+            return
+        if outcome.winner is None:
+            verdict = "draw"
+        elif outcome.winner == self.seat:
+            verdict = "you win"
+        else:
+            verdict = "you lose"
+        self._say(f"=== game over: {verdict} ({outcome.result()}, {outcome.termination.value}) ===")
+
+    # --- input ------------------------------------------------------------------
+
+    def _parse(self, game: Game[Any, Any], text: str, legal: Sequence[Any]) -> Any:
+        try:
+            move = game.parse_move(text)
+        except InvalidMoveError as exc:
+            self._say(f"invalid move: {exc}")
+            return None
+        if move not in legal:
+            self._say(
+                f"illegal move: {text!r} is not legal in this position"
+                " (type 'moves' to list the legal moves)"
+            )
+            return None
+        return move
+
+    def _last_text(self) -> str:
+        return f"; last move: {self._last}" if self._last else ""
+
+    def _moves_text(self, game: Game[Any, Any], legal: Sequence[Any]) -> str:
+        return "legal moves: " + " ".join(game.format_move(m) for m in legal)
+
+    def _prompt(self, limit: SearchLimit, started: float) -> None:
+        if limit.time is None:
+            self._output.write("move> ")
+        else:
+            left = max(0.0, limit.time - (time.monotonic() - started))
+            self._output.write(f"[{left:.1f} s left] move> ")
+        self._output.flush()
+
+    def _next_line(self, deadline: float | None) -> str | None:
+        """The next input line; None at the deadline; ResignMatch(stop) at end of input."""
+        if self._eof:
+            raise ResignMatch("standard input closed", stop=True)
+        if self._reader is None:
+            self._reader = threading.Thread(
+                target=self._read_lines, name="human-input", daemon=True
+            )
+            self._reader.start()
+        try:
+            if deadline is None:
+                line = self._lines.get()
+            else:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return None
+        if line is None:
+            self._eof = True
+            self._say()
+            raise ResignMatch("standard input closed", stop=True)
+        return line
+
+    def _read_lines(self) -> None:
+        while True:
+            line = self._input.readline()
+            if not line:
+                self._lines.put(None)
+                return
+            self._lines.put(line)
+
+
+def _make_human(hints: bool) -> HumanAgent:
+    return HumanAgent(hints=hints)
+
+
+register_agent(
+    "human",
+    _make_human,
+    {"hints": (bool, False, "list the legal moves at every prompt")},
+    description="a person at the terminal: shows the board, reads moves in the game's notation",
+)
