@@ -1,0 +1,308 @@
+"""A terminal spectator: watch one match, or every match a server is playing.
+
+One connection in the spectator role. `watch_match` spectates one match
+until its end; `watch_all` lists the server's matches every few seconds and
+spectates each new one on the same connection, printing each match's moves as
+they come (blocks of different matches interleave, each headed by its id).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import structlog
+import trio
+
+from games import Game, GameError, make_game
+from player.client import (
+    ClientError,
+    Connection,
+    Connector,
+    ServerRejected,
+    open_connection,
+)
+from protocol.messages import (
+    Error,
+    ListMatches,
+    MatchEnd,
+    Matches,
+    MatchInfo,
+    MatchStart,
+    Ping,
+    Pong,
+    Spectate,
+    Update,
+)
+
+log = structlog.get_logger("arena.watch")
+
+HANDSHAKE_TIMEOUT = 5.0
+#: statuses of a listed match that are not worth spectating
+OVER = frozenset({"finished", "aborted"})
+
+
+class UnknownMatch(ClientError):
+    """The server is not playing the requested match."""
+
+
+@dataclass
+class MatchView:
+    """What a spectator knows of one match, and how it is printed."""
+
+    match: str
+    game_name: str
+    game: Game[Any, Any] | None  # None when the game is not installed here
+    players: tuple[str, ...]
+    move_time: float
+    state: Any
+    ply: int
+
+    @classmethod
+    def from_start(cls, start: MatchStart) -> MatchView:
+        try:
+            game: Game[Any, Any] | None = make_game(start.game, start.options)
+        except ValueError:
+            game = None
+        view = cls(start.match, start.game, game, tuple(start.players), 0.0, None, start.ply)
+        view.move_time = start.time_control.move_time
+        view.state = view._decode(start.state)
+        return view
+
+    def _decode(self, data: Any) -> Any:
+        if self.game is None:
+            return None
+        try:
+            return self.game.decode_state(data)
+        except GameError:
+            return None
+
+    def seat_label(self, seat: int) -> str:
+        """``X (alice)``: the seat's symbol and its player's name."""
+        names = self.game.seat_names if self.game is not None else ()
+        symbol = names[seat] if seat < len(names) else f"seat {seat}"
+        player = self.players[seat] if seat < len(self.players) else "?"
+        return f"{symbol} ({player})"
+
+    def board(self) -> str:
+        if self.game is None:
+            return f"(no board: game {self.game_name!r} is not installed here)"
+        if self.state is None:
+            return "(no board: the server sent a state this client cannot read)"
+        return self.game.render(self.state)
+
+    def start_text(self) -> str:
+        title = self.game.describe() if self.game is not None else self.game_name
+        seats = ", ".join(self.seat_label(s) for s in range(len(self.players)))
+        lines = [
+            f"=== match {self.match}: {title}; {seats}; {self.move_time:g} s per move ===",
+            self.board(),
+        ]
+        if (
+            self.game is not None
+            and self.state is not None
+            and not self.game.is_terminal(self.state)
+        ):
+            lines.append(
+                f"[{self.match}] ply {self.ply}, {self.seat_label(self.game.to_move(self.state))} to move"
+            )
+        return "\n".join(lines)
+
+    def apply(self, update: Update) -> str:
+        """Take in an update; the text to print for it."""
+        self.state = self._decode(update.state)
+        self.ply = update.ply
+        head = (
+            f"[{self.match}] ply {update.ply}: {self.seat_label(update.seat)} played"
+            f" {update.notation} in {update.think_time:.2f} s"
+        )
+        return f"{head}\n{self.board()}"
+
+    def end_text(self, end: MatchEnd) -> str:
+        if end.winner is None:
+            verdict = "draw"
+        else:
+            verdict = f"{self.seat_label(end.winner)} wins"
+        scores = "-".join({1.0: "1", 0.0: "0", 0.5: "1/2"}.get(s, f"{s:g}") for s in end.scores)
+        reason = f" ({end.reason})" if end.reason else ""
+        return (
+            f"=== match {self.match} over after {end.ply} plies: {scores}, {verdict}"
+            f" by {end.termination}{reason} ==="
+        )
+
+
+class Spectator:
+    """Turns spectator messages into text on `out`; remembers the matches it follows."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out if out is not None else sys.stdout
+        self.views: dict[str, MatchView] = {}
+        self.ended: list[MatchEnd] = []
+
+    def write(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def handle(self, message: Any) -> MatchEnd | None:
+        """Print what `message` says; return it if it ends a followed match."""
+        if isinstance(message, MatchStart):
+            started = MatchView.from_start(message)
+            self.views[started.match] = started
+            self.write(started.start_text())
+        elif isinstance(message, Update) and message.match in self.views:
+            self.write(self.views[message.match].apply(message))
+        elif isinstance(message, MatchEnd) and message.match in self.views:
+            self.write(self.views.pop(message.match).end_text(message))
+            self.ended.append(message)
+            return message
+        return None
+
+
+def _name() -> str:
+    return f"watch-{os.getpid()}"
+
+
+async def _connect(host: str, port: int, connect: Connector | None, wait: float) -> Connection:
+    conn = await open_connection(host, port, wait=wait, connect=connect)
+    try:
+        await conn.handshake_within(HANDSHAKE_TIMEOUT, _name(), "spectator")
+    except BaseException:
+        await conn.aclose()
+        raise
+    return conn
+
+
+async def list_matches(
+    host: str, port: int, *, connect: Connector | None = None, connect_wait: float = 0.0
+) -> list[MatchInfo]:
+    """The matches the server is playing now."""
+    conn = await _connect(host, port, connect, connect_wait)
+    try:
+        await conn.send(ListMatches())
+        while True:
+            message = await conn.receive()
+            if isinstance(message, Matches):
+                return list(message.matches)
+            if isinstance(message, Ping):
+                await conn.send(Pong(id=message.id))
+            elif isinstance(message, Error):
+                raise ServerRejected(message.code, message.message)
+    finally:
+        await conn.aclose()
+
+
+def format_matches(matches: Sequence[MatchInfo]) -> str:
+    """A plain table of `matches`, one line each."""
+    if not matches:
+        return "no match is being played"
+    rows = [("match", "game", "players", "ply", "status")]
+    rows += [(m.match, m.game, " vs ".join(m.players), str(m.ply), m.status) for m in matches]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows
+    )
+
+
+async def watch_match(
+    host: str,
+    port: int,
+    match: str,
+    *,
+    out: TextIO | None = None,
+    connect: Connector | None = None,
+    connect_wait: float = 0.0,
+) -> MatchEnd:
+    """Spectate `match` until it ends, printing the board after every move.
+
+    Raises `UnknownMatch` if the server is not playing it.
+    """
+    spectator = Spectator(out)
+    conn = await _connect(host, port, connect, connect_wait)
+    try:
+        await conn.send(Spectate(match=match))
+        while True:
+            message = await conn.receive()
+            if isinstance(message, Ping):
+                await conn.send(Pong(id=message.id))
+            elif isinstance(message, Error):
+                if message.code == "unknown_match":
+                    raise UnknownMatch(
+                        f"the server at {host}:{port} is not playing match {match!r}"
+                    )
+                raise ServerRejected(message.code, message.message)
+            elif (end := spectator.handle(message)) is not None:
+                return end
+    finally:
+        await conn.aclose()
+
+
+async def watch_all(
+    host: str,
+    port: int,
+    *,
+    interval: float = 2.0,
+    out: TextIO | None = None,
+    connect: Connector | None = None,
+    connect_wait: float = 0.0,
+    max_matches: int | None = None,
+) -> int:
+    """Spectate every match being played, and each new one (listed every `interval` s).
+
+    Runs until cancelled, or until `max_matches` followed matches have ended;
+    returns the number of followed matches that ended.
+    """
+    if not interval > 0:
+        raise ValueError(f"interval must be > 0 seconds, not {interval!r}")
+    spectator = Spectator(out)
+    requested: set[str] = set()
+    failure: ClientError | None = None
+    conn = await _connect(host, port, connect, connect_wait)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_poll, conn, interval)
+            try:
+                first_list = True
+                while True:
+                    message = await conn.receive()
+                    if isinstance(message, Matches):
+                        fresh = [
+                            m.match
+                            for m in message.matches
+                            if m.status not in OVER and m.match not in requested
+                        ]
+                        if first_list and not message.matches:
+                            spectator.write("no match is being played yet; waiting for one")
+                        first_list = False
+                        for match_id in fresh:
+                            requested.add(match_id)
+                            await conn.send(Spectate(match=match_id))
+                    elif isinstance(message, Ping):
+                        await conn.send(Pong(id=message.id))
+                    elif isinstance(message, Error):
+                        if message.fatal:
+                            raise ServerRejected(message.code, message.message)
+                        log.debug("spectate_refused", code=message.code, error=message.message)
+                    elif spectator.handle(message) is not None and (
+                        max_matches is not None and len(spectator.ended) >= max_matches
+                    ):
+                        break
+            except ClientError as exc:
+                failure = exc
+            nursery.cancel_scope.cancel()
+    finally:
+        await conn.aclose()
+    if failure is not None:
+        raise failure
+    return len(spectator.ended)
+
+
+async def _poll(conn: Connection, interval: float) -> None:
+    try:
+        while True:
+            await conn.send(ListMatches())
+            await trio.sleep(interval)
+    except ClientError:
+        return  # the reader sees the same failure and reports it
