@@ -117,7 +117,10 @@ class FrameReader:
             # never buffer more than one maximal frame plus its header
             want = max(RECEIVE_CHUNK, count - len(buffer))
             want = min(want, self._max_frame + HEADER.size)
-            data = await self._stream.receive_some(want)
+            try:
+                data = await self._stream.receive_some(want)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                raise ConnectionClosed(f"connection lost: {exc}") from None
             if not data:
                 if at_boundary and not buffer:
                     raise ConnectionClosed("peer closed the connection")

@@ -1,0 +1,190 @@
+"""Server throughput and added latency under load.
+
+The server runs in this process; scripted clients that answer every turn at
+once (a random legal move) run in a second process, over loopback TCP, so the
+server gets a core of its own. For 1, 10 and 100 concurrent matches it prints
+moves relayed per second and the server-added latency per move (p50/p99: from
+the moment a move frame is decoded to the moment the next ``turn`` is queued
+for sending), measured inside the server.
+
+The baseline in the same run is the raw message rate of the loopback setup:
+the same clients against an echo server that answers every ``move`` with a
+``turn`` without any game logic, so the cost of arbitration can be read off.
+
+    python -m benchmarks.server [--seconds 5] [--matches 1 10 100] [--game connect4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+
+import structlog
+import trio
+
+from protocol.codec import (
+    FrameReader,
+    client_message_decoder,
+    encode_message,
+    server_message_decoder,
+)
+from protocol.messages import PROTOCOL_VERSION, Hello, MatchEnd, Move, Seek, Turn
+from server.app import ArenaServer
+from server.config import MatchPolicy, ServerConfig
+from server.match import Stats
+
+TARGET_MOVES_PER_S = 5_000
+TARGET_P99_MS = 5.0
+
+
+# --- the client process ---------------------------------------------------------
+
+
+async def run_clients(port: int, matches: int, seconds: float, game: str) -> None:
+    deadline = trio.current_time() + seconds
+
+    async def player(index: int) -> None:
+        rng = random.Random(index)
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        reader = FrameReader(stream, 1 << 20)
+        decoder = server_message_decoder()
+        await stream.send_all(encode_message(Hello(version=PROTOCOL_VERSION, name=f"b{index}")))
+        seek = encode_message(Seek(game=game, move_time=30.0))
+        await stream.send_all(seek)
+        with trio.move_on_at(deadline):
+            while True:
+                message = decoder.decode(await reader.read_frame())
+                if isinstance(message, Turn):
+                    move = message.legal_moves[int(rng.random() * len(message.legal_moves))]
+                    await stream.send_all(
+                        encode_message(Move(match=message.match, ply=message.ply, move=move))
+                    )
+                elif isinstance(message, MatchEnd):
+                    await stream.send_all(seek)
+        await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        for index in range(2 * matches):
+            nursery.start_soon(player, index)
+
+
+def spawn_clients(port: int, matches: int, seconds: float, game: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.server",
+            "--client-process",
+            str(port),
+            str(matches),
+            str(seconds),
+            game,
+        ]
+    )
+
+
+# --- measurements -------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+async def measure_arena(matches: int, seconds: float, game: str) -> tuple[float, float, float]:
+    stats = Stats(keep_latencies=True)
+    server = ArenaServer(
+        ServerConfig(port=0, db=None, policy=MatchPolicy(move_time=30.0)), stats=stats
+    )
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(server.serve)
+        clients = spawn_clients(port, matches, seconds + 1.0, game)
+        await trio.sleep(1.0)  # warm-up: connections and first matches
+        stats.moves, stats.latencies = 0, []
+        start = trio.current_time()
+        await trio.sleep(seconds)
+        elapsed = trio.current_time() - start
+        moves, latencies = stats.moves, list(stats.latencies)
+        await trio.to_thread.run_sync(clients.wait)
+        nursery.cancel_scope.cancel()
+    return moves / elapsed, percentile(latencies, 50) * 1e3, percentile(latencies, 99) * 1e3
+
+
+async def measure_echo(matches: int, seconds: float, game: str) -> float:
+    """Baseline: an echo 'server' that answers each move with a turn, no game, no lobby."""
+    count = 0
+    turn_frame_cache: dict[str, bytes] = {}
+
+    async def handler(stream: trio.SocketStream) -> None:
+        nonlocal count
+        reader = FrameReader(stream, 1 << 20)
+        decoder = client_message_decoder()
+        try:
+            while True:
+                message = decoder.decode(await reader.read_frame())
+                if isinstance(message, Seek | Move):
+                    if isinstance(message, Move):
+                        count += 1
+                    frame = turn_frame_cache.get("t")
+                    if frame is None:
+                        frame = encode_message(
+                            Turn(
+                                match="echo", ply=0, state={}, legal_moves=[0, 1, 2], time_left=1.0
+                            )
+                        )
+                        turn_frame_cache["t"] = frame
+                    await stream.send_all(frame)
+        except Exception:
+            return
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(trio.serve_tcp, handler, 0)
+        port = listeners[0].socket.getsockname()[1]
+        clients = spawn_clients(port, matches, seconds + 1.0, game)
+        await trio.sleep(1.0)
+        count = 0
+        start = trio.current_time()
+        await trio.sleep(seconds)
+        rate = count / (trio.current_time() - start)
+        await trio.to_thread.run_sync(clients.wait)
+        nursery.cancel_scope.cancel()
+    return rate
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--client-process":
+        port, matches, seconds, game = sys.argv[2:6]
+        trio.run(run_clients, int(port), int(matches), float(seconds), game)
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--seconds", type=float, default=5.0, help="measured seconds per load level"
+    )
+    parser.add_argument("--matches", type=int, nargs="+", default=[1, 10, 100])
+    parser.add_argument("--game", default="connect4")
+    args = parser.parse_args()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # errors only
+    print(f"server benchmark: {args.game}, {args.seconds:g}s per level, clients in a 2nd process")
+    print(f"{'matches':>8} {'moves/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'echo moves/s':>13}")
+    results = {}
+    for matches in args.matches:
+        rate, p50, p99 = trio.run(measure_arena, matches, args.seconds, args.game)
+        echo = trio.run(measure_echo, matches, args.seconds, args.game)
+        results[matches] = (rate, p99)
+        print(f"{matches:>8} {rate:>10,.0f} {p50:>8.3f} {p99:>8.3f} {echo:>13,.0f}", flush=True)
+    top = max(results)
+    rate, p99 = results[top]
+    print(
+        f"targets at {top} matches: >= {TARGET_MOVES_PER_S:,} moves/s:"
+        f" {'PASS' if rate >= TARGET_MOVES_PER_S else 'MISS'};"
+        f" p99 <= {TARGET_P99_MS} ms: {'PASS' if p99 <= TARGET_P99_MS else 'MISS'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
