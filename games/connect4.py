@@ -34,7 +34,6 @@ Connect4State = tuple[int, int, int, int]
 
 ONGOING = -1
 DRAW = 2
-SYMBOLS = ("X", "O")
 
 
 def line_shifts(height: int, k: int) -> tuple[tuple[int, ...], ...]:

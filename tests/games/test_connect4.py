@@ -9,6 +9,7 @@ from functools import cache
 import pytest
 
 from games import (
+    Game,
     IllegalMoveError,
     InvalidMoveError,
     InvalidStateError,
@@ -191,7 +192,7 @@ def test_playout_statistics_match_the_plain_random_game() -> None:
     start = game.initial_state()
     rng = random.Random(7)
     fast = Counter(game.playout(start, rng)[3] for _ in range(4000))
-    slow = Counter(game._playout_generic(start, rng, None)[3] for _ in range(4000))
+    slow = Counter(Game.playout(game, start, rng)[3] for _ in range(4000))
     for status in (0, 1):
         assert abs(fast[status] - slow[status]) < 200  # ~4.5 standard deviations
     assert 0.50 < fast[0] / 4000 < 0.61

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from games import (
+    Game,
     IllegalMoveError,
     InvalidMoveError,
     InvalidStateError,
@@ -218,7 +219,7 @@ def test_playout_statistics_match_the_plain_random_game() -> None:
     start = game.initial_state()
     rng = random.Random(17)
     fast = Counter(game.playout(start, rng)[7] for _ in range(2000))
-    slow = Counter(game._playout_generic(start, rng, None)[7] for _ in range(2000))
+    slow = Counter(Game.playout(game, start, rng)[7] for _ in range(2000))
     for status in (0, 1, DRAW):
         assert abs(fast[status] - slow[status]) < 150  # ~5 standard deviations
 
