@@ -1,0 +1,159 @@
+"""The `Agent` interface: a move chooser driven by the client runtime (or a test).
+
+Why this shape: the runtime owns the network and the clock; an agent only
+turns a state and a budget into a move. `choose` blocks (the runtime calls it
+from a worker thread), so agents are plain synchronous code, and every agent is
+also usable in-process (tests, benchmarks) through `play_local_game`.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from games.base import Game, Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class SearchLimit:
+    """Budget for one move: seconds of wall-clock time (None = no time limit) and an optional iteration cap."""
+
+    time: float | None = None
+    iterations: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.time is None and self.iterations is None:
+            raise ValueError("a SearchLimit needs a time or an iteration cap (both are None)")
+        if self.time is not None and (
+            isinstance(self.time, bool)
+            or not isinstance(self.time, int | float)
+            or not math.isfinite(self.time)
+            or self.time <= 0
+        ):
+            raise ValueError(
+                f"SearchLimit time must be a positive number of seconds, not {self.time!r}"
+            )
+        if self.iterations is not None and (
+            isinstance(self.iterations, bool)
+            or not isinstance(self.iterations, int)
+            or self.iterations <= 0
+        ):
+            raise ValueError(
+                f"SearchLimit iterations must be a positive integer, not {self.iterations!r}"
+            )
+
+    def capped(self, time: float | None) -> SearchLimit:
+        """This limit with its time reduced to at most `time` seconds (None: unchanged)."""
+        if time is None or (self.time is not None and self.time <= time):
+            return self
+        return SearchLimit(time=time, iterations=self.iterations)
+
+
+class Agent(ABC):
+    """A move chooser. Agents do no network I/O.
+
+    `choose()` is blocking and is called from a worker thread by the client
+    runtime, never concurrently with another call on the same agent. The
+    runtime calls `start` once per match, `choose` on each of its turns,
+    `observe` for every move played (its own and the opponents', in order),
+    `finish` at the end of the match and `close` when the agent is discarded.
+    """
+
+    #: the spec string the agent was built from, e.g. "mcts:time=0.5"
+    name: str = "agent"
+    #: the budget from the spec (e.g. time=0.5 -> SearchLimit(time=0.5)), or None
+    default_limit: SearchLimit | None = None
+
+    game: Game[Any, Any] | None = None
+    seat: int | None = None
+
+    def start(self, game: Game[Any, Any], seat: int) -> None:
+        """A new match of `game` begins; this agent plays `seat`."""
+        self.game = game
+        self.seat = seat
+
+    @abstractmethod
+    def choose(self, state: Any, limit: SearchLimit) -> Any:
+        """Return a legal move for `state` within `limit`."""
+
+    def observe(self, state: Any, move: Any, new_state: Any) -> None:
+        """`move` was played in `state` (by any seat), giving `new_state`."""
+        return None  # a hook: nothing to do by default
+
+    def finish(self, outcome: Outcome | None) -> None:
+        """The match is over (`outcome` is None if it was aborted)."""
+        return None  # a hook: nothing to do by default
+
+    def close(self) -> None:
+        """Release resources (worker processes). The agent is not used afterwards."""
+        return None  # a hook: nothing to do by default
+
+    def require_game(self) -> Game[Any, Any]:
+        """The game given to `start`, or RuntimeError if `start` was not called."""
+        if self.game is None:
+            raise RuntimeError(f"agent {self.name!r}: start() must be called before choose()")
+        return self.game
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+@dataclass(frozen=True, slots=True)
+class LocalGame:
+    """The record of a game played in-process by `play_local_game`."""
+
+    outcome: Outcome
+    moves: tuple[Any, ...]
+    final_state: Any
+
+
+def play_local_game(
+    game: Game[Any, Any],
+    agents: Sequence[Agent],
+    limit: SearchLimit | Sequence[SearchLimit | None] | None = None,
+    *,
+    on_move: Callable[[int, Any, Any], None] | None = None,
+    max_plies: int | None = None,
+) -> LocalGame:
+    """Play one game of `game` between `agents` (agent i plays seat i), in this thread.
+
+    `limit` is one budget for all seats or one per seat; a seat without one uses
+    its agent's `default_limit`, or one second if it has none. Every agent is started, told of every move and
+    finished; the caller closes them. `on_move(seat, state, move)` is called
+    before each move is applied. Raises ValueError if an agent returns an
+    illegal move or the game exceeds `max_plies`.
+    """
+    if len(agents) != game.num_players:
+        raise ValueError(f"{game.name} needs {game.num_players} agents, not {len(agents)}")
+    if limit is None or isinstance(limit, SearchLimit):
+        limits: list[SearchLimit | None] = [limit] * len(agents)
+    else:
+        limits = list(limit)
+        if len(limits) != len(agents):
+            raise ValueError(f"need one limit per seat ({len(agents)}), not {len(limits)}")
+    budgets: list[SearchLimit] = []
+    for agent, seat_limit in zip(agents, limits, strict=True):
+        budget = seat_limit if seat_limit is not None else agent.default_limit
+        budgets.append(budget if budget is not None else SearchLimit(time=1.0))
+    for seat, agent in enumerate(agents):
+        agent.start(game, seat)
+    state = game.initial_state()
+    moves: list[Any] = []
+    while (outcome := game.outcome(state)) is None:
+        if max_plies is not None and len(moves) >= max_plies:
+            raise ValueError(f"game exceeded {max_plies} plies")
+        seat = game.to_move(state)
+        move = agents[seat].choose(state, budgets[seat])
+        if on_move is not None:
+            on_move(seat, state, move)
+        new_state = game.play(state, move)
+        moves.append(move)
+        for agent in agents:
+            agent.observe(state, move, new_state)
+        state = new_state
+    for agent in agents:
+        agent.finish(outcome)
+    return LocalGame(outcome, tuple(moves), state)

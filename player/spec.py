@@ -1,0 +1,221 @@
+"""Agent spec strings (``mcts:time=0.5,c=1.4``) and the registry of agent kinds.
+
+A spec is ``NAME`` or ``NAME:key=value,key=value``. Each agent kind registers
+its factory and typed options with `register_agent`, usually when its module
+is imported; `make_agent` imports the modules of the known kinds lazily (the
+table `LAZY_AGENT_MODULES`), so a kind defined elsewhere (e.g. ``human`` in
+``player.human``) needs no edit here beyond that table.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from player.agent import Agent
+
+#: agent kinds known before their module is imported: name -> module to import
+LAZY_AGENT_MODULES: dict[str, str] = {
+    "mcts": "player.mcts",
+    "random": "player.baselines",
+    "greedy": "player.baselines",
+    "minimax": "player.baselines",
+    "human": "player.human",
+}
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+_NONE = {"none", "null", ""}
+
+OptionType = type[int] | type[float] | type[bool] | type[str]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentOption:
+    """One option of an agent kind: its type, default (None = unset) and help.
+
+    `choices` restricts a str option; `nullable` lets the value ``none`` mean
+    None (always allowed when the default is None).
+    """
+
+    name: str
+    type: OptionType
+    default: Any
+    help: str
+    choices: tuple[str, ...] | None = None
+    nullable: bool = False
+
+    def describe(self) -> str:
+        """``key=default`` as shown in error messages and help texts."""
+        default = "none" if self.default is None else _show(self.default)
+        return f"{self.name}={default}"
+
+    def coerce(self, text: str) -> Any:
+        """Convert the spec text `text` to this option's type, or raise ValueError."""
+        value = text.strip()
+        if value.lower() in _NONE and (self.nullable or self.default is None):
+            return None
+        if self.type is bool:
+            if value.lower() in _TRUE:
+                return True
+            if value.lower() in _FALSE:
+                return False
+            raise ValueError(f"option {self.name!r} must be true or false, not {text!r}")
+        if self.type is int:
+            try:
+                return int(value)
+            except ValueError:
+                raise ValueError(f"option {self.name!r} must be an integer, not {text!r}") from None
+        if self.type is float:
+            try:
+                number = float(value)
+            except ValueError:
+                raise ValueError(f"option {self.name!r} must be a number, not {text!r}") from None
+            if not math.isfinite(number):
+                raise ValueError(f"option {self.name!r} must be a finite number, not {text!r}")
+            return number
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(
+                f"option {self.name!r} must be one of {', '.join(self.choices)}, not {text!r}"
+            )
+        return value
+
+
+AgentFactory = Callable[..., Agent]
+OptionDecl = AgentOption | tuple[OptionType, Any, str]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentInfo:
+    """A registered agent kind: its factory, description and options (in order)."""
+
+    name: str
+    factory: AgentFactory
+    description: str = ""
+    options: Mapping[str, AgentOption] = field(default_factory=dict)
+
+    def usage(self) -> str:
+        """``name:key=default,...`` with every option at its default."""
+        if not self.options:
+            return self.name
+        return f"{self.name}:" + ",".join(option.describe() for option in self.options.values())
+
+
+_registry: dict[str, AgentInfo] = {}
+
+
+def register_agent(
+    name: str,
+    factory: AgentFactory,
+    options: Mapping[str, OptionDecl] | None = None,
+    description: str = "",
+) -> AgentInfo:
+    """Register (or replace) the agent kind `name`.
+
+    `factory(**options)` must return an `Agent`; it receives every declared
+    option (defaults filled in) as a keyword argument and may raise ValueError
+    for values out of range. `options` maps each option name to an
+    `AgentOption` or to a ``(type, default, help)`` tuple.
+    """
+    if not _NAME.match(name):
+        raise ValueError(f"agent name {name!r} must be letters, digits, '_', '.' or '-'")
+    declared: dict[str, AgentOption] = {}
+    for key, decl in (options or {}).items():
+        if isinstance(decl, AgentOption):
+            if decl.name != key:
+                raise ValueError(f"option {key!r} is declared with the name {decl.name!r}")
+            declared[key] = decl
+        else:
+            kind, default, help_text = decl
+            declared[key] = AgentOption(key, kind, default, help_text)
+    info = AgentInfo(name, factory, description, declared)
+    _registry[name] = info
+    return info
+
+
+def _load(name: str) -> AgentInfo | None:
+    if name not in _registry and name in LAZY_AGENT_MODULES:
+        try:
+            importlib.import_module(LAZY_AGENT_MODULES[name])
+        except ImportError as exc:
+            # Only "module not there" means unavailable; a broken module must surface.
+            if exc.name != LAZY_AGENT_MODULES[name]:
+                raise
+    return _registry.get(name)
+
+
+def available_agents() -> dict[str, AgentInfo]:
+    """Every agent kind that can be built, by name (importing lazy modules as needed)."""
+    for name in LAZY_AGENT_MODULES:
+        _load(name)
+    return dict(sorted(_registry.items()))
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``name:key=value,...`` into the name and a dict of raw option strings.
+
+    Raises ValueError on a syntax error (empty or malformed name, an option
+    without ``=``, an empty or repeated key). Values are checked by `make_agent`.
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"agent spec must be a string, not {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip()
+    if not name:
+        raise ValueError(f"agent spec {spec!r} has no agent name (expected e.g. 'mcts:time=0.5')")
+    if not _NAME.match(name):
+        raise ValueError(f"agent spec {spec!r}: {name!r} is not a valid agent name")
+    options: dict[str, str] = {}
+    for part in rest.split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(
+                f"agent spec {spec!r}: option {part.strip()!r} must be written key=value"
+            )
+        if key in options:
+            raise ValueError(f"agent spec {spec!r}: option {key!r} is given twice")
+        options[key] = value.strip()
+    return name, options
+
+
+def make_agent(spec: str) -> Agent:
+    """Build the agent described by `spec`; its `name` is set to the spec.
+
+    Raises ValueError for an unknown agent (listing the available ones) or a
+    bad option key or value (listing the valid keys with their defaults).
+    """
+    name, raw = parse_agent_spec(spec)
+    info = _load(name)
+    if info is None:
+        known = ", ".join(available_agents()) or "none"
+        raise ValueError(f"unknown agent {name!r} (available: {known})")
+    valid = ", ".join(option.describe() for option in info.options.values()) or "none"
+    values: dict[str, Any] = {key: option.default for key, option in info.options.items()}
+    for key, text in raw.items():
+        option = info.options.get(key)
+        if option is None:
+            raise ValueError(f"unknown option {key!r} for agent {name!r} (valid options: {valid})")
+        try:
+            values[key] = option.coerce(text)
+        except ValueError as exc:
+            raise ValueError(f"agent {name!r}: {exc} (valid options: {valid})") from None
+    try:
+        agent = info.factory(**values)
+    except ValueError as exc:
+        raise ValueError(f"agent {name!r}: {exc} (valid options: {valid})") from None
+    agent.name = spec.strip()
+    return agent
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
