@@ -1,0 +1,13 @@
+"""Monte Carlo Tree Search: the engine (`Search`) and the ``mcts`` agent.
+
+Importing this package registers the ``mcts`` agent kind with `player.spec`.
+"""
+
+from player.mcts.agent import MCTSAgent as MCTSAgent
+from player.mcts.agent import MoveReport as MoveReport
+from player.mcts.search import MoveStat as MoveStat
+from player.mcts.search import Node as Node
+from player.mcts.search import Search as Search
+from player.mcts.search import SearchResult as SearchResult
+from player.mcts.search import best_move as best_move
+from player.mcts.search import merge_stats as merge_stats

@@ -1,0 +1,305 @@
+"""The ``mcts`` agent: a `Search` (plus optional worker processes) behind `Agent`.
+
+Registered under the spec name ``mcts`` when this module is imported.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from games.base import Game, Outcome
+from player.agent import Agent, SearchLimit
+from player.mcts.parallel import WorkerPool
+from player.mcts.search import (
+    METRICS,
+    MoveStat,
+    Search,
+    SearchResult,
+    best_move,
+    merge_stats,
+    paused_gc,
+    release_frozen,
+)
+from player.spec import AgentOption, register_agent
+
+log = structlog.get_logger("player.mcts")
+
+MAX_WORKERS = 64
+#: moves listed in the per-move log line
+TOP_MOVES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class MoveReport:
+    """What the agent did for its last move (all searches merged)."""
+
+    move: Any
+    iterations: int
+    elapsed: float
+    max_depth: int
+    new_nodes: int
+    root_visits: int
+    reused_visits: int
+    stats: tuple[MoveStat, ...]
+    searches: int
+    root_proven: float | None = None
+
+    @property
+    def rate(self) -> float:
+        """Iterations per second over all searches."""
+        return self.iterations / self.elapsed if self.elapsed > 0 else 0.0
+
+
+def worker_seed(seed: int | None, index: int) -> int | str | None:
+    """The seed of search `index` (0 = the agent's own thread) derived from the agent's."""
+    if seed is None:
+        return None
+    return seed if index == 0 else f"{seed}:{index}"
+
+
+class MCTSAgent(Agent):
+    """UCT with tree reuse, MCTS-Solver and optional root parallelism.
+
+    `time` (seconds per move, None = no limit) and `iterations` (cap, per
+    search) make `default_limit`. With ``workers=N`` the agent runs its own
+    search in the calling thread and N-1 more in worker processes (started
+    by `start`, stopped by `close`), then sums root visits by move.
+    """
+
+    def __init__(
+        self,
+        *,
+        time: float | None = 1.0,
+        iterations: int | None = None,
+        c: float = 1.4,
+        metric: str = "uct",
+        max_moves: int | None = None,
+        workers: int = 1,
+        reuse: bool = True,
+        solver: bool = True,
+        seed: int | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        if time is not None and not time > 0:
+            raise ValueError(f"option 'time' must be > 0 seconds (or none), not {time!r}")
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"option 'iterations' must be >= 1 (or none), not {iterations!r}")
+        if time is None and iterations is None:
+            raise ValueError("options 'time' and 'iterations' cannot both be none")
+        if not 0 <= c < float("inf"):
+            raise ValueError(f"option 'c' must be a finite number >= 0, not {c!r}")
+        if metric not in METRICS:
+            raise ValueError(f"option 'metric' must be one of {', '.join(METRICS)}, not {metric!r}")
+        if max_moves is not None and max_moves < 1:
+            raise ValueError(f"option 'max_moves' must be >= 1 (or none), not {max_moves!r}")
+        if not 1 <= workers <= MAX_WORKERS:
+            raise ValueError(
+                f"option 'workers' must be between 1 and {MAX_WORKERS}, not {workers!r}"
+            )
+        self.default_limit = SearchLimit(time=time, iterations=iterations)
+        self.options: dict[str, Any] = {
+            "c": c,
+            "metric": metric,
+            "max_moves": max_moves,
+            "solver": solver,
+            "reuse": reuse,
+        }
+        self.workers = workers
+        self.seed = seed
+        self.name = "mcts:" + ",".join(
+            f"{k}={v}"
+            for k, v in {"time": time, "iterations": iterations, **self.options}.items()
+            if v is not None
+        )
+        self._clock = clock
+        self._search: Search | None = None
+        self._pool: WorkerPool | None = None
+        self.last_report: MoveReport | None = None
+
+    # --- lifecycle ---------------------------------------------------------------
+
+    def start(self, game: Game[Any, Any], seat: int) -> None:
+        """Begin a match: a fresh tree, and the worker processes if ``workers > 1``."""
+        super().start(game, seat)
+        if self._search is None or self._search.game is not game:
+            kwargs: dict[str, Any] = {} if self._clock is None else {"clock": self._clock}
+            self._search = Search(game, seed=worker_seed(self.seed, 0), **self.options, **kwargs)
+        else:
+            self._search.reset()
+            self._search.free_garbage()
+        if self._pool is not None and self._pool.game is not game:
+            self._pool.close()
+            self._pool = None
+        if self._pool is not None:
+            self._pool.reset()
+        self._ensure_pool(game)
+
+    def _ensure_pool(self, game: Game[Any, Any]) -> WorkerPool | None:
+        if self.workers > 1 and self._pool is None:
+            seeds = [worker_seed(self.seed, i) for i in range(1, self.workers)]
+            self._pool = WorkerPool(game, seeds, self.options)
+        return self._pool
+
+    def observe(self, state: Any, move: Any, new_state: Any) -> None:
+        """Move the tree(s) down to `new_state`; free old trees after our own moves."""
+        if self._search is None:
+            return
+        self._search.advance(state, move, new_state)
+        if self._pool is not None:
+            self._pool.advance(state, move, new_state)
+        if self.seat is not None and self._search.game.to_move(state) == self.seat:
+            # Our move was just played: the opponent's clock runs, free memory now.
+            self._search.free_garbage()
+            if self._pool is not None:
+                self._pool.free_garbage()
+
+    def finish(self, outcome: Outcome | None) -> None:
+        """Drop the trees of the finished match."""
+        if self._search is not None:
+            self._search.reset()
+            self._search.free_garbage()
+        release_frozen()
+        if self._pool is not None:
+            self._pool.reset()
+
+    def close(self) -> None:
+        """Stop the worker processes and drop the tree."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+        if self._search is not None:
+            self._search.reset()
+            self._search.free_garbage()
+            self._search = None
+        release_frozen()
+
+    # --- moves ---------------------------------------------------------------------
+
+    @property
+    def search_tree(self) -> Search:
+        """The in-thread `Search` (for tests and benchmarks)."""
+        if self._search is None:
+            raise RuntimeError(f"agent {self.name!r}: start() must be called first")
+        return self._search
+
+    def choose(self, state: Any, limit: SearchLimit) -> Any:
+        """Search within `limit` (its iteration cap defaults to the spec's) and pick a move."""
+        begin = time.perf_counter()
+        game = self.require_game()
+        search = self._search
+        if search is None:
+            raise RuntimeError(f"agent {self.name!r}: start() must be called before choose()")
+        with paused_gc():
+            return self._choose(game, search, state, limit, begin)
+
+    def _choose(
+        self, game: Game[Any, Any], search: Search, state: Any, limit: SearchLimit, begin: float
+    ) -> Any:
+        moves = game.legal_moves(state)
+        if not moves:
+            raise ValueError("choose() called on a terminal state")
+        if len(moves) == 1:
+            self.last_report = MoveReport(moves[0], 0, 0.0, 0, 0, 0, 0, (), 0)
+            log.info("mcts_move", agent=self.name, move=game.format_move(moves[0]), forced=True)
+            return moves[0]
+        if limit.iterations is None and self.default_limit is not None:
+            limit = SearchLimit(time=limit.time, iterations=self.default_limit.iterations)
+        pool = self._ensure_pool(game)
+        deadline = None
+        if limit.time is not None:
+            # From the call, not from the search's start; the injected clock is for tests.
+            deadline = begin + limit.time if self._clock is None else self._clock() + limit.time
+        seq = 0
+        if pool is not None:
+            seq = pool.submit(state, limit, deadline)
+        result = search.search(state, limit, deadline=deadline)
+        results = [result]
+        if pool is not None:
+            results += pool.collect(seq, deadline)
+        if len(results) == 1:
+            stats, untried = result.stats, result.untried
+        else:
+            stats, untried = merge_stats(results)
+        move = best_move(stats, untried, search.rng)
+        report = _report(move, results, stats)
+        self.last_report = report
+        _log_move(game, self.name, report)
+        return move
+
+
+def _report(move: Any, results: Sequence[SearchResult], stats: tuple[MoveStat, ...]) -> MoveReport:
+    proofs = [r.root_proven for r in results if r.root_proven is not None]
+    return MoveReport(
+        move=move,
+        iterations=sum(r.iterations for r in results),
+        elapsed=max(r.elapsed for r in results),
+        max_depth=max(r.max_depth for r in results),
+        new_nodes=sum(r.new_nodes for r in results),
+        root_visits=sum(r.root_visits for r in results),
+        reused_visits=sum(r.reused_visits for r in results),
+        stats=stats,
+        searches=len(results),
+        root_proven=proofs[0] if proofs else None,
+    )
+
+
+def _proof_text(value: float | None) -> str | None:
+    if value is None:
+        return None
+    return "win" if value >= 1.0 else "loss" if value <= 0.0 else "draw"
+
+
+def _log_move(game: Game[Any, Any], name: str, report: MoveReport) -> None:
+    top = sorted(report.stats, key=lambda s: (s.visits, s.value), reverse=True)[:TOP_MOVES]
+    log.info(
+        "mcts_move",
+        agent=name,
+        move=game.format_move(report.move),
+        iterations=report.iterations,
+        iterations_per_s=round(report.rate),
+        elapsed_ms=round(report.elapsed * 1000, 1),
+        max_depth=report.max_depth,
+        tree_size=report.root_visits,
+        new_nodes=report.new_nodes,
+        reused_visits=report.reused_visits,
+        searches=report.searches,
+        proven=_proof_text(report.root_proven),
+        top=[
+            {
+                "move": game.format_move(s.move),
+                "visits": s.visits,
+                "win_rate": round(s.value, 3),
+                **({"proven": _proof_text(s.proven)} if s.proven is not None else {}),
+            }
+            for s in top
+        ],
+    )
+
+
+def _make(**options: Any) -> MCTSAgent:
+    return MCTSAgent(**options)
+
+
+register_agent(
+    "mcts",
+    _make,
+    {
+        "time": AgentOption("time", float, 1.0, "seconds per move", nullable=True),
+        "iterations": AgentOption("iterations", int, None, "iteration cap per move (per worker)"),
+        "c": AgentOption("c", float, 1.4, "UCB1 exploration constant"),
+        "metric": AgentOption(
+            "metric", str, "uct", "uct: win counts; uctv: game points (normalised)", METRICS
+        ),
+        "max_moves": AgentOption("max_moves", int, None, "rollout depth cap (capped = draw)"),
+        "workers": AgentOption("workers", int, 1, "parallel searches (root parallelism)"),
+        "reuse": AgentOption("reuse", bool, True, "keep the subtree between moves"),
+        "solver": AgentOption("solver", bool, True, "MCTS-Solver: prove wins and losses"),
+        "seed": AgentOption("seed", int, None, "random seed (none = from the OS)"),
+    },
+    description="Monte Carlo Tree Search (UCT, random rollouts)",
+)
