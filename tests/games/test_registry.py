@@ -7,6 +7,7 @@ from importlib.metadata import EntryPoint
 from typing import ClassVar
 
 import pytest
+import structlog
 from structlog.testing import capture_logs
 
 from arena_cli.main import main
@@ -146,6 +147,15 @@ def test_register_decorator(monkeypatch: pytest.MonkeyPatch) -> None:
     assert game_class("wild-tictactoe") is Wild
 
 
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    """`main` configures structlog onto the captured stderr: put the old setup back."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
+
+
+@pytest.mark.usefixtures("restore_logging")
 def test_arena_games_lists_every_game_with_options(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
