@@ -284,8 +284,8 @@ class Reversi(Game[ReversiState, int]):
             while n:
                 i = int(rand() * n)
                 square = empties[i]
-                if neighbours[square] & opp:
-                    flips = 0
+                if neighbours[square] & opp:  # no adjacent opponent disc: nothing to flank
+                    flips = 0  # `_flips`, inlined: this loop is the playout's hot path
                     for ray in rays_up[square]:
                         stop = ray & not_opp
                         first = stop & -stop
