@@ -31,8 +31,9 @@ class RandomAgent(Agent):
         return moves[int(self.rng.random() * len(moves))]
 
 
-def winning_moves(game: Game[Any, Any], state: Any, seat: int) -> list[Any]:
-    """The legal moves in `state` after which `seat` has won at once."""
+def winning_moves(game: Game[Any, Any], state: Any) -> list[Any]:
+    """The legal moves in `state` that win at once for the seat to move."""
+    seat = game.to_move(state)
     wins = []
     for move in game.legal_moves(state):
         outcome = game.outcome(game.apply(state, move))
@@ -56,7 +57,7 @@ class GreedyAgent(Agent):
         game = self.require_game()
         me = game.to_move(state)
         moves = list(game.legal_moves(state))
-        wins = winning_moves(game, state, me)
+        wins = winning_moves(game, state)
         if wins:
             return self._pick(wins)
         safe = []
@@ -66,7 +67,7 @@ class GreedyAgent(Agent):
                 safe.append(move)  # a draw or a loss we cannot avoid by this test
                 continue
             nxt = game.to_move(after)
-            if nxt == me or not winning_moves(game, after, nxt):
+            if nxt == me or not winning_moves(game, after):
                 safe.append(move)
         return self._pick(safe or moves)
 

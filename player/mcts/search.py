@@ -7,7 +7,10 @@ simulations, so the per-iteration Python work is kept to a minimum.
   at expansion, never again during selection) and, per node, the statistics
   the selection loop reads precomputed at backpropagation: ``mean`` (w/n) and
   ``isq`` (1/sqrt(n)). UCB1 for a child is then ``mean + cl * isq`` where
-  ``cl = C * sqrt(ln N)`` is computed once per level.
+  ``cl = C * sqrt(ln N)`` is read once per level. Both 1/sqrt(n) and
+  C*sqrt(ln n) come from tables indexed by the visit count (shared by all
+  searches, grown as the root's count grows): a list index instead of two
+  C calls on the hottest lines.
 - A node's legal moves are computed the second time it is reached (most
   leaves are reached once); an untried move is drawn with a random index and
   removed by swap-pop.
@@ -39,6 +42,7 @@ from __future__ import annotations
 import gc
 import math
 import random
+import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -264,9 +268,7 @@ class Search:
         to_move = game.to_move
         rng = self.rng
         rand = rng.random
-        sqrt = math.sqrt
-        log = math.log
-        c = self.c
+        isq_table, cl_table = _tables(self.c, root.n + 2)
         max_moves = self.max_moves
         solver = self.solver
         scores_only = self.metric == "uct"
@@ -290,7 +292,12 @@ class Search:
                 # Next reading after about CHECK_INTERVAL of work at the rate so far.
                 elapsed = now - start
                 step = int(iterations * CHECK_INTERVAL / elapsed) if elapsed > 0 else 0
-                next_check = iterations + (step if step > 1 else 1)
+                if step < 1:
+                    step = 1
+                next_check = iterations + step
+                # No visit count can pass root.n + step before the next reading.
+                if root.n + step + 2 > len(isq_table):
+                    _tables(self.c, root.n + step + 2)
             iterations += 1
 
             node = root
@@ -331,7 +338,7 @@ class Search:
                             child.proven = result.scores[child.seat]
                             proven_leaf = True
                     break
-                cl = c * sqrt(log(node.n))
+                cl = cl_table[node.n]
                 best = -INF
                 selected = node
                 for ch in node.children:
@@ -353,7 +360,7 @@ class Search:
                 w = nd.w + rewards[nd.seat]
                 nd.w = w
                 nd.mean = w / n
-                nd.isq = 1.0 / sqrt(n)
+                nd.isq = isq_table[n]
             if proven_leaf:
                 if propagate(path):
                     break
@@ -404,6 +411,30 @@ class Search:
             return outcome.scores
         half = 0.5 / self._scale
         return tuple(0.5 + m * half for m in margins)
+
+
+_ISQ_TABLE: list[float] = [1.0]
+_CL_TABLES: dict[float, list[float]] = {}
+_TABLES_LOCK = threading.Lock()
+
+
+def _tables(c: float, size: int) -> tuple[list[float], list[float]]:
+    """The tables ``1/sqrt(n)`` and ``c*sqrt(ln n)`` for n < at least `size`.
+
+    They only ever grow, in place, so a search may keep references to them.
+    """
+    isq = _ISQ_TABLE
+    cl = _CL_TABLES.get(c)
+    if cl is None or len(cl) < size or len(isq) < size:
+        with _TABLES_LOCK:
+            cl = _CL_TABLES.setdefault(c, [0.0])
+            if len(isq) < size:
+                end = max(size, 2 * len(isq), 1024)
+                isq.extend(1.0 / math.sqrt(n) for n in range(len(isq), end))
+            if len(cl) < size:
+                end = max(size, 2 * len(cl), 1024)
+                cl.extend(c * math.sqrt(math.log(n)) for n in range(len(cl), end))
+    return isq, cl
 
 
 def _mark(node: Node) -> None:
