@@ -113,7 +113,8 @@ def test_minimax_respects_its_time_limit() -> None:
 
 def test_minimax_depth_limit_without_time() -> None:
     game = make_game("connect4")
-    agent = started(MinimaxAgent(depth=2, seed=1), game, 0)
+    agent = MinimaxAgent(depth=2, seed=1)
+    agent.start(game, 0)
     agent.choose(game.initial_state(), SearchLimit(iterations=1))
     assert agent.last_depth == 2
     # X has three in a row at the bottom: depth 2 sees the win.
