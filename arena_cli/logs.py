@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 import structlog
 
@@ -22,6 +22,23 @@ LEVELS = {
 }
 
 
+class _CurrentStream:
+    """Writes to whatever sys.stdout / sys.stderr is *now* (test capture swaps them)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def write(self, text: str) -> int:
+        stream: TextIO = getattr(sys, self.name)
+        return stream.write(text)
+
+    def flush(self) -> None:
+        getattr(sys, self.name).flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(sys, self.name).isatty())
+
+
 def configure_logging(
     level: str | None = None, *, json: bool | None = None, stream: TextIO | None = None
 ) -> None:
@@ -30,7 +47,11 @@ def configure_logging(
     `level` defaults to $ARENA_LOG_LEVEL or "info"; `json` defaults to
     $ARENA_LOG_FORMAT == "json", else to "stdout is not a terminal".
     """
-    out = stream if stream is not None else sys.stdout
+    out: Any = stream if stream is not None else sys.stdout
+    if out is sys.stdout:
+        out = _CurrentStream("stdout")
+    elif out is sys.stderr:
+        out = _CurrentStream("stderr")
     name = (level or os.environ.get("ARENA_LOG_LEVEL") or "info").lower()
     if name not in LEVELS:
         raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {name!r}")

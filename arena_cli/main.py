@@ -16,6 +16,10 @@ SUBCOMMAND_MODULES = (
     "arena_cli.demo_cmd",
     "arena_cli.serve_cmd",
     "arena_cli.records_cmd",
+    "arena_cli.tournament_cmd",
+    "arena_cli.play_cmd",
+    "arena_cli.watch_cmd",
+    "arena_cli.ping_cmd",
 )
 
 
@@ -43,10 +47,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        # commands whose logs are their output (serve) log to stdout, the others to stderr
+        stream = sys.stdout if getattr(args, "log_stream", "stderr") == "stdout" else sys.stderr
         configure_logging(
-            args.log_level,
+            args.log_level or getattr(args, "default_log_level", None),
             json=None if args.log_format is None else args.log_format == "json",
-            stream=sys.stderr,
+            stream=stream,
         )
     except ValueError as exc:
         parser.error(str(exc))

@@ -95,6 +95,33 @@ class Resign(Message, tag="resign"):
     match: Id
 
 
+class PoolPlayer(msgspec.Struct, frozen=True):
+    """A player admitted to a pool, with the secret it must present when seeking there."""
+
+    name: Name
+    secret: Annotated[str, msgspec.Meta(max_length=128)]
+
+
+class Direct(Message, tag="direct"):
+    """Become the director of a pool: only these players may seek in it."""
+
+    pool: Id
+    players: Annotated[list[PoolPlayer], msgspec.Meta(max_length=256)]
+
+
+class Pair(Message, tag="pair"):
+    """(Director) start a match between idle players of the pool, seats in this order."""
+
+    pool: Id
+    seats: Annotated[list[Name], msgspec.Meta(min_length=1, max_length=64)]
+    game: Name
+    options: Options = msgspec.field(default_factory=dict)
+    move_time: Seconds | None = None
+    tournament: Annotated[str, msgspec.Meta(max_length=64)] = ""
+    index: int = 0
+    seed: int | None = None
+
+
 class Ping(Message, tag="ping"):
     """Liveness check; the peer answers ``pong`` with the same ``id``. Sent by either side."""
 
@@ -153,6 +180,7 @@ class MatchStart(Message, tag="match_start"):
     state: Any
     ply: int
     to_move: int
+    seed: int | None = None
 
 
 class Turn(Message, tag="turn"):
@@ -205,7 +233,35 @@ class Matches(Message, tag="matches"):
     matches: list[MatchInfo]
 
 
-ClientMessage = Hello | Seek | Join | Rejoin | Spectate | ListMatches | Move | Resign | Ping | Pong
+class PoolStatus(Message, tag="pool"):
+    """(To a director) idle connections per player name in its pool, after every change."""
+
+    pool: str
+    idle: dict[str, int]
+
+
+class Paired(Message, tag="paired"):
+    """(To a director) the match started for a ``pair`` request."""
+
+    pool: str
+    index: int
+    match: str
+
+
+ClientMessage = (
+    Hello
+    | Seek
+    | Join
+    | Rejoin
+    | Spectate
+    | ListMatches
+    | Move
+    | Resign
+    | Direct
+    | Pair
+    | Ping
+    | Pong
+)
 ServerMessage = (
     Welcome
     | Error
@@ -216,16 +272,16 @@ ServerMessage = (
     | Illegal
     | MatchEnd
     | Matches
+    | PoolStatus
+    | Paired
     | Ping
     | Pong
 )
 
 
-def _tags(*classes: type[Message]) -> frozenset[str]:
-    return frozenset(str(cls.__struct_config__.tag) for cls in classes)
+def _tags(union: object) -> frozenset[str]:
+    return frozenset(str(cls.__struct_config__.tag) for cls in union.__args__)  # type: ignore[attr-defined]
 
 
-CLIENT_TYPES = _tags(Hello, Seek, Join, Rejoin, Spectate, ListMatches, Move, Resign, Ping, Pong)
-SERVER_TYPES = _tags(
-    Welcome, Error, Seeking, MatchStart, Turn, Update, Illegal, MatchEnd, Matches, Ping, Pong
-)
+CLIENT_TYPES = _tags(ClientMessage)
+SERVER_TYPES = _tags(ServerMessage)

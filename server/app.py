@@ -19,11 +19,13 @@ import trio
 from protocol.codec import ConnectionClosed, ProtocolError
 from protocol.messages import (
     PROTOCOL_VERSION,
+    Direct,
     Hello,
     Join,
     ListMatches,
     Matches,
     Move,
+    Pair,
     Ping,
     Pong,
     Rejoin,
@@ -206,6 +208,10 @@ class ArenaServer:
             await lobby.rejoin(conn, message.token)
         elif isinstance(message, Resign):
             await lobby.resign(conn, message.match)
+        elif isinstance(message, Direct):
+            lobby.direct(conn, message)
+        elif isinstance(message, Pair):
+            lobby.pair(conn, message)
         elif isinstance(message, Hello):
             raise RequestError("bad_request", "already said hello")
         else:  # pragma: no cover - the decoder admits only known types

@@ -17,7 +17,7 @@ import structlog
 import trio
 
 from games import Game, make_game
-from protocol.messages import Join, Seek, Seeking
+from protocol.messages import Direct, Join, Pair, Paired, PoolStatus, Seek, Seeking
 from server.config import MatchPolicy, ServerConfig
 from server.connection import Connection
 from server.match import Match, ResignEvent, SeatEvent, Stats
@@ -56,6 +56,14 @@ class PooledSeek:
 
 
 @dataclass
+class PoolDirector:
+    """The connection directing a pool and the players it admits (name -> secret)."""
+
+    conn: Connection
+    players: dict[str, str]
+
+
+@dataclass
 class Lobby:
     config: ServerConfig
     recorder: Recorder
@@ -68,6 +76,7 @@ class Lobby:
     rooms: dict[str, Room] = field(default_factory=dict)
     pools: dict[str, list[PooledSeek]] = field(default_factory=dict)
     pool_listeners: dict[str, list[Callable[[], None]]] = field(default_factory=dict)
+    directors: dict[str, PoolDirector] = field(default_factory=dict)
 
     # --- creating matches ------------------------------------------------------
 
@@ -123,9 +132,14 @@ class Lobby:
         self.cancel_seeks(conn)
         conn.send(Seeking(game=game.name, options=game.options, move_time=move_time))
         if message.pool:
+            director = self.directors.get(message.pool)
+            if director is not None and director.players.get(conn.name) != message.secret:
+                raise RequestError(
+                    "bad_secret",
+                    f"{conn.name!r} is not admitted to pool {message.pool!r} (unknown name or wrong secret)",
+                )
             self.pools.setdefault(message.pool, []).append(PooledSeek(conn, message, game))
-            for notify in self.pool_listeners.get(message.pool, []):
-                notify()
+            self.pool_changed(message.pool)
             return
         key: SeekKey = (game.name, msgspec.json.encode(game.options), move_time, "")
         waiting = self.seeks.setdefault(key, [])
@@ -143,7 +157,89 @@ class Lobby:
             if not self.seeks[key]:
                 del self.seeks[key]
         for pool, entries in self.pools.items():
-            self.pools[pool] = [entry for entry in entries if entry.conn is not conn]
+            kept = [entry for entry in entries if entry.conn is not conn]
+            if len(kept) != len(entries):
+                self.pools[pool] = kept
+                self.pool_changed(pool)
+
+    # --- pools and their directors (tournaments) ----------------------------------
+
+    def pool_changed(self, pool: str) -> None:
+        """Tell the pool's director and in-process listeners who is idle now."""
+        for notify in self.pool_listeners.get(pool, []):
+            notify()
+        director = self.directors.get(pool)
+        if director is not None:
+            idle: dict[str, int] = {}
+            for entry in self.pools.get(pool, []):
+                idle[entry.conn.name] = idle.get(entry.conn.name, 0) + 1
+            director.conn.send(PoolStatus(pool=pool, idle=idle))
+
+    def direct(self, conn: Connection, message: Direct) -> None:
+        current = self.directors.get(message.pool)
+        if current is not None and current.conn is not conn and not current.conn.closed:
+            raise RequestError("pool_taken", f"pool {message.pool!r} already has a director")
+        players = {p.name: p.secret for p in message.players}
+        self.directors[message.pool] = PoolDirector(conn, players)
+        # drop waiting seekers the director does not admit
+        kept = []
+        for entry in self.pools.get(message.pool, []):
+            if players.get(entry.conn.name) == entry.seek.secret:
+                kept.append(entry)
+            else:
+                entry.conn.send_error(
+                    "bad_secret",
+                    f"{entry.conn.name!r} is not admitted to pool {message.pool!r}"
+                    " (unknown name or wrong secret)",
+                )
+        self.pools[message.pool] = kept
+        log.info("pool_directed", pool=message.pool, players=sorted(players))
+        self.pool_changed(message.pool)
+
+    def pair(self, conn: Connection, message: Pair) -> Match:
+        director = self.directors.get(message.pool)
+        if director is None or director.conn is not conn:
+            raise RequestError("not_director", f"you do not direct pool {message.pool!r}")
+        game = self._game_for(message.game, message.options)
+        if len(message.seats) != game.num_players:
+            raise RequestError(
+                "bad_request",
+                f"{game.name} needs {game.num_players} seats, not {len(message.seats)}",
+            )
+        entries = self.pools.get(message.pool, [])
+        chosen: list[PooledSeek] = []
+        for name in message.seats:
+            entry = next(
+                (
+                    e
+                    for e in entries
+                    if e.conn.name == name
+                    and e not in chosen
+                    and not e.conn.closed
+                    and e.game.name == game.name
+                    and e.game.options == game.options
+                ),
+                None,
+            )
+            if entry is None:
+                raise RequestError(
+                    "not_available",
+                    f"no idle {name!r} of {game.describe()} in pool {message.pool!r}",
+                )
+            chosen.append(entry)
+        self.pools[message.pool] = [e for e in entries if e not in chosen]
+        match = self.start_match(
+            game,
+            [e.conn for e in chosen],
+            _with_move_time(self.config.policy, self._move_time(message.move_time)),
+            tournament=message.tournament or None,
+            extra={"index": message.index, "seats": list(message.seats), "pool": message.pool},
+            seed=message.seed,
+        )
+        match.observers.add(conn)
+        conn.send(Paired(pool=message.pool, index=message.index, match=match.id))
+        self.pool_changed(message.pool)
+        return match
 
     def join(self, conn: Connection, message: Join) -> None:
         room = self.rooms.get(message.room)
@@ -243,6 +339,11 @@ class Lobby:
     def connection_lost(self, conn: Connection) -> None:
         """Forget the connection everywhere; its seats start their grace period."""
         self.cancel_seeks(conn)
+        for pool, director in list(self.directors.items()):
+            if director.conn is conn:
+                del self.directors[pool]
+        for match in self.matches.values():
+            match.observers.discard(conn)
         self.leave_rooms(conn)
         for match in list(conn.watching):
             match.spectators.discard(conn)

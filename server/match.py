@@ -108,6 +108,7 @@ class Match:
         tournament: str | None = None,
         extra: dict[str, Any] | None = None,
         stats: Stats | None = None,
+        seed: int | None = None,
     ) -> None:
         if len(players) != game.num_players:
             raise ValueError(f"{game.name} needs {game.num_players} players, got {len(players)}")
@@ -118,11 +119,15 @@ class Match:
         self.tournament = tournament
         self.extra = extra or {}
         self.stats = stats
+        self.seed = seed
+        self.aborted = False
         self.seats = [
             Seat(index, name, secrets.token_urlsafe(16), conn)
             for index, (name, conn) in enumerate(players)
         ]
         self.spectators: set[Connection] = set()
+        # connections told only the result (a tournament director)
+        self.observers: set[Connection] = set()
         self.state: Any = game.initial_state()
         self.ply = 0
         self.outcome: Outcome | None = None
@@ -159,6 +164,7 @@ class Match:
             state=self._encoded_state,
             ply=self.ply,
             to_move=self.game.to_move(self.state),
+            seed=self.seed,
         )
 
     def _broadcast(self, frame: bytes) -> None:
@@ -225,6 +231,7 @@ class Match:
         if self.finished.is_set():
             return
         self.outcome = outcome
+        self.aborted = status == "aborted"
         await self.recorder.finish_match(
             self.id,
             status=status,
@@ -235,19 +242,21 @@ class Match:
             points=outcome.points,
             plies=self.ply,
         )
-        self._broadcast(
-            encode_message(
-                MatchEnd(
-                    match=self.id,
-                    ply=self.ply,
-                    scores=list(outcome.scores),
-                    winner=outcome.winner,
-                    termination=outcome.termination.value,
-                    reason=self.reason,
-                    points=None if outcome.points is None else list(outcome.points),
-                )
+        end_frame = encode_message(
+            MatchEnd(
+                match=self.id,
+                ply=self.ply,
+                scores=list(outcome.scores),
+                winner=outcome.winner,
+                termination=outcome.termination.value,
+                reason=self.reason,
+                points=None if outcome.points is None else list(outcome.points),
             )
         )
+        self._broadcast(end_frame)
+        for observer in self.observers:
+            if observer not in self.spectators:
+                observer.send_frame(end_frame)
         log.info(
             "match_end",
             result=outcome.result(),
