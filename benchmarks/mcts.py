@@ -54,6 +54,7 @@ class ClassicNode:
     def __init__(
         self, game: Game[Any, Any], state: Any, move: Any = None, parent: ClassicNode | None = None
     ):
+        self.state: Any = state
         self.move = move
         self.parent = parent
         self.children: list[ClassicNode] = []
@@ -61,7 +62,6 @@ class ClassicNode:
         self.visits = 0
         self.untried = list(game.legal_moves(state))
         self.player_just_moved = None if parent is None else game.to_move(parent.state)
-        self.state = state
 
     def select_child(self, c: float) -> ClassicNode:
         return sorted(
