@@ -25,6 +25,7 @@ LAZY_AGENT_MODULES: dict[str, str] = {
     "greedy": "player.baselines",
     "minimax": "player.baselines",
     "human": "player.human",
+    "faulty": "player.faulty",
 }
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
