@@ -64,6 +64,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         epilog="example: arena tournament connect4 --player mcts:time=0.5"
         " --player mcts:time=0.5,c=2.0 --player random --games-per-pair 10 --concurrency 2",
     )
+    add_arguments(parser)
+    parser.set_defaults(func=run, default_log_level="warning")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The tournament's flags (shared with `arena demo`)."""
     parser.add_argument("game", nargs="?", help="game to play (not needed with --resume)")
     parser.add_argument(
         "--player",
