@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all demo test lint test-fast test-slow bench clean
+.PHONY: all install demo test lint test-fast test-slow bench clean
 
 all: test
 
@@ -14,6 +14,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+install: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/arena demo
@@ -33,6 +35,9 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.playouts
+	$(BIN)/python -m benchmarks.mcts
+	$(BIN)/python -m benchmarks.server
+	$(BIN)/python -m benchmarks.tournament
 
 clean:
 	rm -rf $(VENV) build *.egg-info
