@@ -111,10 +111,12 @@ class MCTSAgent(Agent):
         }
         self.workers = workers
         self.seed = seed
+        shown = {"time": time, "iterations": iterations, **self.options, "workers": workers}
+        shown["seed"] = seed
         self.name = "mcts:" + ",".join(
-            f"{k}={v}"
-            for k, v in {"time": time, "iterations": iterations, **self.options}.items()
-            if v is not None
+            f"{key}={str(value).lower() if isinstance(value, bool) else value}"
+            for key, value in shown.items()
+            if value is not None
         )
         self._clock = clock
         self._search: Search | None = None
@@ -255,6 +257,11 @@ def _proof_text(value: float | None) -> str | None:
 
 
 def _log_move(game: Game[Any, Any], name: str, report: MoveReport) -> None:
+    """Log the canonical per-move line.
+
+    `tree_size` is the root's visit count over all searches: an upper bound of
+    the number of nodes, as an iteration adds at most one.
+    """
     top = sorted(report.stats, key=lambda s: (s.visits, s.value), reverse=True)[:TOP_MOVES]
     log.info(
         "mcts_move",
