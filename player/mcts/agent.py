@@ -121,6 +121,7 @@ class MCTSAgent(Agent):
         self._clock = clock
         self._search: Search | None = None
         self._pool: WorkerPool | None = None
+        self._pool_failed = False
         self.last_report: MoveReport | None = None
 
     # --- lifecycle ---------------------------------------------------------------
@@ -142,9 +143,13 @@ class MCTSAgent(Agent):
         self._ensure_pool(game)
 
     def _ensure_pool(self, game: Game[Any, Any]) -> WorkerPool | None:
-        if self.workers > 1 and self._pool is None:
+        if self.workers > 1 and self._pool is None and not self._pool_failed:
             seeds = [worker_seed(self.seed, i) for i in range(1, self.workers)]
-            self._pool = WorkerPool(game, seeds, self.options)
+            try:
+                self._pool = WorkerPool(game, seeds, self.options)
+            except Exception as exc:  # e.g. a game that cannot be pickled: search alone
+                self._pool_failed = True
+                log.warning("mcts_workers_unavailable", agent=self.name, error=repr(exc))
         return self._pool
 
     def observe(self, state: Any, move: Any, new_state: Any) -> None:

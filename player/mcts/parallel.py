@@ -88,17 +88,26 @@ class WorkerPool:
         context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._seq = 0
-        for index, seed in enumerate(seeds):
-            parent_end, child_end = context.Pipe()
-            process = context.Process(
-                target=_worker_main,
-                args=(child_end, game, options, seed),
-                name=f"mcts-worker-{index + 1}",
-                daemon=True,
-            )
-            process.start()
-            child_end.close()
-            self._workers.append(_Worker(parent_end, process))
+        try:
+            for index, seed in enumerate(seeds):
+                parent_end, child_end = context.Pipe()
+                process = context.Process(
+                    target=_worker_main,
+                    args=(child_end, game, options, seed),
+                    name=f"mcts-worker-{index + 1}",
+                    daemon=True,
+                )
+                try:
+                    process.start()
+                except BaseException:
+                    parent_end.close()
+                    raise
+                finally:
+                    child_end.close()
+                self._workers.append(_Worker(parent_end, process))
+        except BaseException:
+            self.close()
+            raise
 
     def __len__(self) -> int:
         return len(self._workers)

@@ -453,3 +453,17 @@ def test_all_games_give_legal_moves() -> None:
             new_state = game.apply(state, move)
             agent.observe(state, move, new_state)
             state = new_state
+
+
+def test_unpicklable_game_falls_back_to_one_search() -> None:
+    class LocalGame(RaceTo10):  # defined in a function: cannot be pickled for a worker
+        pass
+
+    game = LocalGame()
+    with capture_logs() as logs:
+        agent = started("mcts:time=none,iterations=50,workers=2,seed=1", game, 0)
+        move = agent.choose((0, 0), SearchLimit(iterations=50))
+    assert move in (1, 2)
+    assert any(line["event"] == "mcts_workers_unavailable" for line in logs)
+    assert agent.last_report is not None and agent.last_report.searches == 1
+    agent.close()
