@@ -31,8 +31,10 @@ from player.mcts.search import Search, SearchResult, release_frozen
 
 log = structlog.get_logger("player.mcts")
 
-#: how long after the deadline a worker's answer is still awaited
-RESULT_GRACE = 1.0
+#: workers stop this much before the agent's deadline, so their answers are in on time
+WORKER_EARLY = 0.003
+#: how long after the deadline a worker's answer is still awaited (seconds)
+RESULT_GRACE = 0.005
 
 
 def _worker_main(
@@ -141,25 +143,30 @@ class WorkerPool:
     def submit(self, state: Any, limit: SearchLimit, deadline: float | None) -> int:
         """Start a search in every worker; `deadline` is on the `time.perf_counter` clock."""
         self._seq += 1
-        self._send(("search", self._seq, state, limit, deadline))
+        early = None if deadline is None else deadline - WORKER_EARLY
+        self._send(("search", self._seq, state, limit, early))
         return self._seq
 
     def collect(self, seq: int, deadline: float | None) -> list[SearchResult]:
-        """The workers' answers to search `seq` (a worker that fails is dropped)."""
+        """The workers' answers to search `seq`.
+
+        A worker that has not answered `RESULT_GRACE` seconds after the
+        deadline is left out of this move (its late answer is skipped next
+        time), so a busy or still-starting worker never makes the agent late;
+        a worker whose pipe broke or whose search failed is dropped.
+        """
         results = []
         for worker in list(self._workers):
             while True:
                 wait = None if deadline is None else deadline + RESULT_GRACE - time.perf_counter()
                 try:
-                    ready = worker.conn.poll(None if wait is None else max(wait, 0.0))
-                    reply = worker.conn.recv() if ready else None
+                    if not worker.conn.poll(None if wait is None else max(wait, 0.0)):
+                        log.info("mcts_worker_late", worker=worker.process.name)
+                        break
+                    kind, reply_seq, payload = worker.conn.recv()
                 except (EOFError, OSError) as exc:
                     self._drop(worker, f"receive failed: {exc!r}")
                     break
-                if reply is None:
-                    self._drop(worker, "no answer before the deadline")
-                    break
-                kind, reply_seq, payload = reply
                 if reply_seq != seq:
                     continue  # a late answer to an earlier search
                 if kind == "ok":

@@ -244,7 +244,7 @@ class Search:
         reused = root.n
         with paused_gc():
             iterations, max_depth, new_nodes = self._run(root, start, deadline, cap)
-            gc.freeze()
+            _freeze()
         elapsed = self.clock() - start
         return SearchResult(
             iterations=iterations,
@@ -468,9 +468,14 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+# Not every interpreter has them (PyPy's collector needs no such help).
+_freeze: Callable[[], None] = getattr(gc, "freeze", lambda: None)
+_unfreeze: Callable[[], None] = getattr(gc, "unfreeze", lambda: None)
+
+
 def release_frozen() -> None:
     """Hand the objects frozen after searches back to the garbage collector."""
-    gc.unfreeze()
+    _unfreeze()
 
 
 def _value_for(node: Node, seat: int) -> float:
