@@ -326,7 +326,7 @@ def test_workers_merge_root_statistics() -> None:
         agent.observe(state, move, state1)
         state2 = game.apply(state1, 0)
         agent.observe(state1, 0, state2)
-        agent.choose(state2, SearchLimit(time=0.1))
+        agent.choose(state2, SearchLimit(iterations=200))
         report = agent.last_report
         assert report is not None and report.searches == 2
         assert report.reused_visits > 0
@@ -467,3 +467,27 @@ def test_unpicklable_game_falls_back_to_one_search() -> None:
     assert any(line["event"] == "mcts_workers_unavailable" for line in logs)
     assert agent.last_report is not None and agent.last_report.searches == 1
     agent.close()
+
+
+def test_a_late_worker_is_skipped_and_its_answer_discarded() -> None:
+    from player.mcts.parallel import RESULT_GRACE, WorkerPool
+
+    game = make_game("connect4")
+    options = {"c": 1.4, "metric": "uct", "max_moves": None, "solver": True, "reuse": True}
+    pool = WorkerPool(game, [1], options)
+    try:
+        state = game.initial_state()
+        ready = pool.submit(state, SearchLimit(iterations=10), None)
+        assert [r.iterations for r in pool.collect(ready, None)] == [10]  # started
+        # The worker searches for 0.3 s, but we only wait until 0.02 s from now.
+        slow = pool.submit(state, SearchLimit(time=1.0), time.perf_counter() + 0.3)
+        begin = time.perf_counter()
+        assert pool.collect(slow, begin + 0.02) == []
+        assert time.perf_counter() - begin < 0.02 + RESULT_GRACE + 0.05
+        assert len(pool) == 1  # late is not dead
+        # The next search gets its own answer, not the stale one.
+        fresh = pool.submit(state, SearchLimit(iterations=7), None)
+        assert [r.iterations for r in pool.collect(fresh, None)] == [7]
+    finally:
+        pool.close()
+    assert len(pool) == 0
