@@ -266,15 +266,28 @@ async def open_connection(
             try:
                 return Connection(await opener(host, port))
             except OSError as exc:
-                error = exc.strerror or str(exc) or type(exc).__name__
+                error = _describe_os_error(exc)
         delay = policy.delay(attempt - 1, rand)
         if trio.current_time() + delay > deadline:
-            tries = "1 attempt" if attempt == 1 else f"{attempt} attempts"
+            tries = "" if attempt == 1 else f"; {attempt} attempts over {wait:g} s"
             raise ServerUnreachable(
-                f"cannot connect to the server at {host}:{port} ({error}; {tries} in {wait:g} s)"
+                f"cannot connect to the server at {host}:{port} ({error}{tries})"
             )
         log.info("connect_retry", host=host, port=port, attempt=attempt, error=error, delay=delay)
         await trio.sleep(delay)
+
+
+def _describe_os_error(exc: OSError) -> str:
+    """The OS's words for a failed connect (trio wraps one error per address tried)."""
+    cause = exc.__cause__
+    if isinstance(cause, BaseExceptionGroup):
+        for leaf in cause.exceptions:
+            if isinstance(leaf, OSError) and leaf.strerror:
+                # "Error connecting to ('127.0.0.1', 1): Connection refused"
+                return leaf.strerror.rpartition("): ")[2] or leaf.strerror
+    if isinstance(cause, OSError) and cause.strerror:
+        return cause.strerror
+    return exc.strerror or str(exc) or type(exc).__name__
 
 
 def _tag(message: Any) -> str:
@@ -362,8 +375,8 @@ class PlayerConfig:
             raise ValueError(f"player name must be 1 to 64 characters, not {self.name!r}")
         if not 0 <= self.port <= 65535:
             raise ValueError(f"port must be in 0..65535, not {self.port!r}")
-        if self.games < 1:
-            raise ValueError(f"games must be >= 1, not {self.games!r}")
+        if self.games < 0:
+            raise ValueError(f"games must be >= 0 (0 = until stopped), not {self.games!r}")
         if self.move_time is not None and not self.move_time > 0:
             raise ValueError(f"move_time must be > 0 seconds, not {self.move_time!r}")
         if self.safety_margin < 0:
@@ -400,7 +413,7 @@ class _Choice:
 
 
 class PlayerClient:
-    """Plays `config.games` matches of one game with one agent.
+    """Plays `config.games` matches of one game with one agent (0: until cancelled).
 
     The agent is not closed here (the caller owns it). `on_result` is called
     after each match with its `MatchResult`.
@@ -438,7 +451,8 @@ class PlayerClient:
     @property
     def done(self) -> bool:
         """True when no further match will be played."""
-        return self._stop or len(self.results) >= self.config.games
+        games = self.config.games
+        return self._stop or (games > 0 and len(self.results) >= games)
 
     async def run(self) -> list[MatchResult]:
         """Play until `config.games` matches are over; return their results."""

@@ -695,8 +695,8 @@ async def test_ping_server_measures_a_round_trip() -> None:
 
 
 def test_config_rejects_bad_values() -> None:
-    with pytest.raises(ValueError, match="games must be >= 1"):
-        PlayerConfig(games=0)
+    with pytest.raises(ValueError, match="games must be >= 0"):
+        PlayerConfig(games=-1)
     with pytest.raises(ValueError, match="player name"):
         PlayerConfig(name="")
     with pytest.raises(ValueError, match="seat can only be chosen"):

@@ -1,0 +1,230 @@
+"""`arena play GAME AGENTSPEC`: connect an agent to a server and play matches.
+
+Every flag falls back to an environment variable (flags win), so a container
+can be configured by its environment alone (see `add_address_options` and
+`ENV` below).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import trio
+
+from games import make_game, parse_options
+from player.client import ClientError, MatchResult, PlayerClient, PlayerConfig, default_player_name
+from player.spec import make_agent, parse_agent_spec
+
+T = TypeVar("T")
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 4242
+
+
+KINDS: dict[Any, str] = {int: "integer", float: "number", str: "string"}
+
+
+def env_setting(value: T | None, var: str, parse: Callable[[str], T], default: T) -> T:
+    """`value` if given, else $`var` parsed with `parse`, else `default`."""
+    if value is not None:
+        return value
+    raw = os.environ.get(var, "").strip()
+    if not raw:
+        return default
+    try:
+        return parse(raw)
+    except ValueError:
+        raise ValueError(f"${var}={raw!r} is not a valid {KINDS.get(parse, 'value')}") from None
+
+
+def add_address_options(parser: argparse.ArgumentParser) -> None:
+    """--host and --port, falling back to $ARENA_HOST and $ARENA_PORT."""
+    parser.add_argument(
+        "--host", default=None, help=f"server address [$ARENA_HOST, {DEFAULT_HOST}]"
+    )
+    parser.add_argument(
+        "--port", type=int, default=None, help=f"server port [$ARENA_PORT, {DEFAULT_PORT}]"
+    )
+
+
+def address(args: argparse.Namespace) -> tuple[str, int]:
+    """The server address from the flags or the environment."""
+    host = env_setting(args.host, "ARENA_HOST", str, DEFAULT_HOST)
+    port = env_setting(args.port, "ARENA_PORT", int, DEFAULT_PORT)
+    if not 0 < port <= 65535:
+        raise ValueError(f"port must be in 1..65535, not {port}")
+    return host, port
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "play",
+        help="play matches on a server with an agent (mcts, random, human, ...)",
+        description="Connect to an arena server, seek opponents and play matches.",
+        epilog="examples: arena play connect4 mcts:time=1 --games 4;"
+        " arena play tictactoe human; arena play gomoku mcts -e time=2 -o size=9",
+    )
+    parser.add_argument("game", nargs="?", help="game to play [$ARENA_GAME]")
+    parser.add_argument(
+        "agent", nargs="?", help="agent spec, e.g. mcts:time=0.5 or human [$ARENA_AGENT]"
+    )
+    add_address_options(parser)
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="matches to play, 0 = until stopped [$ARENA_GAMES, 1]",
+    )
+    parser.add_argument("--name", default=None, help="player name [$ARENA_NAME, agent@host]")
+    parser.add_argument(
+        "--move-time",
+        type=float,
+        default=None,
+        help="seconds per move to ask for [$ARENA_MOVE_TIME, the server's default]",
+    )
+    parser.add_argument("--room", default=None, help="join this named room [$ARENA_ROOM]")
+    parser.add_argument(
+        "--seat", type=int, default=None, help="seat to take in the room [$ARENA_SEAT]"
+    )
+    parser.add_argument("--pool", default=None, help="matchmaking pool [$ARENA_POOL]")
+    parser.add_argument("--secret", default=None, help="pool secret [$ARENA_SECRET]")
+    parser.add_argument(
+        "--connect-wait",
+        type=float,
+        default=None,
+        help="seconds to keep retrying while the server is down [$ARENA_CONNECT_WAIT, 30]",
+    )
+    parser.add_argument(
+        "-e",
+        "--agent-option",
+        action="append",
+        default=None,
+        metavar="KEY=VALUE",
+        help="agent option, added to the spec (repeatable) [$ARENA_AGENT_OPTIONS, k=v,...]",
+    )
+    parser.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=None,
+        metavar="KEY=VALUE",
+        help="game option (repeatable) [$ARENA_GAME_OPTIONS, k=v,...]",
+    )
+    parser.set_defaults(func=run)
+
+
+@dataclass(frozen=True, slots=True)
+class PlaySettings:
+    """`arena play` arguments after environment fallbacks and validation."""
+
+    game: str
+    options: dict[str, str]
+    spec: str
+    config: PlayerConfig
+
+    @property
+    def human(self) -> bool:
+        return parse_agent_spec(self.spec)[0] == "human"
+
+
+def merge_spec(spec: str, extra: Sequence[str]) -> str:
+    """`spec` with the ``key=value`` items of `extra` added (they override the spec's)."""
+    name, options = parse_agent_spec(spec)
+    for item in extra:
+        options.update(parse_options(item))
+    if not options:
+        return name
+    return f"{name}:" + ",".join(f"{key}={value}" for key, value in options.items())
+
+
+def _items(values: list[str] | None, var: str) -> list[str]:
+    if values is not None:
+        return values
+    raw = os.environ.get(var, "").strip()
+    return [raw] if raw else []
+
+
+def resolve(args: argparse.Namespace) -> PlaySettings:
+    """Apply the environment fallbacks; ValueError names the missing or bad setting."""
+    game = env_setting(args.game, "ARENA_GAME", str, "")
+    if not game:
+        raise ValueError("no game given (argument GAME or $ARENA_GAME); see `arena games`")
+    base_spec = env_setting(args.agent, "ARENA_AGENT", str, "")
+    if not base_spec:
+        raise ValueError("no agent given (argument AGENTSPEC or $ARENA_AGENT), e.g. mcts:time=0.5")
+    spec = merge_spec(base_spec, _items(args.agent_option, "ARENA_AGENT_OPTIONS"))
+    options: dict[str, str] = {}
+    for item in _items(args.option, "ARENA_GAME_OPTIONS"):
+        options.update(parse_options(item))
+    host, port = address(args)
+    room = env_setting(args.room, "ARENA_ROOM", str, "") or None
+    config = PlayerConfig(
+        host=host,
+        port=port,
+        name=env_setting(args.name, "ARENA_NAME", str, "") or default_player_name(spec),
+        games=env_setting(args.games, "ARENA_GAMES", int, 1),
+        move_time=env_setting(args.move_time, "ARENA_MOVE_TIME", float, None),
+        room=room,
+        seat=env_setting(args.seat, "ARENA_SEAT", int, None),
+        pool=env_setting(args.pool, "ARENA_POOL", str, ""),
+        secret=env_setting(args.secret, "ARENA_SECRET", str, ""),
+        connect_wait=env_setting(args.connect_wait, "ARENA_CONNECT_WAIT", float, 30.0),
+    )
+    return PlaySettings(game, options, spec, config)
+
+
+def tally(results: Sequence[MatchResult]) -> str:
+    """``played 3 matches: 2 W, 0 D, 1 L (score 2/3)``."""
+    counts = dict.fromkeys(("win", "draw", "loss", "unknown"), 0)
+    for result in results:
+        counts[result.verdict] += 1
+    score = sum(r.score for r in results if r.score is not None)
+    known = len(results) - counts["unknown"]
+    noun = "match" if len(results) == 1 else "matches"
+    text = (
+        f"played {len(results)} {noun}: {counts['win']} W, {counts['draw']} D,"
+        f" {counts['loss']} L (score {score:g}/{known})"
+    )
+    if counts["unknown"]:
+        text += f", {counts['unknown']} lost on disconnect"
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        settings = resolve(args)
+        make_game(settings.game, settings.options)  # unknown game / bad options: before connecting
+        agent = make_agent(settings.spec)
+    except ValueError as exc:
+        print(f"arena play: {exc}", file=sys.stderr)
+        return 2
+    if settings.human and args.log_level is None:
+        from arena_cli.logs import configure_logging
+
+        # keep the board readable: only warnings, on stderr
+        json = None if args.log_format is None else args.log_format == "json"
+        configure_logging("warning", json=json, stream=sys.stderr)
+
+    results: list[MatchResult] = []
+
+    def report(result: MatchResult) -> None:
+        results.append(result)
+        print(result.summary(), flush=True)
+
+    client = PlayerClient(agent, settings.game, settings.options, settings.config, on_result=report)
+    status = 0
+    try:
+        trio.run(client.run)
+    except ClientError as exc:
+        print(f"arena play: {exc}", file=sys.stderr)
+        status = 1
+    finally:
+        agent.close()
+        if results or status == 0:
+            print(tally(results), flush=True)
+    return status
