@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
+import queue
 import random
+import re
+import socket
 import threading
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -11,7 +18,10 @@ import structlog
 import trio
 import trio.testing
 
-from games import Outcome, make_game
+from arena_cli.main import build_parser
+from arena_cli.main import main as cli_main
+from arena_cli.play_cmd import resolve, tally
+from games import Outcome, Termination, available_games, make_game
 from player.agent import Agent, SearchLimit
 from player.client import (
     AgentError,
@@ -26,6 +36,8 @@ from player.client import (
     ServerUnreachable,
     ping_server,
 )
+from player.spec import make_agent
+from player.watch import watch_all
 from protocol.codec import FrameReader, client_message_decoder, encode_frame, encode_message
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -47,6 +59,8 @@ from protocol.messages import (
     Update,
     Welcome,
 )
+from server.app import ArenaServer
+from server.config import MatchPolicy, ServerConfig
 
 TTT = make_game("tictactoe")
 
@@ -703,3 +717,296 @@ def test_config_rejects_bad_values() -> None:
         PlayerConfig(seat=1)
     with pytest.raises(ValueError, match="unknown game 'nope'"):
         PlayerClient(ScriptedAgent(), "nope")
+
+
+# --- end to end: the real server over TCP on port 0 ----------------------------------
+
+
+@contextlib.asynccontextmanager
+async def real_server(**policy: Any) -> AsyncIterator[int]:
+    """An ArenaServer on 127.0.0.1, port 0, without records; yields its port."""
+    server = ArenaServer(ServerConfig(port=0, db=None, policy=MatchPolicy(**policy)))
+    async with trio.open_nursery() as nursery:
+        port: int = await nursery.start(server.serve)
+        yield port
+        nursery.cancel_scope.cancel()
+
+
+def tcp_client(agent: Agent, port: int, game: str, name: str, **config: Any) -> PlayerClient:
+    return PlayerClient(
+        agent,
+        game,
+        config=PlayerConfig(port=port, name=name, connect_wait=5.0, **config),
+    )
+
+
+def check_pair(a: list[MatchResult], b: list[MatchResult]) -> None:
+    """Two players' views of the same matches agree."""
+    assert [r.match for r in a] == [r.match for r in b]
+    for mine, theirs in zip(a, b, strict=True):
+        assert mine.outcome is not None and mine.outcome == theirs.outcome
+        assert {mine.seat, theirs.seat} == {0, 1}
+        assert mine.plies == theirs.plies > 0
+        assert mine.score is not None and theirs.score is not None
+        assert mine.score + theirs.score == 1.0
+
+
+@pytest.mark.parametrize("game", sorted(available_games()))
+async def test_end_to_end_random_players_finish_a_match_of_every_game(game: str) -> None:
+    async with real_server(move_time=5.0) as port:
+        first = tcp_client(make_agent("random:seed=1"), port, game, "r1")
+        second = tcp_client(make_agent("random:seed=2"), port, game, "r2")
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(first.run)
+                nursery.start_soon(second.run)
+    check_pair(first.results, second.results)
+    assert first.results[0].game.startswith(game)
+
+
+async def test_end_to_end_mcts_against_random_plays_two_games() -> None:
+    mcts = make_agent("mcts:time=0.05")
+    try:
+        async with real_server(move_time=0.5) as port:
+            a = tcp_client(mcts, port, "tictactoe", "mcts", games=2, move_time=0.5)
+            b = tcp_client(
+                make_agent("random:seed=3"), port, "tictactoe", "rnd", games=2, move_time=0.5
+            )
+            with trio.fail_after(60):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(a.run)
+                    nursery.start_soon(b.run)
+    finally:
+        mcts.close()
+    check_pair(a.results, b.results)
+    assert all(
+        r.outcome is not None and r.outcome.termination.value in {"line", "board_full"}
+        for r in a.results
+    )
+    assert all(
+        r.verdict in {"win", "draw"} for r in a.results
+    )  # MCTS never loses tictactoe to random
+
+
+async def test_end_to_end_rejoin_after_the_connection_drops() -> None:
+    streams: list[trio.abc.Stream] = []
+
+    async def connect(host: str, port: int) -> trio.abc.Stream:
+        stream = await trio.open_tcp_stream(host, port)
+        streams.append(stream)
+        return stream
+
+    class DroppingAgent(ScriptedAgent):
+        """Cuts its own connection once, while choosing its second move."""
+
+        def choose(self, state: Any, limit: SearchLimit) -> Any:
+            if len(self.limits) == 1 and len(streams) == 1:
+                trio.from_thread.run(streams[0].aclose, trio_token=token)
+            return super().choose(state, limit)
+
+    token = trio.lowlevel.current_trio_token()
+    dropper = DroppingAgent()
+    async with real_server(move_time=2.0, reconnect_grace=5.0) as port:
+        a = PlayerClient(
+            dropper,
+            "tictactoe",
+            config=PlayerConfig(port=port, name="dropper", connect_wait=5.0),
+            connect=connect,
+        )
+        b = tcp_client(make_agent("random:seed=4"), port, "tictactoe", "steady")
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(a.run)
+                nursery.start_soon(b.run)
+    assert len(streams) == 2  # one reconnect
+    check_pair(a.results, b.results)  # the match went on to a real end
+    assert a.results[0].outcome is not None
+    assert a.results[0].outcome.termination.value != "disconnect"
+
+
+async def test_end_to_end_spectator_sees_every_move() -> None:
+    class Screen(io.StringIO):
+        """The spectator's output; `watching` is set once it shows a match."""
+
+        watching = threading.Event()
+
+        def write(self, text: str) -> int:
+            if text.startswith("=== match"):
+                self.watching.set()
+            return super().write(text)
+
+    class GatedAgent(ScriptedAgent):
+        """Waits for the spectator before the first move (no race with its first look)."""
+
+        def choose(self, state: Any, limit: SearchLimit) -> Any:
+            assert Screen.watching.wait(10), "the spectator never showed the match"
+            return super().choose(state, limit)
+
+    out = Screen()
+    async with real_server(move_time=2.0) as port:
+        a = tcp_client(GatedAgent(), port, "tictactoe", "p1")
+        b = tcp_client(GatedAgent(), port, "tictactoe", "p2")
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(a.run)
+                nursery.start_soon(b.run)
+                ended = await watch_all("127.0.0.1", port, interval=0.02, out=out, max_matches=1)
+    assert ended == 1
+    text = out.getvalue()
+    result = a.results[0]
+    assert f"=== match {result.match}: tictactoe" in text
+    assert f"=== match {result.match} over after {result.plies} plies" in text
+    plies_seen = [int(n) for n in re.findall(r"^\[\S+\] ply (\d+): ", text, re.MULTILINE)]
+    assert plies_seen == list(range(1, result.plies + 1))  # every move, in order
+
+
+async def test_end_to_end_ping() -> None:
+    async with real_server() as port:
+        result = await ping_server("127.0.0.1", port)
+    assert result.server == "mcts-arena" and result.round_trip < 5
+
+
+# --- the CLI: arena play / ping / watch ------------------------------------------------
+
+
+def play_args(*argv: str) -> argparse.Namespace:
+    return build_parser().parse_args(["play", *argv])
+
+
+def test_play_settings_fall_back_to_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var, value in {
+        "ARENA_GAME": "connect4",
+        "ARENA_AGENT": "mcts:time=1",
+        "ARENA_HOST": "server",
+        "ARENA_PORT": "4343",
+        "ARENA_GAMES": "0",
+        "ARENA_NAME": "bot",
+        "ARENA_MOVE_TIME": "0.5",
+        "ARENA_GAME_OPTIONS": "width=8",
+        "ARENA_AGENT_OPTIONS": "c=2",
+    }.items():
+        monkeypatch.setenv(var, value)
+    settings = resolve(play_args())
+    assert (settings.game, settings.spec, settings.options) == (
+        "connect4",
+        "mcts:time=1,c=2",
+        {"width": "8"},
+    )
+    config = settings.config
+    assert (config.host, config.port, config.games, config.name, config.move_time) == (
+        "server",
+        4343,
+        0,
+        "bot",
+        0.5,
+    )
+    # flags win over the environment; -e overrides the spec's own options
+    settings = resolve(
+        play_args(
+            "tictactoe", "mcts:time=1", "--port", "1", "-e", "time=2", "-o", "k=3", "--games", "2"
+        )
+    )
+    assert (settings.game, settings.spec, settings.options) == (
+        "tictactoe",
+        "mcts:time=2",
+        {"k": "3"},
+    )
+    assert (settings.config.port, settings.config.games) == (1, 2)
+
+
+def test_play_settings_errors_name_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_GAME", raising=False)
+    with pytest.raises(ValueError, match="no game given"):
+        resolve(play_args())
+    monkeypatch.setenv("ARENA_PORT", "http")
+    with pytest.raises(ValueError, match=r"\$ARENA_PORT='http' is not a valid integer"):
+        resolve(play_args("tictactoe", "random"))
+
+
+def test_play_reports_unknown_game_and_bad_agent_without_traceback(capsys) -> None:
+    assert cli_main(["play", "nope", "random"]) == 2
+    assert "arena play: unknown game 'nope'" in capsys.readouterr().err
+    assert cli_main(["play", "tictactoe", "bogus"]) == 2
+    assert "arena play: unknown agent 'bogus'" in capsys.readouterr().err
+    assert cli_main(["play", "tictactoe", "mcts:nope=1"]) == 2
+    assert "unknown option 'nope' for agent 'mcts'" in capsys.readouterr().err
+
+
+def test_ping_and_play_report_an_unreachable_server(capsys) -> None:
+    port = _closed_port()
+    assert cli_main(["ping", "--port", str(port)]) == 1
+    err = capsys.readouterr().err
+    assert f"arena ping: cannot connect to the server at 127.0.0.1:{port}" in err
+    assert "Traceback" not in err
+    assert (
+        cli_main(["play", "tictactoe", "random", "--port", str(port), "--connect-wait", "0.3"]) == 1
+    )
+    err = capsys.readouterr().err
+    assert (
+        f"arena play: cannot connect to the server at 127.0.0.1:{port} (Connection refused" in err
+    )
+    assert "Traceback" not in err
+
+
+def test_tally_counts_wins_draws_and_losses() -> None:
+    def result(verdict_winner: int | None, seat: int = 0) -> MatchResult:
+        outcome = (
+            Outcome.draw(2, Termination.BOARD_FULL)
+            if verdict_winner is None
+            else Outcome.win(verdict_winner, 2, Termination.LINE)
+        )
+        return MatchResult("m", "tictactoe", seat, "X", ("a", "b"), outcome, "", 9)
+
+    results = [result(0), result(1), result(None), result(0)]
+    assert tally(results) == "played 4 matches: 2 W, 1 D, 1 L (score 2.5/4)"
+
+
+def test_cli_against_a_real_server(capsys) -> None:
+    """arena ping, arena play and arena watch against a server running in a thread."""
+    with server_thread() as port:
+        assert cli_main(["ping", "--port", str(port)]) == 0
+        assert f"pong from mcts-arena at 127.0.0.1:{port}" in capsys.readouterr().out
+        opponent = threading.Thread(
+            target=trio.run,
+            args=(tcp_client(make_agent("random:seed=5"), port, "tictactoe", "opp", games=2).run,),
+        )
+        opponent.start()
+        status = cli_main(
+            ["play", "tictactoe", "random", "--port", str(port), "--games", "2", "--name", "me"]
+        )
+        opponent.join(30)
+        out = capsys.readouterr().out.splitlines()
+        assert status == 0
+        assert len(out) == 3 and all(" vs opp, " in line for line in out[:2])
+        assert out[2].startswith("played 2 matches: ")
+        assert cli_main(["watch", "--port", str(port)]) == 0
+        assert "no match is being played" in capsys.readouterr().out
+        assert cli_main(["watch", "nope", "--port", str(port)]) == 1
+        assert "is not playing match 'nope'" in capsys.readouterr().err
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def server_thread() -> Iterator[int]:
+    """A real server in a background thread (for the synchronous CLI); yields its port."""
+    ready: queue.Queue[tuple[int, trio.lowlevel.TrioToken, trio.CancelScope]] = queue.Queue()
+
+    async def serve() -> None:
+        server = ArenaServer(ServerConfig(port=0, db=None))
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(server.serve)
+            ready.put((port, trio.lowlevel.current_trio_token(), nursery.cancel_scope))
+
+    thread = threading.Thread(target=trio.run, args=(serve,), daemon=True)
+    thread.start()
+    port, token, scope = ready.get(timeout=10)
+    try:
+        yield port
+    finally:
+        trio.from_thread.run_sync(scope.cancel, trio_token=token)
+        thread.join(10)
