@@ -20,6 +20,7 @@ import argparse
 import random
 import subprocess
 import sys
+import time
 
 import structlog
 import trio
@@ -37,6 +38,7 @@ from server.match import Stats
 
 TARGET_MOVES_PER_S = 5_000
 TARGET_P99_MS = 5.0
+LAST_CPU_PER_MOVE = 0.0  # server CPU seconds per move in the last measure_arena run
 
 
 # --- the client process ---------------------------------------------------------
@@ -107,11 +109,15 @@ async def measure_arena(matches: int, seconds: float, game: str) -> tuple[float,
         await trio.sleep(1.0)  # warm-up: connections and first matches
         stats.moves, stats.latencies = 0, []
         start = trio.current_time()
+        cpu_start = time.process_time()
         await trio.sleep(seconds)
         elapsed = trio.current_time() - start
+        cpu = time.process_time() - cpu_start
         moves, latencies = stats.moves, list(stats.latencies)
         await trio.to_thread.run_sync(clients.wait)
         nursery.cancel_scope.cancel()
+    global LAST_CPU_PER_MOVE
+    LAST_CPU_PER_MOVE = cpu / max(moves, 1)
     return moves / elapsed, percentile(latencies, 50) * 1e3, percentile(latencies, 99) * 1e3
 
 
@@ -170,13 +176,20 @@ def main() -> None:
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # errors only
     print(f"server benchmark: {args.game}, {args.seconds:g}s per level, clients in a 2nd process")
-    print(f"{'matches':>8} {'moves/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'echo moves/s':>13}")
+    print(
+        f"{'matches':>8} {'moves/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'CPU us/move':>12}"
+        f" {'echo moves/s':>13}"
+    )
     results = {}
     for matches in args.matches:
         rate, p50, p99 = trio.run(measure_arena, matches, args.seconds, args.game)
         echo = trio.run(measure_echo, matches, args.seconds, args.game)
         results[matches] = (rate, p99)
-        print(f"{matches:>8} {rate:>10,.0f} {p50:>8.3f} {p99:>8.3f} {echo:>13,.0f}", flush=True)
+        cpu_us = LAST_CPU_PER_MOVE * 1e6
+        print(
+            f"{matches:>8} {rate:>10,.0f} {p50:>8.3f} {p99:>8.3f} {cpu_us:>12.0f} {echo:>13,.0f}",
+            flush=True,
+        )
     top = max(results)
     rate, p99 = results[top]
     print(

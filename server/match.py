@@ -167,10 +167,11 @@ class Match:
             seed=self.seed,
         )
 
-    def _broadcast(self, frame: bytes) -> None:
+    def _broadcast(self, frame: bytes, mover: int | None = None) -> None:
+        """Send to every seat and spectator; the mover's copy may ride with its next frame."""
         for seat in self.seats:
             if seat.conn is not None:
-                seat.conn.send_frame(frame)
+                seat.conn.send_frame(frame, urgent=seat.index != mover)
         for spectator in list(self.spectators):
             if not spectator.send_frame(frame):
                 self.spectators.discard(spectator)
@@ -402,7 +403,8 @@ class Match:
             MoveRecord(self.id, played_ply, seat, wire_move, notation, think, time.time())
         )
         self._broadcast(
-            encode_message(
+            mover=seat,
+            frame=encode_message(
                 Update(
                     match=self.id,
                     ply=self.ply,
@@ -412,7 +414,7 @@ class Match:
                     state=self._encoded_state,
                     think_time=think,
                 )
-            )
+            ),
         )
         log.info("move", seat=seat, ply=played_ply, move=notation, think=round(think, 4))
         if self.stats is not None:
