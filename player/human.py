@@ -87,7 +87,9 @@ class HumanAgent(Agent):
         self._shown = None
         self._last = None
         self._say()
-        self._say(f"=== new match of {game.describe()}: you play {self._seat_label(seat)} ===")
+        names = game.seat_names
+        symbol = names[seat] if seat < len(names) else f"seat {seat}"
+        self._say(f"=== new match of {game.describe()}: you play {symbol} ===")
         self._say(f"moves: {game.notation_help or 'see arena games'}; type 'help' for commands")
 
     def observe(self, state: Any, move: Any, new_state: Any) -> None:

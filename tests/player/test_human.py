@@ -49,7 +49,7 @@ def test_reprompts_on_bad_notation_and_illegal_moves() -> None:
     assert move == TTT.parse_move("b2")
     text = out.getvalue()
     assert TTT.render(state) in text  # the board was shown
-    assert "you play O (you)" in text
+    assert "you play O ===" in text
     assert "invalid move: 'z9' is off the board" in text
     assert "illegal move: 'a1' is not legal in this position" in text
     assert text.count("move> ") == 4  # blank line, z9, a1, b2: the turn was never lost
