@@ -32,6 +32,7 @@ from tests.deploy.deployfiles import (
     final_stage,
     image_environment,
     is_ignored,
+    repository_files,
 )
 
 
@@ -189,11 +190,9 @@ def test_build_context_holds_what_pip_install_needs_and_nothing_else() -> None:
     assert {"pyproject.toml", readme} <= context
     packages = project_packages()
     assert {"games", "protocol", "server", "player", "arena_cli"} <= set(packages)
-    for package in packages:
-        for path in (ROOT / package).rglob("*"):
-            relative = path.relative_to(ROOT).as_posix()
-            if path.is_file() and "__pycache__" not in relative and not relative.endswith(".pyc"):
-                assert relative in context, f"{relative} is left out of the image"
+    for path in repository_files():
+        if path.split("/")[0] in packages:
+            assert path in context, f"{path} is left out of the image"
     top_level = {path.split("/")[0] for path in context}
     assert top_level == {"pyproject.toml", readme, *packages}, "only the installable files"
 
