@@ -261,6 +261,23 @@ async def play_match(
     return state
 
 
+# --- logging isolation ----------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def restore_logging() -> Iterator[None]:
+    """`arena` commands reconfigure structlog (onto captured streams): put it back."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
+
+
+@pytest.fixture
+def default_logging() -> None:
+    """structlog's defaults (no level filter left over by an earlier test)."""
+    structlog.reset_defaults()
+
+
 # --- tests -----------------------------------------------------------------------------------
 
 
@@ -405,6 +422,7 @@ async def test_joins_a_room_with_a_seat() -> None:
         nursery.cancel_scope.cancel()
 
 
+@pytest.mark.usefixtures("default_logging")
 async def test_one_log_line_per_move_and_per_match_end() -> None:
     network = Network()
     client = make_client(ScriptedAgent(), network)
@@ -423,20 +441,18 @@ async def test_one_log_line_per_move_and_per_match_end() -> None:
     assert end["result"] == "1-0" and end["termination"] == "line" and end["score"] == 1.0
 
 
+@pytest.mark.usefixtures("default_logging")
 async def test_match_and_seat_are_bound_in_the_log_context() -> None:
     network = Network()
     client = make_client(ScriptedAgent(), network)
     capture = structlog.testing.LogCapture()
     structlog.configure(processors=[structlog.contextvars.merge_contextvars, capture])
-    try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(client.run)
-            server = await network.accept()
-            await server.handshake()
-            await server.expect(Seek)
-            await play_match(server)
-    finally:
-        structlog.reset_defaults()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        await server.handshake()
+        await server.expect(Seek)
+        await play_match(server)
     moves = [e for e in capture.entries if e["event"] == "move"]
     assert moves and all(e["match"] == "m1" and e["seat"] == 0 for e in moves)
 
@@ -614,6 +630,7 @@ async def test_server_errors_stop_the_client(error, exc_type, pattern) -> None:
             await client.run()
 
 
+@pytest.mark.usefixtures("default_logging")
 async def test_non_fatal_error_during_a_match_is_only_logged() -> None:
     network = Network()
     client = make_client(ScriptedAgent(), network)
