@@ -5,10 +5,11 @@ state and a budget into a move. The policies, written down:
 
 - Budget: ``min(agent's own time limit, time_left - safety_margin)``, never
   below ``min_budget``; the agent's iteration cap (if any) is kept.
-- The agent runs in a worker thread (``abandon_on_cancel``), so the connection
-  keeps answering ``ping`` while it thinks. Every agent call holds one
-  `threading.Lock`: an abandoned search (its match ended by a timeout) finishes
-  before the agent is called again, as the `Agent` contract requires.
+- The agent runs in a worker thread (``abandon_on_cancel``) and a reader task
+  answers ``ping`` before anything else, so the connection stays responsive
+  while the agent thinks. Every agent call holds one `threading.Lock`: an
+  abandoned search (its match ended meanwhile) finishes before the agent is
+  called again, as the `Agent` contract requires.
 - Server not up yet (refused, unresolvable): retry with capped, jittered
   exponential backoff for up to ``connect_wait`` seconds (docker starts the
   players before the server).
@@ -76,6 +77,8 @@ SERVER_MAX_FRAME = 16 * DEFAULT_MAX_FRAME
 CLIENT_ID = "mcts-arena-player/1"
 #: fatal server errors after which reconnecting makes sense
 RECOVERABLE_FATAL = frozenset({"server_shutdown", "idle_timeout", "slow_consumer"})
+#: server messages waiting for the match logic (pings are answered before the queue)
+INBOX_SIZE = 64
 #: non-fatal errors answering a ``rejoin`` that mean the seat is gone
 REJOIN_REFUSED = frozenset({"bad_token", "unknown_match", "not_in_match"})
 
@@ -446,6 +449,7 @@ class PlayerClient:
         self._think_scope: trio.CancelScope | None = None
         self._session_scope: trio.CancelScope | None = None
         self._failure: ClientError | None = None
+        self._reader_failure: ClientError | None = None
         self._choice: _Choice | None = None
 
     @property
@@ -502,21 +506,43 @@ class PlayerClient:
         else:
             await self._request_match(conn)
         self._failure = None
+        self._reader_failure = None
         failure: ClientError | None = None
+        inbox_send, inbox = trio.open_memory_channel[ServerMessage](INBOX_SIZE)
         async with trio.open_nursery() as nursery:
             self._session_scope = nursery.cancel_scope
+            nursery.start_soon(self._read, conn, inbox_send)
             try:
-                while not await self._handle(conn, nursery, await conn.receive()):
-                    pass
+                async for message in inbox:
+                    if await self._handle(conn, nursery, message):
+                        break
             except ClientError as exc:
                 failure = exc
             nursery.cancel_scope.cancel()
         self._session_scope = None
         self._cancel_think()
-        if self._failure is not None:  # from the thinking task: it has priority
-            raise self._failure
-        if failure is not None:
-            raise failure
+        # the agent's failure first, then the handler's, then the connection's
+        for error in (self._failure, failure, self._reader_failure):
+            if error is not None:
+                raise error
+
+    async def _read(self, conn: Connection, inbox: trio.MemorySendChannel[ServerMessage]) -> None:
+        """Answer pings at once; pass everything else on, in order.
+
+        Agent calls (which may wait for an abandoned search) happen in the
+        handler, never here, so pings are answered whatever the agent does.
+        """
+        async with inbox:
+            try:
+                while True:
+                    message = await conn.receive()
+                    if isinstance(message, Ping):
+                        await conn.send(Pong(id=message.id))
+                    else:
+                        await inbox.send(message)
+            except ClientError as exc:
+                # reported after the handler has seen every message before it
+                self._reader_failure = exc
 
     async def _request_match(self, conn: Connection) -> None:
         config = self.config
@@ -544,10 +570,8 @@ class PlayerClient:
             )
 
     async def _handle(self, conn: Connection, nursery: trio.Nursery, message: Any) -> bool:
-        """React to one server message; True when the client is done."""
-        if isinstance(message, Ping):
-            await conn.send(Pong(id=message.id))
-        elif isinstance(message, Turn):
+        """React to one server message (pings are answered by the reader); True when done."""
+        if isinstance(message, Turn):
             self._on_turn(conn, nursery, message)
         elif isinstance(message, Update):
             await self._on_update(message)
@@ -569,7 +593,7 @@ class PlayerClient:
             log.info("seeking", game=message.game, move_time=message.move_time, room=message.room)
         elif isinstance(message, Error):
             return await self._on_error(conn, message)
-        elif isinstance(message, Pong | Matches | Welcome):
+        elif isinstance(message, Ping | Pong | Matches | Welcome):
             log.debug("ignored", type=_tag(message))
         return False
 

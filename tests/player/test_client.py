@@ -700,8 +700,12 @@ async def test_match_end_during_the_search_cancels_it() -> None:
         await server.send(turn_message(TTT.initial_state(), 0))
         await trio.to_thread.run_sync(agent.thinking.wait, 5)
         await server.send(MatchEnd("m1", 0, [0.0, 1.0], 1, "timeout", "X ran out of time"))
-        # finish() waits for the abandoned search: release it, and no move is sent
-        agent.release.set()
+        # finish() waits for the abandoned search; pings are still answered meanwhile
+        await server.send(Ping(id=3))
+        with trio.fail_after(5):
+            assert (await server.expect(Pong)).id == 3
+        assert "finish" not in [call[0] for call in agent.calls]  # still waiting
+        agent.release.set()  # the search ends; its move is dropped, finish() runs
     assert client.results[0].outcome is not None
     assert client.results[0].outcome.termination.value == "timeout"
     assert agent.calls[-1][0] == "finish"
