@@ -306,8 +306,7 @@ class Match:
                 while True:
                     event = await self.inbox.receive()
                     if isinstance(event, ResignEvent):
-                        self.reason = f"{self.seats[event.seat].name} resigned"
-                        return self._forfeit(event.seat, Termination.RESIGNATION)
+                        return self._resigned(event)
                     if isinstance(event, SeatEvent):
                         self._on_seat_event(event)
                         if event.seat == seat_index and event.conn is None:
@@ -420,6 +419,10 @@ class Match:
         if self.stats is not None:
             self.stats.moves += 1
 
+    def _resigned(self, event: ResignEvent) -> Outcome:
+        self.reason = f"{self.seats[event.seat].name} resigned"
+        return self._forfeit(event.seat, Termination.RESIGNATION)
+
     def _on_seat_event(self, event: SeatEvent) -> None:
         seat = self.seats[event.seat]
         if event.conn is not None and event.conn is seat.conn:
@@ -432,8 +435,7 @@ class Match:
             while seat.conn is None:
                 event = await self.inbox.receive()
                 if isinstance(event, ResignEvent):
-                    self.reason = f"{self.seats[event.seat].name} resigned"
-                    return self._forfeit(event.seat, Termination.RESIGNATION)
+                    return self._resigned(event)
                 if isinstance(event, SeatEvent):
                     self._on_seat_event(event)
                 elif isinstance(event, MoveEvent):

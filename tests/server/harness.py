@@ -88,40 +88,33 @@ class RawClient:
 
 
 @contextlib.asynccontextmanager
-async def running_server(
-    *,
-    db: str | None = None,
-    policy: MatchPolicy | None = None,
-    **config: Any,
+async def _server(
+    start: str, db: str | None, policy: MatchPolicy | None, config: dict[str, Any]
 ) -> AsyncIterator[ArenaServer]:
+    store = Store(db) if db else None
+    server = ArenaServer(
+        ServerConfig(port=0, db=db, policy=policy or MatchPolicy(), **config), store=store
+    )
+    async with trio.open_nursery() as nursery:
+        await nursery.start(getattr(server, start))
+        yield server
+        nursery.cancel_scope.cancel()
+    if store is not None:
+        store.close()
+
+
+def running_server(
+    *, db: str | None = None, policy: MatchPolicy | None = None, **config: Any
+) -> contextlib.AbstractAsyncContextManager[ArenaServer]:
     """An ArenaServer on 127.0.0.1, port 0, cancelled on exit."""
-    store = Store(db) if db else None
-    server = ArenaServer(
-        ServerConfig(port=0, db=db, policy=policy or MatchPolicy(), **config), store=store
-    )
-    async with trio.open_nursery() as nursery:
-        await nursery.start(server.serve)
-        yield server
-        nursery.cancel_scope.cancel()
-    if store is not None:
-        store.close()
+    return _server("serve", db, policy, config)
 
 
-@contextlib.asynccontextmanager
-async def memory_server(
+def memory_server(
     *, policy: MatchPolicy | None = None, db: str | None = None, **config: Any
-) -> AsyncIterator[ArenaServer]:
+) -> contextlib.AbstractAsyncContextManager[ArenaServer]:
     """An ArenaServer without a listener, for in-memory clients on virtual time."""
-    store = Store(db) if db else None
-    server = ArenaServer(
-        ServerConfig(port=0, db=db, policy=policy or MatchPolicy(), **config), store=store
-    )
-    async with trio.open_nursery() as nursery:
-        await nursery.start(server.serve_unlistened)
-        yield server
-        nursery.cancel_scope.cancel()
-    if store is not None:
-        store.close()
+    return _server("serve_unlistened", db, policy, config)
 
 
 async def start_pair(
