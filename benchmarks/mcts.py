@@ -110,15 +110,15 @@ def classic_uct(game: Game[Any, Any], seconds: float, seed: int, c: float = 1.4)
     return iterations
 
 
-def ours(game: Game[Any, Any], agent: MCTSAgent, seconds: float) -> tuple[float, float]:
-    """(iterations/s, new nodes/s) of one `choose` from the initial position, fresh tree."""
+def ours(game: Game[Any, Any], agent: MCTSAgent, seconds: float) -> tuple[float, float, int]:
+    """(iterations/s, new nodes/s, searches merged) of one `choose` from the start, fresh tree."""
     agent.finish(None)  # drop the previous tree (in the workers too)
     begin = time.perf_counter()
     agent.choose(game.initial_state(), SearchLimit(time=seconds))
     elapsed = time.perf_counter() - begin
     report = agent.last_report
     assert report is not None
-    return report.iterations / elapsed, report.new_nodes / elapsed
+    return report.iterations / elapsed, report.new_nodes / elapsed, report.searches
 
 
 def measure(name: str, seconds: float, repeat: int, workers: bool) -> dict[str, float]:
@@ -127,23 +127,34 @@ def measure(name: str, seconds: float, repeat: int, workers: bool) -> dict[str, 
     one = MCTSAgent(time=seconds, c=1.4, seed=1)
     one.start(game, 0)
     two = MCTSAgent(time=seconds, c=1.4, workers=2, seed=1) if workers else None
-    runs: dict[str, list[float]] = {"classic": [], "mcts": [], "nodes": [], "workers": []}
+    runs: dict[str, list[float]] = {
+        "classic": [],
+        "mcts": [],
+        "nodes": [],
+        "workers": [],
+        "late": [],
+    }
     try:
         if two is not None:
             two.start(game, 0)
             ours(game, two, min(seconds, 0.2))  # warm-up: the worker has started
         for index in range(repeat):
             runs["classic"].append(classic_uct(game, seconds, seed=index) / seconds)
-            rate, nodes = ours(game, one, seconds)
+            rate, nodes, _ = ours(game, one, seconds)
             runs["mcts"].append(rate)
             runs["nodes"].append(nodes)
             if two is not None:
-                runs["workers"].append(ours(game, two, seconds)[0])
+                rate, _, searches = ours(game, two, seconds)
+                runs["workers"].append(rate)
+                runs["late"].append(float(searches < 2))
     finally:
         one.close()
         if two is not None:
             two.close()
-    return {key: statistics.median(values) for key, values in runs.items() if values}
+    figures = {key: statistics.median(values) for key, values in runs.items() if values}
+    if runs["late"]:
+        figures["late"] = sum(runs["late"])
+    return figures
 
 
 def verdict(name: str, rate: float) -> str:
@@ -190,9 +201,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             ratio = figures["workers"] / figures["mcts"]
             mark = "" if ratio >= WORKERS_TARGET else "*"
             line += f" {figures['workers']:>10,.0f} {ratio:>5.2f}x{mark}"
+            if figures["late"]:
+                line += f" ({figures['late']:.0f} late)"
         print(f"{line}  {verdict(name, figures['mcts'])}", flush=True)
     if not args.no_workers:
-        print(f"* below the {WORKERS_TARGET}x workers=2 target (needs two idle cores)")
+        print(
+            f"* below the {WORKERS_TARGET}x workers=2 target (needs two idle cores);"
+            " 'late': runs where the worker's answer missed the deadline and was left out"
+        )
     return 0
 
 
