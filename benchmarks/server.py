@@ -1,6 +1,6 @@
 """Server throughput and added latency under load.
 
-The server runs in this process; scripted clients that answer every turn at
+The server runs in this process, recording every move in a SQLite database; scripted clients that answer every turn at
 once (a random legal move) run in a second process, over loopback TCP, so the
 server gets a core of its own. For 1, 10 and 100 concurrent matches it prints
 moves relayed per second and the server-added latency per move (p50/p99: from
@@ -20,7 +20,9 @@ import argparse
 import random
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import structlog
 import trio
@@ -35,6 +37,7 @@ from protocol.messages import PROTOCOL_VERSION, Hello, MatchEnd, Move, Seek, Tur
 from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
 from server.match import Stats
+from server.store import Store
 
 TARGET_MOVES_PER_S = 5_000
 TARGET_P99_MS = 5.0
@@ -100,8 +103,11 @@ def percentile(values: list[float], q: float) -> float:
 
 async def measure_arena(matches: int, seconds: float, game: str) -> tuple[float, float, float]:
     stats = Stats(keep_latencies=True)
+    db = str(Path(tempfile.mkdtemp(prefix="arena-bench-")) / "bench.sqlite")
     server = ArenaServer(
-        ServerConfig(port=0, db=None, policy=MatchPolicy(move_time=30.0)), stats=stats
+        ServerConfig(port=0, db=db, policy=MatchPolicy(move_time=30.0)),
+        store=Store(db),
+        stats=stats,
     )
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve)

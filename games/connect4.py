@@ -95,6 +95,12 @@ class Connect4(Game[Connect4State, int]):
         #: the always-empty bit above each column: a disc shifted into it means "column full"
         self.sentinels = sum(1 << (c * stride + self.height) for c in range(self.width))
         self.shifts = line_shifts(self.height, self.k)
+        # for encode_state: per row (top first) its mask and its cells' bits
+        self._row_bits: list[tuple[int, list[int]]] = []
+        for row in range(self.height - 1, -1, -1):
+            bits = [1 << (c * stride + row) for c in range(self.width)]
+            self._row_bits.append((sum(bits), bits))
+        self._empty_row = "." * self.width
 
     # --- rules -----------------------------------------------------------------
 
@@ -260,16 +266,16 @@ class Connect4(Game[Connect4State, int]):
         return decode_int_move(data, self.width, "column")
 
     def _rows(self, state: Connect4State) -> list[str]:
-        """The board as strings, top row first."""
+        """The board as strings, top row first (the server encodes one per move)."""
         stones0, stones1 = state[0], state[1]
-        rows = []
-        for row in range(self.height - 1, -1, -1):
-            chars = []
-            for col in range(self.width):
-                bit = 1 << (col * self.stride + row)
-                chars.append("X" if stones0 & bit else "O" if stones1 & bit else ".")
-            rows.append("".join(chars))
-        return rows
+        occupied = stones0 | stones1
+        empty = self._empty_row
+        return [
+            "".join(["X" if stones0 & b else "O" if stones1 & b else "." for b in bits])
+            if occupied & mask
+            else empty
+            for mask, bits in self._row_bits
+        ]
 
     def encode_state(self, state: Connect4State) -> dict[str, Any]:
         return {"board": self._rows(state), "to_move": self.to_move(state)}

@@ -187,7 +187,11 @@ class ArenaServer:
         assert lobby is not None
         if isinstance(message, Move):
             match, seat = lobby.seat_of(conn, message.match)
-            await match.inbox_send.send(MoveEvent(conn, seat, message, trio.current_time()))
+            event = MoveEvent(conn, seat, message, trio.current_time())
+            try:  # the usual case: no need to yield to the scheduler here
+                match.inbox_send.send_nowait(event)
+            except trio.WouldBlock:  # a client flooding moves waits for the match
+                await match.inbox_send.send(event)
         elif isinstance(message, Ping):
             conn.send(Pong(message.id))
         elif isinstance(message, Pong):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import collections
 import itertools
-import math
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -136,8 +135,11 @@ class Connection:
                 if self.closed:
                     return
                 self._wake = trio.Event()
-                with trio.move_on_at(self._flush_at if self._flush_at is not None else math.inf):
+                if self._flush_at is None:
                     await self._wake.wait()
+                else:
+                    with trio.move_on_at(self._flush_at):
+                        await self._wake.wait()
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.close("connection_lost")
 

@@ -26,6 +26,9 @@ import trio
 
 log = structlog.get_logger("arena.server")
 
+#: how long moves may wait to be committed together (results never wait)
+GROUP_COMMIT = 0.005
+
 SCHEMA_VERSION = 1
 
 SCHEMA = """
@@ -328,6 +331,7 @@ class Recorder:
 
     def __init__(self, store: Store | None, queue_size: int = 4096) -> None:
         self.store = store
+        self._urgent = trio.Event()
         self._send, self._receive = trio.open_memory_channel[tuple[_Op, trio.Event | None]](
             queue_size
         )
@@ -364,6 +368,10 @@ class Recorder:
                 for _op, done in batch:
                     if done is not None:
                         done.set()
+                # group commit: let moves accumulate for a moment unless a result is waiting
+                self._urgent = trio.Event()
+                with trio.move_on_after(GROUP_COMMIT):
+                    await self._urgent.wait()
 
     async def aclose(self) -> None:
         """Stop accepting operations; `run` drains what is queued, then returns."""
@@ -374,6 +382,8 @@ class Recorder:
 
     async def move(self, record: MoveRecord) -> None:
         """Queue a move; waits only if the writer is far behind (backpressure)."""
+        if self.store is None:
+            return
         item: tuple[_Op, trio.Event | None] = (("move", (record,)), None)
         try:
             self._send.send_nowait(item)
@@ -394,6 +404,7 @@ class Recorder:
     ) -> None:
         """Queue the result and wait until it is committed."""
         done = trio.Event()
+        self._urgent.set()
         args = (match_id, status, scores, winner, termination, reason, points, plies, time.time())
         await self._send.send((("finish", args), done))
         await done.wait()
