@@ -9,6 +9,7 @@ also usable in-process (tests, benchmarks) through `play_local_game`.
 from __future__ import annotations
 
 import math
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -52,6 +53,13 @@ class SearchLimit:
         return SearchLimit(time=time, iterations=self.iterations)
 
 
+def mix_seeds(own: int | None, match: int) -> int:
+    """One seed from an agent's own seed (None: unset) and a match's seed."""
+    if own is None:
+        return match
+    return (own * 1_000_003 + match) & 0x7FFF_FFFF_FFFF
+
+
 class Agent(ABC):
     """A move chooser. Agents do no network I/O.
 
@@ -78,6 +86,17 @@ class Agent(ABC):
     @abstractmethod
     def choose(self, state: Any, limit: SearchLimit) -> Any:
         """Return a legal move for `state` within `limit`."""
+
+    def seed_match(self, seed: int) -> None:
+        """Reseed for the next match from the server's per-game seed (tournaments).
+
+        Called before `start`. The default reseeds an attribute ``rng`` (a
+        `random.Random`) from `seed` mixed with the agent's own ``seed``, so a
+        tournament replays the same way; agents without randomness ignore it.
+        """
+        rng = getattr(self, "rng", None)
+        if isinstance(rng, random.Random):
+            rng.seed(mix_seeds(getattr(self, "seed", None), seed))
 
     def observe(self, state: Any, move: Any, new_state: Any) -> None:
         """`move` was played in `state` (by any seat), giving `new_state`."""

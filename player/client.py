@@ -657,7 +657,10 @@ class PlayerClient:
             game=game.describe(),
             players=start.players,
             move_time=start.time_control.move_time,
+            seed=start.seed,
         )
+        if start.seed is not None:  # a tournament game: reproducible agents
+            await self._agent_call(self.agent.seed_match, start.seed)
         await self._agent_call(self.agent.start, game, start.seat)
 
     def _on_turn(self, conn: Connection, nursery: trio.Nursery, turn: Turn) -> None:

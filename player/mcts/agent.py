@@ -13,7 +13,7 @@ from typing import Any
 import structlog
 
 from games.base import Game, Outcome
-from player.agent import Agent, SearchLimit
+from player.agent import Agent, SearchLimit, mix_seeds
 from player.mcts.parallel import WorkerPool
 from player.mcts.search import (
     METRICS,
@@ -123,8 +123,13 @@ class MCTSAgent(Agent):
         self._pool: WorkerPool | None = None
         self._pool_failed = False
         self.last_report: MoveReport | None = None
+        self._match_seed: int | None = None
 
     # --- lifecycle ---------------------------------------------------------------
+
+    def seed_match(self, seed: int) -> None:
+        """Seed the next match's search from the server's per-game seed (see `Agent`)."""
+        self._match_seed = seed
 
     def start(self, game: Game[Any, Any], seat: int) -> None:
         """Begin a match: a fresh tree, and the worker processes if ``workers > 1``."""
@@ -135,6 +140,9 @@ class MCTSAgent(Agent):
         else:
             self._search.reset()
             self._search.free_garbage()
+        if self._match_seed is not None:
+            self._search.rng.seed(mix_seeds(self.seed, self._match_seed))
+            self._match_seed = None
         if self._pool is not None and self._pool.game is not game:
             self._pool.close()
             self._pool = None

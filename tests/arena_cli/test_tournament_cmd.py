@@ -172,3 +172,34 @@ def test_crashing_player_is_restarted_then_withdrawn(tmp_path: Path) -> None:
     others = [g for g in games if "faulty:crash_after=1" not in g["seats"]]
     assert len(others) == 4
     assert all(g["termination"] in {"line", "board_full"} for g in others)
+
+
+def game_moves(db: Path) -> dict[int, list[str]]:
+    """The notation of every tournament game's moves, by schedule index."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT m.extra, mv.notation FROM matches m JOIN moves mv ON mv.match_id = m.id"
+            " WHERE m.tournament IS NOT NULL ORDER BY m.id, mv.ply"
+        ).fetchall()
+    games: dict[int, list[str]] = collections.defaultdict(list)
+    for extra, notation in rows:
+        games[json.loads(extra)["index"]].append(notation)
+    return dict(games)
+
+
+def test_same_seed_replays_the_same_tournament(tmp_path: Path) -> None:
+    players = ["random", "mcts:time=none,iterations=60"]
+    for run in ("a", "b"):
+        code = main(
+            [
+                "tournament", "tictactoe", *[x for p in players for x in ("--player", p)],
+                "--games-per-pair", "4", "--seed", "7", "--move-time", "2",
+                "--db", str(tmp_path / f"{run}.sqlite"), "--no-progress",
+            ]
+        )  # fmt: skip
+        assert code == 0
+    first, second = game_moves(tmp_path / "a.sqlite"), game_moves(tmp_path / "b.sqlite")
+    assert sorted(first) == [0, 1, 2, 3]
+    assert first == second
+    # and the per-game seeds differ, so the games are not all the same game
+    assert len({tuple(moves) for moves in first.values()}) > 1

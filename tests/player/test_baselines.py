@@ -132,3 +132,21 @@ def test_minimax_rejects_more_than_two_seats() -> None:
 def test_agents_require_start() -> None:
     with pytest.raises(RuntimeError, match=r"start\(\) must be called"):
         RandomAgent().choose((0, 0, 0, -1), LIMIT)
+
+
+def test_seed_match_makes_agents_reproducible() -> None:
+    from games import make_game
+    from player.agent import SearchLimit
+    from player.spec import make_agent
+
+    game = make_game("connect4")
+    state = game.initial_state()
+    for spec in ["random", "greedy:seed=3", "mcts:time=none,iterations=300"]:
+        moves = []
+        for _ in range(2):
+            agent = make_agent(spec)
+            agent.seed_match(12345)
+            agent.start(game, 0)
+            moves.append([agent.choose(state, SearchLimit(iterations=300)) for _ in range(3)])
+            agent.close()
+        assert moves[0] == moves[1], spec
