@@ -41,6 +41,7 @@ from server.store import Store
 
 TARGET_MOVES_PER_S = 5_000
 TARGET_P99_MS = 5.0
+NO_DB = False  # --no-db: measure without the records database
 LAST_CPU_PER_MOVE = 0.0  # server CPU seconds per move in the last measure_arena run
 
 
@@ -103,10 +104,10 @@ def percentile(values: list[float], q: float) -> float:
 
 async def measure_arena(matches: int, seconds: float, game: str) -> tuple[float, float, float]:
     stats = Stats(keep_latencies=True)
-    db = str(Path(tempfile.mkdtemp(prefix="arena-bench-")) / "bench.sqlite")
+    db = None if NO_DB else str(Path(tempfile.mkdtemp(prefix="arena-bench-")) / "bench.sqlite")
     server = ArenaServer(
         ServerConfig(port=0, db=db, policy=MatchPolicy(move_time=30.0)),
-        store=Store(db),
+        store=None if db is None else Store(db),
         stats=stats,
     )
     async with trio.open_nursery() as nursery:
@@ -179,9 +180,16 @@ def main() -> None:
     )
     parser.add_argument("--matches", type=int, nargs="+", default=[1, 10, 100])
     parser.add_argument("--game", default="connect4")
+    parser.add_argument("--no-db", action="store_true", help="keep no records (default: SQLite)")
     args = parser.parse_args()
+    global NO_DB
+    NO_DB = args.no_db
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # errors only
-    print(f"server benchmark: {args.game}, {args.seconds:g}s per level, clients in a 2nd process")
+    records = "no records" if args.no_db else "every move recorded in SQLite"
+    print(
+        f"server benchmark: {args.game}, {args.seconds:g}s per level, {records},"
+        " clients in a 2nd process"
+    )
     print(
         f"{'matches':>8} {'moves/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'CPU us/move':>12}"
         f" {'echo moves/s':>13}"

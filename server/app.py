@@ -35,7 +35,7 @@ from protocol.messages import (
     Welcome,
 )
 from server.config import ServerConfig
-from server.connection import Connection
+from server.connection import Connection, LazyFlusher
 from server.lobby import Lobby, RequestError
 from server.match import MoveEvent, Stats
 from server.store import Recorder, Store
@@ -54,6 +54,7 @@ class ArenaServer:
         self.config = config
         self.store = store
         self.recorder = Recorder(store)
+        self.flusher = LazyFlusher()
         self.stats = stats
         self.lobby: Lobby | None = None
         self.session_id = secrets.token_hex(4)
@@ -96,6 +97,7 @@ class ArenaServer:
             await recorder_nursery.start(self.recorder.run)
             try:
                 async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self.flusher.run)
                     self.lobby = Lobby(self.config, self.recorder, nursery, stats=self.stats)
                     yield nursery
             finally:
@@ -105,7 +107,12 @@ class ArenaServer:
 
     async def handle_connection(self, stream: trio.abc.Stream) -> None:
         """Serve one client connection until it closes."""
-        conn = Connection(stream, max_frame=self.config.max_frame, queue=self.config.send_queue)
+        conn = Connection(
+            stream,
+            max_frame=self.config.max_frame,
+            queue=self.config.send_queue,
+            flusher=self.flusher,
+        )
         with structlog.contextvars.bound_contextvars(conn=conn.id):
             log.info("connected", peer=conn.peer)
             try:

@@ -32,11 +32,33 @@ _ids = itertools.count(1)
 LAZY_FLUSH = 0.05
 
 
+class LazyFlusher:
+    """Sends every connection's waiting non-urgent frames every `LAZY_FLUSH` seconds.
+
+    One task for the whole server, instead of a timer per connection per move.
+    """
+
+    def __init__(self) -> None:
+        self.pending: set[Connection] = set()
+
+    async def run(self) -> None:
+        while True:
+            await trio.sleep(LAZY_FLUSH)
+            pending, self.pending = self.pending, set()
+            for conn in pending:
+                conn.flush()
+
+
 class Connection:
     """A connected client, from accept to close."""
 
     def __init__(
-        self, stream: trio.SocketStream | trio.abc.Stream, *, max_frame: int, queue: int
+        self,
+        stream: trio.SocketStream | trio.abc.Stream,
+        *,
+        max_frame: int,
+        queue: int,
+        flusher: LazyFlusher | None = None,
     ) -> None:
         self.id = f"c{next(_ids)}"
         self.stream = stream
@@ -46,7 +68,7 @@ class Connection:
         self._limit = queue
         self._wake = trio.Event()
         self._urgent = False
-        self._flush_at: float | None = None
+        self._flusher = flusher
         self.name = "?"
         self.role = "unknown"
         self.peer = _peer_name(stream)
@@ -86,13 +108,16 @@ class Connection:
             self.close("slow_consumer")
             return False
         self._queue.append(frame)
-        if urgent:
-            self._urgent = True
-            self._wake.set()
-        elif self._flush_at is None:
-            self._flush_at = trio.current_time() + LAZY_FLUSH
-            self._wake.set()  # the writer re-arms its timer
+        if urgent or self._flusher is None:
+            self.flush()
+        else:
+            self._flusher.pending.add(self)
         return True
+
+    def flush(self) -> None:
+        """Have the writer send everything queued now."""
+        self._urgent = True
+        self._wake.set()
 
     def send_error(
         self, code: str, message: str, *, fatal: bool = False, match: str | None = None
@@ -120,26 +145,16 @@ class Connection:
         queue = self._queue
         try:
             while True:
-                due = (
-                    self._urgent
-                    or self.closed
-                    or (self._flush_at is not None and trio.current_time() >= self._flush_at)
-                )
-                if queue and due:
+                if queue and (self._urgent or self.closed):
                     data = b"".join(queue) if len(queue) > 1 else queue[0]
                     queue.clear()
                     self._urgent = False
-                    self._flush_at = None
                     await stream.send_all(data)
                     continue
                 if self.closed:
                     return
                 self._wake = trio.Event()
-                if self._flush_at is None:
-                    await self._wake.wait()
-                else:
-                    with trio.move_on_at(self._flush_at):
-                        await self._wake.wait()
+                await self._wake.wait()
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.close("connection_lost")
 

@@ -65,6 +65,11 @@ CREATE TABLE IF NOT EXISTS moves (
 );
 """
 
+_INSERT_MOVE = (
+    "INSERT OR REPLACE INTO moves (match_id, ply, seat, move, notation, think_time, at)"
+    " VALUES (?,?,?,?,?,?,?)"
+)
+
 _json_encode = msgspec.json.encode
 _json_decode = msgspec.json.decode
 
@@ -179,19 +184,16 @@ class Store:
         )
 
     @staticmethod
-    def _insert_move(db: sqlite3.Connection, move: MoveRecord) -> None:
-        db.execute(
-            "INSERT OR REPLACE INTO moves (match_id, ply, seat, move, notation, think_time, at)"
-            " VALUES (?,?,?,?,?,?,?)",
-            (
-                move.match_id,
-                move.ply,
-                move.seat,
-                to_json(move.move),
-                move.notation,
-                move.think_time,
-                move.at,
-            ),
+    def move_row(move: MoveRecord) -> tuple[Any, ...]:
+        """The moves-table row of `move` (built on the event loop, inserted in the thread)."""
+        return (
+            move.match_id,
+            move.ply,
+            move.seat,
+            to_json(move.move),
+            move.notation,
+            move.think_time,
+            move.at,
         )
 
     @staticmethod
@@ -224,17 +226,24 @@ class Store:
         )
 
     def apply(self, operations: Sequence[tuple[str, tuple[Any, ...]]]) -> None:
-        """Apply queued operations (``("match"|"move"|"finish", args)``) in one transaction."""
+        """Apply queued operations (``("match"|"move"|"finish", args)``) in one transaction.
+
+        New matches first, then all moves in one `executemany`, then results,
+        so a batch holds the GIL as briefly as possible (it runs in a worker
+        thread beside the event loop).
+        """
+        matches = [args for kind, args in operations if kind == "match"]
+        moves = [args[0] for kind, args in operations if kind == "move"]
+        finishes = [args for kind, args in operations if kind == "finish"]
+        if len(matches) + len(moves) + len(finishes) != len(operations):
+            raise ValueError(f"unknown store operation in {[k for k, _ in operations]}")
         with self.transaction() as db:
-            for kind, args in operations:
-                if kind == "match":
-                    self._insert_match(db, *args)
-                elif kind == "move":
-                    self._insert_move(db, *args)
-                elif kind == "finish":
-                    self._finish_match(db, *args)
-                else:  # pragma: no cover - programming error
-                    raise ValueError(f"unknown store operation {kind!r}")
+            for args in matches:
+                self._insert_match(db, *args)
+            if moves:
+                db.executemany(_INSERT_MOVE, moves)
+            for args in finishes:
+                self._finish_match(db, *args)
 
     def abort_running(self, reason: str) -> int:
         """Mark matches left 'running' (by a crash or shutdown) as aborted; return how many."""
@@ -384,7 +393,7 @@ class Recorder:
         """Queue a move; waits only if the writer is far behind (backpressure)."""
         if self.store is None:
             return
-        item: tuple[_Op, trio.Event | None] = (("move", (record,)), None)
+        item: tuple[_Op, trio.Event | None] = (("move", (Store.move_row(record),)), None)
         try:
             self._send.send_nowait(item)
         except trio.WouldBlock:
