@@ -37,7 +37,7 @@ from protocol.messages import (
 from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
 from server.lobby import Lobby, RequestError
-from server.match import MoveEvent, Stats
+from server.match import Stats
 from server.store import Recorder, Store
 
 log = structlog.get_logger("arena.server")
@@ -194,11 +194,7 @@ class ArenaServer:
         assert lobby is not None
         if isinstance(message, Move):
             match, seat = lobby.seat_of(conn, message.match)
-            event = MoveEvent(conn, seat, message, trio.current_time())
-            try:  # the usual case: no need to yield to the scheduler here
-                match.inbox_send.send_nowait(event)
-            except trio.WouldBlock:  # a client flooding moves waits for the match
-                await match.inbox_send.send(event)
+            match.on_move(conn, seat, message, trio.current_time())
         elif isinstance(message, Ping):
             conn.send(Pong(message.id))
         elif isinstance(message, Pong):
@@ -216,9 +212,9 @@ class ArenaServer:
         elif isinstance(message, Join):
             lobby.join(conn, message)
         elif isinstance(message, Rejoin):
-            await lobby.rejoin(conn, message.token)
+            lobby.rejoin(conn, message.token)
         elif isinstance(message, Resign):
-            await lobby.resign(conn, message.match)
+            lobby.resign(conn, message.match)
         elif isinstance(message, Direct):
             lobby.direct(conn, message)
         elif isinstance(message, Pair):

@@ -6,7 +6,6 @@ Trio switches tasks only at `await`.
 
 from __future__ import annotations
 
-import contextlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -20,7 +19,7 @@ from games import Game, make_game
 from protocol.messages import Direct, Join, Pair, Paired, PoolStatus, Seek, Seeking
 from server.config import MatchPolicy, ServerConfig
 from server.connection import Connection
-from server.match import Match, ResignEvent, SeatEvent, Stats
+from server.match import Match, Stats
 from server.store import Recorder
 
 log = structlog.get_logger("arena.server")
@@ -306,11 +305,11 @@ class Lobby:
                 return match, seat
         raise RequestError("not_in_match", f"you hold no seat in match {match_id!r}")
 
-    async def resign(self, conn: Connection, match_id: str) -> None:
+    def resign(self, conn: Connection, match_id: str) -> None:
         match, seat = self.seat_of(conn, match_id)
-        await match.inbox_send.send(ResignEvent(seat))
+        match.on_resign(seat)
 
-    async def rejoin(self, conn: Connection, token: str) -> None:
+    def rejoin(self, conn: Connection, token: str) -> None:
         found = self.tokens.get(token)
         if found is None:
             raise RequestError("bad_token", "unknown or expired reconnect token")
@@ -326,7 +325,7 @@ class Lobby:
                 "replaced", "another connection took this seat with its token", fatal=True
             )
         log.info("seat_rejoined", match=match.id, seat=seat_index, conn=conn.id)
-        await match.inbox_send.send(SeatEvent(seat_index, conn))
+        match.on_rejoin(seat_index, conn)
 
     def spectate(self, conn: Connection, match_id: str) -> None:
         match = self.matches.get(match_id)
@@ -354,9 +353,7 @@ class Lobby:
                 seat.conn = None
                 seat.disconnected_at = trio.current_time()
                 seat.disconnect_code = conn.close_code
-                # if the inbox is full the match still sees seat.conn is None at its next turn
-                with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):
-                    match.inbox_send.send_nowait(SeatEvent(seat_index, None))
+                match.on_disconnect(seat_index)
         conn.seats.clear()
 
 

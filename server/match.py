@@ -1,10 +1,16 @@
-"""One match: the arbiter task that owns the state, the clock and the seats.
+"""One match: the state, the clock and the seats, and the task that keeps time.
 
-Why one task per match, fed by one bounded inbox: every event that can change
-a match (a move, a resignation, a seat dropping or coming back) is handled in
-order by the single task that owns the state, so there are no races, and the
-per-move deadline is one cancel scope around waiting for the inbox. The
-state is the server's: clients only ever propose moves.
+Why this shape: everything that can change a match (a move, a resignation, a
+seat dropping or coming back) arrives through a synchronous handler
+(`on_move`, `on_resign`, `on_disconnect`, `on_rejoin`) called by the
+connection's session task. Trio switches tasks only at `await`, and the
+handlers never await, so each runs to completion on the state it sees: no
+races, no locks, and a move is validated, applied, broadcast and answered with
+the next `turn` in the same step it is read, without waiting for another task
+to be scheduled. The match's own task only keeps time: it sleeps until the
+current deadline (the move's time limit, or a dropped seat's grace) and
+enforces it, then records the result. The state is the server's: clients only
+ever propose moves.
 
 Clock rules (docs/PROTOCOL.md): each move has `move_time` seconds, plus a
 `lag_margin` of network slack before it is a timeout. While the seat to move
@@ -15,6 +21,7 @@ is disconnected its clock is paused; it forfeits if it is not back within
 from __future__ import annotations
 
 import itertools
+import math
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -56,33 +63,6 @@ class Seat:
     conn: Connection | None
     disconnected_at: float | None = None
     disconnect_code: str | None = None
-
-
-# --- inbox events ------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MoveEvent:
-    conn: Connection
-    seat: int
-    message: Move
-    received: float
-
-
-@dataclass(frozen=True, slots=True)
-class ResignEvent:
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class SeatEvent:
-    """A seat's connection dropped (conn None) or was taken back (conn set)."""
-
-    seat: int
-    conn: Connection | None
-
-
-Event = MoveEvent | ResignEvent | SeatEvent
 
 
 @dataclass
@@ -133,11 +113,17 @@ class Match:
         self.outcome: Outcome | None = None
         self.reason = ""
         self.finished = trio.Event()
-        self.inbox_send, self.inbox = trio.open_memory_channel[Event](64)
         self._encoded_state: Any = game.encode_state(self.state)
+        # the clock: "starting", "turn" (waiting for a move), "away" (the seat
+        # to move is disconnected) or "over"
+        self.phase = "starting"
+        self.deadline = math.inf
+        self._changed = trio.Event()
+        self._ending: Outcome | None = None
         self._turn_started = 0.0
-        self._last_received: float | None = None
         self._time_left = policy.move_time
+        self._retries = policy.illegal_retries
+        self._last_received: float | None = None
         for seat in self.seats:
             if seat.conn is not None:
                 seat.conn.seats.add((self, seat.index))
@@ -212,21 +198,23 @@ class Match:
             for seat in self.seats:
                 if seat.conn is not None:
                     seat.conn.send(self.start_message(seat.index))
-            outcome: Outcome | None = None
+            self._begin_turn()
             try:
-                while outcome is None:
-                    outcome = await self._play_turn(self.game.to_move(self.state))
-                    if outcome is None:
-                        outcome = self.game.outcome(self.state)
-                        if outcome is not None:
-                            self.reason = _board_reason(self.game, outcome)
+                while self._ending is None:
+                    self._changed = trio.Event()
+                    with trio.move_on_at(self.deadline):
+                        await self._changed.wait()
+                    if self._ending is None and trio.current_time() >= self.deadline:
+                        self._on_deadline()
             finally:
-                if outcome is None:  # cancelled: server shutting down
-                    outcome = self._forfeit(None, Termination.ABORTED)
+                if self._ending is None:  # cancelled: the server is shutting down
+                    self.phase = "over"
                     self.reason = "the server shut down"
                     with trio.CancelScope(shield=True), trio.move_on_after(5):
-                        await self._finish(outcome, status="aborted")
-            await self._finish(outcome, status="finished")
+                        await self._finish(
+                            self._forfeit(None, Termination.ABORTED), status="aborted"
+                        )
+            await self._finish(self._ending, status="finished")
 
     async def _finish(self, outcome: Outcome, *, status: str) -> None:
         if self.finished.is_set():
@@ -284,103 +272,70 @@ class Match:
         scores = tuple(0.0 if s == loser else share for s in range(n))
         return Outcome(scores, None, termination)
 
-    async def _play_turn(self, seat_index: int) -> Outcome | None:
-        """Ask `seat_index` for a move until one is applied (None) or the match ends."""
-        seat = self.seats[seat_index]
+    # --- the clock --------------------------------------------------------------
+
+    @property
+    def to_move(self) -> int:
+        return self.game.to_move(self.state)
+
+    def _end(self, outcome: Outcome) -> None:
+        """The match is decided; the match task records and announces it."""
+        if self._ending is None:
+            self._ending = outcome
+            self.phase = "over"
+            self.deadline = math.inf
+            self._changed.set()
+
+    def _begin_turn(self) -> None:
+        """A fresh clock for the seat to move."""
         self._time_left = self.policy.move_time
-        retries = self.policy.illegal_retries
-        name = (
-            self.game.seat_names[seat_index]
-            if seat_index < len(self.game.seat_names)
-            else str(seat_index)
-        )
-        while True:
-            if seat.conn is None:
-                outcome = await self._wait_for_return(seat)
-                if outcome is not None:
-                    return outcome
-            assert seat.conn is not None
+        self._retries = self.policy.illegal_retries
+        self._start_clock()
+
+    def _start_clock(self) -> None:
+        """Send the seat to move its turn (with `_time_left`), or wait for it to return."""
+        seat = self.seats[self.to_move]
+        if seat.conn is None:
+            self.phase = "away"
+            away_since = seat.disconnected_at
+            if away_since is None:
+                away_since = trio.current_time()
+            self.deadline = away_since + self.policy.reconnect_grace
+        else:
+            self.phase = "turn"
             self._send_turn(seat)
-            deadline = self._turn_started + self._time_left + self.policy.lag_margin
-            with trio.move_on_at(deadline):
-                while True:
-                    event = await self.inbox.receive()
-                    if isinstance(event, ResignEvent):
-                        return self._resigned(event)
-                    if isinstance(event, SeatEvent):
-                        self._on_seat_event(event)
-                        if event.seat == seat_index and event.conn is None:
-                            # pause the clock while the seat is away
-                            used = trio.current_time() - self._turn_started
-                            self._time_left = max(self._time_left - used, 0.0)
-                            break
-                        if event.seat == seat_index:
-                            self._send_turn(seat, restart=False)
-                        continue
-                    # a move
-                    if event.seat != seat_index or event.message.ply != self.ply:
-                        event.conn.send_error(
-                            "not_your_turn",
-                            f"it is not your turn (ply {self.ply}, {name} to move)",
-                            match=self.id,
-                        )
-                        continue
-                    if event.conn is not seat.conn:
-                        continue  # a replaced connection's late move
-                    think = event.received - self._turn_started
-                    try:
-                        move = self.game.decode_move(event.message.move)
-                        kind = "illegal"
-                        legal = move in self.game.legal_moves(self.state)
-                        reason = (
-                            ""
-                            if legal
-                            else (f"{self.game.format_move(move)} is not legal in this position")
-                        )
-                    except InvalidMoveError as exc:
-                        kind, legal, reason = "invalid", False, str(exc)
-                    if legal:
-                        await self._apply(seat_index, move, event.message.move, think)
-                        self._last_received = event.received
-                        return None
-                    seat.conn.send(
-                        Illegal(
-                            match=self.id,
-                            ply=self.ply,
-                            move=event.message.move,
-                            kind=kind,  # type: ignore[arg-type]
-                            reason=reason,
-                            retries_left=retries,
-                        )
-                    )
-                    log.info("illegal_move", seat=seat_index, kind=kind, reason=reason)
-                    if retries <= 0:
-                        self.reason = f"{seat.name} played an {kind} move: {reason}"
-                        return self._forfeit(seat_index, Termination.ILLEGAL_MOVE)
-                    retries -= 1
-                    used = trio.current_time() - self._turn_started
-                    self._time_left = max(self._time_left - used, 0.0)
-                    break  # send a new turn with the remaining time
-                continue
-            # the deadline passed
+            self.deadline = self._turn_started + self._time_left + self.policy.lag_margin
+        self._changed.set()
+
+    def _on_deadline(self) -> None:
+        seat = self.seats[self.to_move]
+        if self.phase == "turn":
             self.reason = (
                 f"{seat.name} did not move within {self.policy.move_time:g}s"
                 f" (+{self.policy.lag_margin:g}s margin)"
             )
-            log.info("timeout", seat=seat_index)
-            return self._forfeit(seat_index, Termination.TIMEOUT)
+            log.info("timeout", seat=seat.index)
+            self._end(self._forfeit(seat.index, Termination.TIMEOUT))
+        elif self.phase == "away":
+            code = seat.disconnect_code
+            termination = (
+                Termination.DISCONNECT
+                if code in (None, "connection_lost", "replaced")
+                else Termination.PROTOCOL_ERROR
+            )
+            self.reason = (
+                f"{seat.name} disconnected ({code or 'connection lost'}) and did not"
+                f" return within {self.policy.reconnect_grace:g}s"
+            )
+            self._end(self._forfeit(seat.index, termination))
 
     def _send_turn(self, seat: Seat, *, restart: bool = True) -> None:
         if restart:
             self._turn_started = trio.current_time()
             time_left = self._time_left
-        else:  # a reconnected seat continues the same clock
+        else:  # a replacing connection continues the same clock
             time_left = max(self._time_left - (trio.current_time() - self._turn_started), 0.0)
         assert seat.conn is not None
-        if self._last_received is not None:
-            if self.stats is not None and self.stats.keep_latencies:
-                self.stats.latencies.append(trio.current_time() - self._last_received)
-            self._last_received = None
         seat.conn.send(
             Turn(
                 match=self.id,
@@ -390,15 +345,93 @@ class Match:
                 time_left=time_left,
             )
         )
+        if self._last_received is not None:
+            if self.stats is not None and self.stats.keep_latencies:
+                self.stats.latencies.append(trio.current_time() - self._last_received)
+            self._last_received = None
 
-    async def _apply(self, seat: int, move: Any, wire_move: Any, think: float) -> None:
+    # --- events (called by sessions; they never await) ---------------------------
+
+    def on_move(self, conn: Connection, seat_index: int, message: Move, received: float) -> None:
+        """A `move` from the connection holding `seat_index`."""
+        seat = self.seats[seat_index]
+        if self.phase != "turn" or seat_index != self.to_move or message.ply != self.ply:
+            what = "the match is over" if self.phase == "over" else "it is not your turn"
+            conn.send_error("not_your_turn", f"{what} (ply {self.ply})", match=self.id)
+            return
+        if conn is not seat.conn:
+            return  # a replaced connection's late move
+        think = received - self._turn_started
+        try:
+            move = self.game.decode_move(message.move)
+            kind = "illegal"
+            legal = move in self.game.legal_moves(self.state)
+            reason = "" if legal else f"{self.game.format_move(move)} is not legal in this position"
+        except InvalidMoveError as exc:
+            kind, legal, reason = "invalid", False, str(exc)
+        if legal:
+            self._apply(seat_index, move, message.move, think)
+            self._last_received = received
+            outcome = self.game.outcome(self.state)
+            if outcome is not None:
+                self.reason = _board_reason(self.game, outcome)
+                self._end(outcome)
+            else:
+                self._begin_turn()
+            return
+        conn.send(
+            Illegal(
+                match=self.id,
+                ply=self.ply,
+                move=message.move,
+                kind=kind,  # type: ignore[arg-type]
+                reason=reason,
+                retries_left=self._retries,
+            )
+        )
+        log.info("illegal_move", seat=seat_index, kind=kind, reason=reason)
+        if self._retries <= 0:
+            self.reason = f"{seat.name} played an {kind} move: {reason}"
+            self._end(self._forfeit(seat_index, Termination.ILLEGAL_MOVE))
+            return
+        self._retries -= 1
+        self._time_left = max(self._time_left - (trio.current_time() - self._turn_started), 0.0)
+        self._start_clock()  # a new turn with the time that is left
+
+    def on_resign(self, seat_index: int) -> None:
+        if self.phase in ("over", "starting"):
+            return
+        self.reason = f"{self.seats[seat_index].name} resigned"
+        self._end(self._forfeit(seat_index, Termination.RESIGNATION))
+
+    def on_disconnect(self, seat_index: int) -> None:
+        """The seat's connection dropped (the lobby has set its `conn` to None)."""
+        if self.phase == "turn" and seat_index == self.to_move:
+            # pause the clock while the seat is away
+            used = trio.current_time() - self._turn_started
+            self._time_left = max(self._time_left - used, 0.0)
+            self._start_clock()
+
+    def on_rejoin(self, seat_index: int, conn: Connection) -> None:
+        """The seat is back (or taken over) on `conn`: full state, and its turn if it is."""
+        if self.phase == "over":
+            return
+        conn.send(self.start_message(seat_index))
+        if seat_index != self.to_move:
+            return
+        if self.phase == "away":
+            self._start_clock()  # the paused clock runs again
+        elif self.phase == "turn":
+            self._send_turn(self.seats[seat_index], restart=False)
+
+    def _apply(self, seat: int, move: Any, wire_move: Any, think: float) -> None:
         game = self.game
         notation = game.format_move(move)
         self.state = game.apply(self.state, move)
         played_ply = self.ply
         self.ply += 1
         self._encoded_state = game.encode_state(self.state)
-        await self.recorder.move(
+        self.recorder.move(
             MoveRecord(self.id, played_ply, seat, wire_move, notation, think, time.time())
         )
         self._broadcast(
@@ -418,41 +451,6 @@ class Match:
         log.info("move", seat=seat, ply=played_ply, move=notation, think=round(think, 4))
         if self.stats is not None:
             self.stats.moves += 1
-
-    def _resigned(self, event: ResignEvent) -> Outcome:
-        self.reason = f"{self.seats[event.seat].name} resigned"
-        return self._forfeit(event.seat, Termination.RESIGNATION)
-
-    def _on_seat_event(self, event: SeatEvent) -> None:
-        seat = self.seats[event.seat]
-        if event.conn is not None and event.conn is seat.conn:
-            event.conn.send(self.start_message(event.seat))
-
-    async def _wait_for_return(self, seat: Seat) -> Outcome | None:
-        """Wait (handling other events) for a dropped seat; forfeit after the grace."""
-        started = seat.disconnected_at if seat.disconnected_at is not None else trio.current_time()
-        with trio.move_on_at(started + self.policy.reconnect_grace):
-            while seat.conn is None:
-                event = await self.inbox.receive()
-                if isinstance(event, ResignEvent):
-                    return self._resigned(event)
-                if isinstance(event, SeatEvent):
-                    self._on_seat_event(event)
-                elif isinstance(event, MoveEvent):
-                    event.conn.send_error(
-                        "not_your_turn", f"it is not your turn (ply {self.ply})", match=self.id
-                    )
-            return None
-        termination = (
-            Termination.PROTOCOL_ERROR
-            if seat.disconnect_code not in (None, "connection_lost", "replaced")
-            else Termination.DISCONNECT
-        )
-        self.reason = (
-            f"{seat.name} disconnected ({seat.disconnect_code or 'connection lost'}) and did not"
-            f" return within {self.policy.reconnect_grace:g}s"
-        )
-        return self._forfeit(seat.index, termination)
 
 
 def _board_reason(game: Game[Any, Any], outcome: Outcome) -> str:

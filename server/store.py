@@ -340,6 +340,8 @@ class Recorder:
 
     def __init__(self, store: Store | None, queue_size: int = 4096) -> None:
         self.store = store
+        self.queue_size = queue_size
+        self._overflow: list[tuple[_Op, trio.Event | None]] = []
         self._urgent = trio.Event()
         self._send, self._receive = trio.open_memory_channel[tuple[_Op, trio.Event | None]](
             queue_size
@@ -365,10 +367,13 @@ class Recorder:
         async with self._receive:
             async for first in self._receive:
                 batch = [first]
-                while len(batch) < 512:
+                while len(batch) < 4096:
                     try:
                         batch.append(self._receive.receive_nowait())
                     except (trio.WouldBlock, trio.EndOfChannel):
+                        # the channel is drained: older moves that overflowed come next
+                        batch.extend(self._overflow)
+                        self._overflow.clear()
                         break
                 try:
                     await trio.to_thread.run_sync(store.apply, [op for op, _ in batch])
@@ -389,15 +394,22 @@ class Recorder:
     async def start_match(self, record: MatchRecord) -> None:
         await self._send.send((("match", (record,)), None))
 
-    async def move(self, record: MoveRecord) -> None:
-        """Queue a move; waits only if the writer is far behind (backpressure)."""
+    def move(self, record: MoveRecord) -> None:
+        """Queue a move without waiting (the match handles moves synchronously).
+
+        If the writer falls more than the channel's size behind, moves wait in
+        an overflow list instead: never lost, never slowing a game down.
+        """
         if self.store is None:
             return
         item: tuple[_Op, trio.Event | None] = (("move", (Store.move_row(record),)), None)
-        try:
-            self._send.send_nowait(item)
-        except trio.WouldBlock:
-            await self._send.send(item)
+        if not self._overflow:
+            try:
+                self._send.send_nowait(item)
+                return
+            except trio.WouldBlock:
+                log.warning("records_backlog", queued=self.queue_size)
+        self._overflow.append(item)
 
     async def finish_match(
         self,
