@@ -99,7 +99,10 @@ class Agent(ABC):
             rng.seed(mix_seeds(getattr(self, "seed", None), seed))
 
     def observe(self, state: Any, move: Any, new_state: Any) -> None:
-        """`move` was played in `state` (by any seat), giving `new_state`."""
+        """`move` was played in `state` (by any seat), giving `new_state`.
+
+        Keep it quick: the client runtime may call it on its event loop.
+        """
         return None  # a hook: nothing to do by default
 
     def finish(self, outcome: Outcome | None) -> None:

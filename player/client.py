@@ -748,7 +748,7 @@ class PlayerClient:
             think_time=round(update.think_time, 4),
             **extra,
         )
-        await self._agent_call(self.agent.observe, previous, move, new_state)
+        await self._agent_call(self.agent.observe, previous, move, new_state, quick=True)
 
     async def _on_match_end(self, conn: Connection, end: MatchEnd) -> bool:
         match = self._match
@@ -830,10 +830,22 @@ class PlayerClient:
 
     # --- agent calls ------------------------------------------------------------
 
-    async def _agent_call(self, fn: Callable[..., T], *args: Any, abandon: bool = False) -> T:
-        """Run one agent method in a worker thread, holding the agent lock there."""
+    async def _agent_call(
+        self, fn: Callable[..., T], *args: Any, abandon: bool = False, quick: bool = False
+    ) -> T:
+        """Run one agent method in a worker thread, holding the agent lock there.
+
+        A `quick` call (`observe`, which agents keep cheap) runs right here on
+        the event loop when the agent is idle: a thread hop per move would cost
+        more than the call itself.
+        """
         name = getattr(fn, "__name__", "call")
         try:
+            if quick and self._agent_lock.acquire(blocking=False):
+                try:
+                    return fn(*args)
+                finally:
+                    self._agent_lock.release()
             return await trio.to_thread.run_sync(
                 self._locked, fn, args, abandon_on_cancel=abandon, thread_name=f"agent-{name}"
             )
