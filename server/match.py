@@ -194,7 +194,7 @@ class Match:
                     extra=self.extra,
                 )
             )
-            log.info("match_start", game=self.game.describe(), players=self.players)
+            log.info("match_start", match=self.id, game=self.game.describe(), players=self.players)
             for seat in self.seats:
                 if seat.conn is not None:
                     seat.conn.send(self.start_message(seat.index))
@@ -248,6 +248,7 @@ class Match:
                 observer.send_frame(end_frame)
         log.info(
             "match_end",
+            match=self.id,
             result=outcome.result(),
             winner=outcome.winner,
             termination=outcome.termination.value,
@@ -314,7 +315,7 @@ class Match:
                 f"{seat.name} did not move within {self.policy.move_time:g}s"
                 f" (+{self.policy.lag_margin:g}s margin)"
             )
-            log.info("timeout", seat=seat.index)
+            log.info("timeout", match=self.id, seat=seat.index)
             self._end(self._forfeit(seat.index, Termination.TIMEOUT))
         elif self.phase == "away":
             code = seat.disconnect_code
@@ -389,7 +390,7 @@ class Match:
                 retries_left=self._retries,
             )
         )
-        log.info("illegal_move", seat=seat_index, kind=kind, reason=reason)
+        log.info("illegal_move", match=self.id, seat=seat_index, kind=kind, reason=reason)
         if self._retries <= 0:
             self.reason = f"{seat.name} played an {kind} move: {reason}"
             self._end(self._forfeit(seat_index, Termination.ILLEGAL_MOVE))
@@ -448,7 +449,9 @@ class Match:
                 )
             ),
         )
-        log.info("move", seat=seat, ply=played_ply, move=notation, think=round(think, 4))
+        log.info(
+            "move", match=self.id, seat=seat, ply=played_ply, move=notation, think=round(think, 4)
+        )
         if self.stats is not None:
             self.stats.moves += 1
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import structlog
+import structlog.testing
 import trio
 
 from games import make_game
@@ -91,3 +93,23 @@ async def test_twenty_concurrent_matches_record_correct_outcomes(tmp_path: Path)
         outcome = game.outcome(state)
         assert outcome is not None and list(outcome.scores) == record.scores
         assert record.plies == len(store.get_moves(match_id))
+
+
+async def test_one_log_line_per_move_and_match_end_with_match_and_seat() -> None:
+    with structlog.testing.capture_logs() as logs:
+        async with running_server() as server:
+            assert server.port is not None
+            clients = [await RawClient.connect(server.port) for _ in range(2)]
+            match_id, seats, _ = await start_pair(clients)
+            for ply, cell in enumerate([0, 3, 1, 4, 2]):
+                mover = seats[ply % 2]
+                await mover.expect(Turn, skip=(Update,))
+                await mover.send({"type": "move", "match": match_id, "ply": ply, "move": cell})
+            await seats[0].expect(MatchEnd, skip=(Update,))
+    moves = [e for e in logs if e["event"] == "move"]
+    assert [(e["match"], e["seat"], e["ply"]) for e in moves] == [
+        (match_id, ply % 2, ply) for ply in range(5)
+    ]
+    ends = [e for e in logs if e["event"] == "match_end"]
+    assert len(ends) == 1 and ends[0]["match"] == match_id and ends[0]["result"] == "1-0"
+    assert sum(e["event"] == "connected" for e in logs) == 2
