@@ -35,6 +35,15 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in SUBCOMMAND_MODULES:
         importlib.import_module(module_name).add_parser(subparsers)
+    # the global flags also work after the command (`arena serve --log-level debug`)
+    for sub in subparsers.choices.values():
+        sub.add_argument("--log-level", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        sub.add_argument(
+            "--log-format",
+            choices=("console", "json"),
+            default=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,
+        )
     return parser
 
 
