@@ -93,6 +93,25 @@ class Outcome:
         return "-".join(f"{s:g}" for s in self.scores)
 
 
+#: status codes of the two-player line games' states (tictactoe, gomoku, connect4, ultimate):
+#: ONGOING, 0 or 1 (the winning seat), or DRAW
+ONGOING = -1
+DRAW = 2
+
+# Outcomes are frozen, so the few a line game can end with are built once:
+# `outcome()` sits on the MCTS hot path and must not allocate.
+_LINE_OUTCOMES: dict[int, Outcome] = {
+    0: Outcome.win(0, 2, Termination.LINE),
+    1: Outcome.win(1, 2, Termination.LINE),
+    DRAW: Outcome.draw(2, Termination.BOARD_FULL),
+}
+
+
+def line_game_outcome(status: int) -> Outcome | None:
+    """The outcome of a two-player line game from its state's status code (None: ongoing)."""
+    return _LINE_OUTCOMES.get(status)
+
+
 @dataclass(frozen=True, slots=True)
 class Option:
     """One option of a game: its name, type, default, bounds and help."""

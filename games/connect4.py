@@ -20,20 +20,19 @@ import random
 from typing import Any, ClassVar
 
 from games.base import (
+    DRAW,
+    ONGOING,
     Game,
     InvalidMoveError,
     InvalidStateError,
     Option,
     Outcome,
-    Termination,
     column_letters,
     decode_int_move,
+    line_game_outcome,
 )
 
 Connect4State = tuple[int, int, int, int]
-
-ONGOING = -1
-DRAW = 2
 
 
 def line_shifts(height: int, k: int) -> tuple[tuple[int, ...], ...]:
@@ -143,12 +142,7 @@ class Connect4(Game[Connect4State, int]):
         return (stones0, stones1, ply, DRAW if ply == self.cells else ONGOING)
 
     def outcome(self, state: Connect4State) -> Outcome | None:
-        status = state[3]
-        if status == ONGOING:
-            return None
-        if status == DRAW:
-            return Outcome.draw(2, Termination.BOARD_FULL)
-        return Outcome.win(status, 2, Termination.LINE)
+        return line_game_outcome(state[3])
 
     def is_terminal(self, state: Connect4State) -> bool:
         return state[3] != ONGOING

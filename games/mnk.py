@@ -17,21 +17,21 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from games.base import (
+    DRAW,
+    ONGOING,
     Game,
     InvalidStateError,
     Option,
     Outcome,
-    Termination,
     decode_int_move,
     format_square,
+    line_game_outcome,
     parse_square,
     render_grid,
 )
 
 MNKState = tuple[int, int, int, int]
 
-ONGOING = -1
-DRAW = 2
 SYMBOLS = (".", "X", "O")
 
 
@@ -125,12 +125,7 @@ class MNKGame(Game[MNKState, int]):
         return (stones0, stones1, ply, DRAW if ply == self.cells else ONGOING)
 
     def outcome(self, state: MNKState) -> Outcome | None:
-        status = state[3]
-        if status == ONGOING:
-            return None
-        if status == DRAW:
-            return Outcome.draw(2, Termination.BOARD_FULL)
-        return Outcome.win(status, 2, Termination.LINE)
+        return line_game_outcome(state[3])
 
     def is_terminal(self, state: MNKState) -> bool:
         return state[3] != ONGOING

@@ -25,19 +25,19 @@ import random
 from typing import Any, ClassVar
 
 from games.base import (
+    DRAW,
+    ONGOING,
     Game,
     InvalidStateError,
     Outcome,
-    Termination,
     decode_int_move,
     format_square,
+    line_game_outcome,
     parse_square,
 )
 
 UltimateState = tuple[int, int, int, int, int, int, int, int]
 
-ONGOING = -1
-DRAW = 2
 FREE = -1
 SYMBOLS = ("X", "O")
 
@@ -144,12 +144,7 @@ class UltimateTicTacToe(Game[UltimateState, int]):
         return (stones0, stones1, won0, won1, closed, forced, ply, status)
 
     def outcome(self, state: UltimateState) -> Outcome | None:
-        status = state[7]
-        if status == ONGOING:
-            return None
-        if status == DRAW:
-            return Outcome.draw(2, Termination.BOARD_FULL)
-        return Outcome.win(status, 2, Termination.LINE)
+        return line_game_outcome(state[7])
 
     def is_terminal(self, state: UltimateState) -> bool:
         return state[7] != ONGOING

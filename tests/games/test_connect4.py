@@ -16,7 +16,8 @@ from games import (
     Termination,
     make_game,
 )
-from games.connect4 import DRAW, ONGOING, Connect4, Connect4State
+from games.base import DRAW, ONGOING
+from games.connect4 import Connect4, Connect4State
 
 # --- a deliberately naive second implementation ---------------------------------
 

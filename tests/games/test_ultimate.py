@@ -15,7 +15,8 @@ from games import (
     Termination,
     make_game,
 )
-from games.ultimate import DRAW, FREE, ONGOING, UltimateState, UltimateTicTacToe
+from games.base import DRAW, ONGOING
+from games.ultimate import FREE, UltimateState, UltimateTicTacToe
 
 # --- a deliberately naive second implementation ---------------------------------
 
