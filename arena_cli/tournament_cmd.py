@@ -37,14 +37,14 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from games import make_game, parse_options
+from games import Termination, make_game, parse_options
 from server.app import ArenaServer, open_store
 from server.config import MatchPolicy, ServerConfig
 from server.ratings import GameResult as RatedGame
 from server.ratings import crosstable, los, standings
 from server.store import Store, StoreError
 from server.tournament import (
-    DirectorEvents,
+    FAILURES,
     GameResult,
     TournamentConfig,
     TournamentDirector,
@@ -175,7 +175,6 @@ class Run:
     config: TournamentConfig
     records: TournamentRecords
     secrets: dict[str, str]
-    instances: int
     concurrency: int
     max_failures: int
     log_dir: Path
@@ -322,9 +321,7 @@ async def run_tournament(
         pool=pool,
         max_failures=run.max_failures,
         on_result=lambda result: _on_result(run, result),
-        events=DirectorEvents(
-            player_withdrawn=lambda name, why: _note(run, f"[red]withdrawn: {name}: {why}[/]")
-        ),
+        on_withdrawn=lambda name, why: _note(run, f"[red]withdrawn: {name}: {why}[/]"),
     )
     run.director = director
     if run.progress is not None and run.task is not None:
@@ -366,8 +363,8 @@ async def run_tournament(
 
 def _on_result(run: Run, result: GameResult) -> None:
     run.records.add_result(run.config.id, result)  # committed before anything else happens
-    for name in result.seats:
-        if result.termination not in {"disconnect", "protocol_error", "timeout", "withdrawn"}:
+    if result.termination not in FAILURES | {Termination.WITHDRAWN.value}:
+        for name in result.seats:  # a game played to its end: the crash streak is over
             run.crashes[name] = 0
     if run.progress is not None and run.task is not None:
         run.progress.update(run.task, advance=1, description=_leaders(run))
@@ -577,7 +574,6 @@ def run(args: argparse.Namespace) -> int:
         config,
         records,
         secret_of,
-        args.instances,
         args.concurrency,
         args.max_failures,
         log_dir,

@@ -7,7 +7,6 @@ Trio switches tasks only at `await`.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -74,7 +73,6 @@ class Lobby:
     seeks: dict[SeekKey, list[Connection]] = field(default_factory=dict)
     rooms: dict[str, Room] = field(default_factory=dict)
     pools: dict[str, list[PooledSeek]] = field(default_factory=dict)
-    pool_listeners: dict[str, list[Callable[[], None]]] = field(default_factory=dict)
     directors: dict[str, PoolDirector] = field(default_factory=dict)
 
     # --- creating matches ------------------------------------------------------
@@ -164,9 +162,7 @@ class Lobby:
     # --- pools and their directors (tournaments) ----------------------------------
 
     def pool_changed(self, pool: str) -> None:
-        """Tell the pool's director and in-process listeners who is idle now."""
-        for notify in self.pool_listeners.get(pool, []):
-            notify()
+        """Tell the pool's director who is idle now."""
         director = self.directors.get(pool)
         if director is not None:
             idle: dict[str, int] = {}

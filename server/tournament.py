@@ -298,16 +298,6 @@ class PlayerState:
     withdrawn: str | None = None  # the reason, once withdrawn
 
 
-@dataclass
-class DirectorEvents:
-    """Callbacks for progress display (all optional)."""
-
-    game_started: Callable[[ScheduledGame, str], None] | None = None
-    game_finished: Callable[[GameResult], None] | None = None
-    player_withdrawn: Callable[[str, str], None] | None = None
-    pool_changed: Callable[[dict[str, int]], None] | None = None
-
-
 class _Wake:
     """An internal event for the director's queue (a withdrawal from outside)."""
 
@@ -325,7 +315,7 @@ class TournamentDirector:
         pool: str | None = None,
         max_failures: int = 3,
         on_result: Callable[[GameResult], None] | None = None,
-        events: DirectorEvents | None = None,
+        on_withdrawn: Callable[[str, str], None] | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, not {concurrency}")
@@ -337,7 +327,7 @@ class TournamentDirector:
         self.concurrency = concurrency
         self.max_failures = max_failures
         self.on_result = on_result
-        self.events = events or DirectorEvents()
+        self.on_withdrawn = on_withdrawn
         self.results: dict[int, GameResult] = dict(done or {})
         self.players = {name: PlayerState(name, secrets[name]) for name in config.names}
         self.pending = [g for g in self.schedule if g.index not in self.results]
@@ -357,13 +347,10 @@ class TournamentDirector:
             return
         player.withdrawn = reason
         log.warning("player_withdrawn", tournament=self.id, player=name, reason=reason)
-        if self.events.player_withdrawn:
-            self.events.player_withdrawn(name, reason)
+        if self.on_withdrawn:
+            self.on_withdrawn(name, reason)
         with contextlib.suppress(trio.WouldBlock):  # a full queue: the director is awake anyway
             self._queue_send.send_nowait(_Wake())
-
-    def player_succeeded(self, name: str) -> None:
-        self.players[name].failures = 0
 
     async def run(self, host: str, port: int) -> dict[int, GameResult]:
         """Connect, play every pending game, return all results by index."""
@@ -419,13 +406,9 @@ class TournamentDirector:
                 raise message
             if isinstance(message, PoolStatus):
                 self.idle = dict(message.idle)
-                if self.events.pool_changed:
-                    self.events.pool_changed(self.idle)
             elif isinstance(message, Paired):
                 scheduled = self.requested.popleft()
                 self.running[message.match] = scheduled
-                if self.events.game_started:
-                    self.events.game_started(scheduled, message.match)
             elif isinstance(message, MatchEnd):
                 scheduled_or_none = self.running.pop(message.match, None)
                 if scheduled_or_none is not None:
@@ -502,8 +485,6 @@ class TournamentDirector:
         self.results[result.index] = result
         if self.on_result:
             self.on_result(result)
-        if self.events.game_finished:
-            self.events.game_finished(result)
 
     async def _forfeit_withdrawn(self) -> None:
         """Score the pending games of withdrawn players as their losses."""

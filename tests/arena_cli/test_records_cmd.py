@@ -8,8 +8,7 @@ import pytest
 import trio
 
 from arena_cli.main import main
-from protocol.messages import MatchStart, Seeking
-from tests.server.harness import RawClient, play_randomly, running_server
+from tests.server.harness import running_server, seek_and_play
 
 
 async def record_one_match(db: str) -> str:
@@ -19,12 +18,8 @@ async def record_one_match(db: str) -> str:
         port = server.port
 
         async def player(i: int) -> None:
-            client = await RawClient.connect(port)
-            await client.hello(f"alice{i}")
-            await client.send({"type": "seek", "game": "tictactoe"})
-            start: MatchStart = await client.expect(MatchStart, skip=(Seeking,))
+            start, _ = await seek_and_play(port, f"alice{i}", i)
             match_ids.append(start.match)
-            await play_randomly(client, i)
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(player, 0)

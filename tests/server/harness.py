@@ -143,3 +143,16 @@ async def play_randomly(client: RawClient, seed: int) -> MatchEnd:
             )
         elif isinstance(message, MatchEnd):
             return message
+
+
+async def seek_and_play(
+    port: int, name: str, seed: int, game: str = "tictactoe"
+) -> tuple[MatchStart, MatchEnd]:
+    """A random player: connect, seek one match of `game`, play it out, close."""
+    client = await RawClient.connect(port)
+    await client.hello(name)
+    await client.send({"type": "seek", "game": game})
+    start: MatchStart = await client.expect(MatchStart, skip=(Seeking,))
+    end = await play_randomly(client, seed)
+    await client.aclose()
+    return start, end

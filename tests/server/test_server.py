@@ -12,7 +12,7 @@ from games import make_game
 from protocol.messages import MatchEnd, MatchStart, Seeking, Turn, Update
 from server.config import MatchPolicy
 from server.store import Store
-from tests.server.harness import RawClient, play_randomly, running_server, start_pair
+from tests.server.harness import RawClient, running_server, seek_and_play, start_pair
 
 
 async def test_two_clients_play_tictactoe_to_the_end(tmp_path: Path) -> None:
@@ -67,13 +67,9 @@ async def test_twenty_concurrent_matches_record_correct_outcomes(tmp_path: Path)
         port = server.port
 
         async def one_player(i: int) -> None:
-            client = await RawClient.connect(port)
-            await client.hello(f"r{i}")
-            await client.send({"type": "seek", "game": "tictactoe"})
-            start: MatchStart = await client.expect(MatchStart, skip=(Seeking,))
+            start, end = await seek_and_play(port, f"r{i}", i)
             assert start.seat is not None
-            ends[(start.match, start.seat)] = await play_randomly(client, i)
-            await client.aclose()
+            ends[(start.match, start.seat)] = end
 
         async with trio.open_nursery() as nursery:
             for i in range(40):
