@@ -44,7 +44,7 @@ from protocol.messages import (
 )
 from server.config import MatchPolicy
 from server.connection import Connection
-from server.store import MatchRecord, MoveRecord, Recorder
+from server.store import MatchRecord, MoveRecord, Recorder, ResultRecord
 
 log = structlog.get_logger("arena.server")
 
@@ -222,14 +222,17 @@ class Match:
         self.outcome = outcome
         self.aborted = status == "aborted"
         await self.recorder.finish_match(
-            self.id,
-            status=status,
-            scores=outcome.scores,
-            winner=outcome.winner,
-            termination=outcome.termination.value,
-            reason=self.reason,
-            points=outcome.points,
-            plies=self.ply,
+            ResultRecord(
+                match_id=self.id,
+                status=status,
+                scores=outcome.scores,
+                winner=outcome.winner,
+                termination=outcome.termination.value,
+                reason=self.reason,
+                points=outcome.points,
+                plies=self.ply,
+                ended_at=time.time(),
+            )
         )
         end_frame = encode_message(
             MatchEnd(

@@ -94,6 +94,21 @@ class MoveRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ResultRecord:
+    """How a match ended, written over its `MatchRecord`."""
+
+    match_id: str
+    status: str  # finished | aborted
+    scores: Sequence[float]
+    winner: int | None
+    termination: str
+    reason: str
+    points: Sequence[float] | None
+    plies: int
+    ended_at: float
+
+
+@dataclass(frozen=True, slots=True)
 class MatchRecord:
     id: str
     game: str
@@ -197,31 +212,20 @@ class Store:
         )
 
     @staticmethod
-    def _finish_match(
-        db: sqlite3.Connection,
-        match_id: str,
-        status: str,
-        scores: Sequence[float],
-        winner: int | None,
-        termination: str,
-        reason: str,
-        points: Sequence[float] | None,
-        plies: int,
-        ended_at: float,
-    ) -> None:
+    def _finish_match(db: sqlite3.Connection, result: ResultRecord) -> None:
         db.execute(
             "UPDATE matches SET status=?, scores=?, winner=?, termination=?, reason=?, points=?,"
             " plies=?, ended_at=? WHERE id=?",
             (
-                status,
-                to_json(list(scores)),
-                winner,
-                termination,
-                reason,
-                None if points is None else to_json(list(points)),
-                plies,
-                ended_at,
-                match_id,
+                result.status,
+                to_json(list(result.scores)),
+                result.winner,
+                result.termination,
+                result.reason,
+                None if result.points is None else to_json(list(result.points)),
+                result.plies,
+                result.ended_at,
+                result.match_id,
             ),
         )
 
@@ -411,21 +415,9 @@ class Recorder:
                 log.warning("records_backlog", queued=self.queue_size)
         self._overflow.append(item)
 
-    async def finish_match(
-        self,
-        match_id: str,
-        *,
-        status: str,
-        scores: Sequence[float],
-        winner: int | None,
-        termination: str,
-        reason: str,
-        points: Sequence[float] | None,
-        plies: int,
-    ) -> None:
+    async def finish_match(self, result: ResultRecord) -> None:
         """Queue the result and wait until it is committed."""
         done = trio.Event()
         self._urgent.set()
-        args = (match_id, status, scores, winner, termination, reason, points, plies, time.time())
-        await self._send.send((("finish", args), done))
+        await self._send.send((("finish", (result,)), done))
         await done.wait()
