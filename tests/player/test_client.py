@@ -120,8 +120,14 @@ class Network:
     async def accept(self) -> FakeServer:
         return await self._receive.receive()
 
+    # --- test agents -----------------------------------------------------------------------
 
-# --- test agents -----------------------------------------------------------------------
+    async def seeker(self) -> FakeServer:
+        """The next client, after its hello and its seek."""
+        server = await self.accept()
+        await server.handshake()
+        await server.expect(Seek)
+        return server
 
 
 class ScriptedAgent(Agent):
@@ -315,9 +321,7 @@ async def test_answers_ping_while_the_agent_thinks() -> None:
     client = make_client(agent, network)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
-        server = await network.accept()
-        await server.handshake()
-        await server.expect(Seek)
+        server = await network.seeker()
         await server.send(start_message(0))
         state = TTT.initial_state()
         await server.send(turn_message(state, 0))
@@ -355,9 +359,7 @@ async def test_agent_receives_the_budget_of_the_turn() -> None:
     client = make_client(agent, network, safety_margin=0.1)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
-        server = await network.accept()
-        await server.handshake()
-        await server.expect(Seek)
+        server = await network.seeker()
         await server.send(start_message(0))
         await server.send(turn_message(TTT.initial_state(), 0, time_left=0.5))
         await server.expect(Move)
@@ -371,9 +373,7 @@ async def test_illegal_with_retries_then_a_new_turn() -> None:
     client = make_client(agent, network)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
-        server = await network.accept()
-        await server.handshake()
-        await server.expect(Seek)
+        server = await network.seeker()
         await server.send(start_message(0))
         state = TTT.initial_state()
         await server.send(turn_message(state, 0))
@@ -430,9 +430,7 @@ async def test_one_log_line_per_move_and_per_match_end() -> None:
     with structlog.testing.capture_logs() as logs:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(client.run)
-            server = await network.accept()
-            await server.handshake()
-            await server.expect(Seek)
+            server = await network.seeker()
             await play_match(server)
     moves = [e for e in logs if e["event"] == "move"]
     assert [m["move"] for m in moves] == ["a3", "a2", "b3", "b2", "c3"]
@@ -450,9 +448,7 @@ async def test_match_and_seat_are_bound_in_the_log_context() -> None:
     structlog.configure(processors=[structlog.contextvars.merge_contextvars, capture])
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
-        server = await network.accept()
-        await server.handshake()
-        await server.expect(Seek)
+        server = await network.seeker()
         await play_match(server)
     moves = [e for e in capture.entries if e["event"] == "move"]
     assert moves and all(e["match"] == "m1" and e["seat"] == 0 for e in moves)
@@ -498,9 +494,7 @@ async def test_rejoins_with_the_token_after_a_drop(autojump_clock) -> None:
     client = make_client(agent, network)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
-        server = await network.accept()
-        await server.handshake()
-        await server.expect(Seek)
+        server = await network.seeker()
         await server.send(start_message(0))
         state = TTT.initial_state()
         await server.send(turn_message(state, 0))
@@ -527,9 +521,7 @@ async def test_refused_rejoin_is_a_lost_match_then_seeks_again(autojump_clock) -
     client = make_client(agent, network, games=2)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
-        server = await network.accept()
-        await server.handshake()
-        await server.expect(Seek)
+        server = await network.seeker()
         await server.send(start_message(0))
         await server.close()
         server = await network.accept()
@@ -565,9 +557,7 @@ async def test_bad_frame_from_the_server_is_a_clean_protocol_error() -> None:
     client = make_client(ScriptedAgent(), network)
 
     async def garbage_server(body: bytes) -> None:
-        server = await network.accept()
-        await server.handshake()
-        await server.expect(Seek)
+        server = await network.seeker()
         await server.stream.send_all(body)
 
     for body, pattern in [
@@ -587,9 +577,7 @@ async def test_invalid_state_from_the_server_is_a_protocol_error() -> None:
     async with trio.open_nursery() as nursery:
 
         async def script() -> None:
-            server = await network.accept()
-            await server.handshake()
-            await server.expect(Seek)
+            server = await network.seeker()
             bad = start_message(0)
             bad.state = {"board": ["XXX", "XXX", "XXX"]}
             await server.send(bad)
@@ -621,9 +609,7 @@ async def test_server_errors_stop_the_client(error, exc_type, pattern) -> None:
     async with trio.open_nursery() as nursery:
 
         async def script() -> None:
-            server = await network.accept()
-            await server.handshake()
-            await server.expect(Seek)
+            server = await network.seeker()
             await server.send(error)
 
         nursery.start_soon(script)
@@ -638,9 +624,7 @@ async def test_non_fatal_error_during_a_match_is_only_logged() -> None:
     with structlog.testing.capture_logs() as logs:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(client.run)
-            server = await network.accept()
-            await server.handshake()
-            await server.expect(Seek)
+            server = await network.seeker()
             await server.send(Seeking("tictactoe", {}, 1.0))
             await server.send(Error("not_your_turn", "wait", match="m1"))
             await play_match(server)
@@ -654,9 +638,7 @@ async def test_agent_failure_resigns_and_stops_with_agent_error() -> None:
     async with trio.open_nursery() as nursery:
 
         async def script() -> None:
-            server = await network.accept()
-            await server.handshake()
-            await server.expect(Seek)
+            server = await network.seeker()
             await server.send(start_message(0))
             await server.send(turn_message(TTT.initial_state(), 0))
             assert (await server.expect(Resign)).match == "m1"
@@ -675,9 +657,7 @@ async def test_agent_resignation_sends_resign_and_continues() -> None:
     client = make_client(agent, network)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
-        server = await network.accept()
-        await server.handshake()
-        await server.expect(Seek)
+        server = await network.seeker()
         await server.send(start_message(0))
         await server.send(turn_message(TTT.initial_state(), 0))
         assert (await server.expect(Resign)).match == "m1"
@@ -694,9 +674,7 @@ async def test_match_end_during_the_search_cancels_it() -> None:
     client = make_client(agent, network)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
-        server = await network.accept()
-        await server.handshake()
-        await server.expect(Seek)
+        server = await network.seeker()
         await server.send(start_message(0))
         await server.send(turn_message(TTT.initial_state(), 0))
         await trio.to_thread.run_sync(agent.thinking.wait, 5)
