@@ -120,14 +120,15 @@ class Network:
     async def accept(self) -> FakeServer:
         return await self._receive.receive()
 
-    # --- test agents -----------------------------------------------------------------------
-
     async def seeker(self) -> FakeServer:
         """The next client, after its hello and its seek."""
         server = await self.accept()
         await server.handshake()
         await server.expect(Seek)
         return server
+
+
+# --- test agents -----------------------------------------------------------------------
 
 
 class ScriptedAgent(Agent):
