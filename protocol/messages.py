@@ -181,6 +181,8 @@ class MatchStart(Message, tag="match_start"):
     ply: int
     to_move: int
     seed: int | None = None
+    #: every move played so far, wire-encoded, from the initial position (additive in v1)
+    moves: list[Any] = msgspec.field(default_factory=list)
 
 
 class Turn(Message, tag="turn"):

@@ -114,6 +114,7 @@ class Match:
         self.reason = ""
         self.finished = trio.Event()
         self._encoded_state: Any = game.encode_state(self.state)
+        self.moves: list[Any] = []  # wire-encoded moves from the initial position
         # the clock: "starting", "turn" (waiting for a move), "away" (the seat
         # to move is disconnected) or "over"
         self.phase = "starting"
@@ -151,6 +152,7 @@ class Match:
             ply=self.ply,
             to_move=self.game.to_move(self.state),
             seed=self.seed,
+            moves=list(self.moves),
         )
 
     def _broadcast(self, frame: bytes, mover: int | None = None) -> None:
@@ -434,6 +436,7 @@ class Match:
         self.state = game.apply(self.state, move)
         played_ply = self.ply
         self.ply += 1
+        self.moves.append(wire_move)
         self._encoded_state = game.encode_state(self.state)
         self.recorder.move(
             MoveRecord(self.id, played_ply, seat, wire_move, notation, think, time.time())

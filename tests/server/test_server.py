@@ -109,3 +109,26 @@ async def test_one_log_line_per_move_and_match_end_with_match_and_seat() -> None
     ends = [e for e in logs if e["event"] == "match_end"]
     assert len(ends) == 1 and ends[0]["match"] == match_id and ends[0]["result"] == "1-0"
     assert sum(e["event"] == "connected" for e in logs) == 2
+
+
+async def test_match_start_carries_the_moves_so_far_to_late_spectators_and_rejoiners() -> None:
+    async with running_server() as server:
+        assert server.port is not None
+        a, b = await RawClient.connect(server.port), await RawClient.connect(server.port)
+        match, seats, starts = await start_pair([a, b])
+        assert all(start.moves == [] for start in starts)
+        for ply, cell in enumerate([4, 0, 8]):
+            mover = seats[ply % 2]
+            await mover.expect(Turn, skip=(Update,))
+            await mover.send({"type": "move", "match": match, "ply": ply, "move": cell})
+        assert (await seats[1].expect(Turn, skip=(Update,))).ply == 3
+        watcher = await RawClient.connect(server.port)
+        await watcher.hello("late", role="spectator")
+        await watcher.send({"type": "spectate", "match": match})
+        assert (await watcher.expect(MatchStart)).moves == [4, 0, 8]
+        token = next(s.token for s in starts if s.seat == 1)
+        back = await RawClient.connect(server.port)
+        await back.hello("p1-again")
+        await back.send({"type": "rejoin", "token": token})
+        start: MatchStart = await back.expect(MatchStart)
+        assert start.seat == 1 and start.ply == 3 and start.moves == [4, 0, 8]
