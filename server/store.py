@@ -249,6 +249,35 @@ class Store:
             for args in finishes:
                 self._finish_match(db, *args)
 
+    def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool:
+        """Store a whole finished match (e.g. read back by `arena import`) in one transaction.
+
+        Returns False, writing nothing, when a match with this id is already stored.
+        """
+        with self.transaction() as db:
+            if db.execute("SELECT 1 FROM matches WHERE id=?", (record.id,)).fetchone():
+                return False
+            self._insert_match(db, record)
+            db.executemany(_INSERT_MOVE, [self.move_row(move) for move in moves])
+            if record.status != "running" and record.scores is not None:
+                self._finish_match(
+                    db,
+                    ResultRecord(
+                        match_id=record.id,
+                        status=record.status,
+                        scores=record.scores,
+                        winner=record.winner,
+                        termination=record.termination or "",
+                        reason=record.reason or "",
+                        points=record.points,
+                        plies=record.plies,
+                        ended_at=record.ended_at
+                        if record.ended_at is not None
+                        else record.started_at,
+                    ),
+                )
+        return True
+
     def abort_running(self, reason: str) -> int:
         """Mark matches left 'running' (by a crash or shutdown) as aborted; return how many."""
         with self.transaction() as db:
