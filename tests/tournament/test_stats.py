@@ -1,0 +1,160 @@
+"""Statistics of a two-player match.
+
+Independent sources: the expected values in `test_published_*` are the ones
+asserted by fastchess's own test suite (app/tests/elo_test.cpp, Disservin/fastchess),
+whose Stats constructors take (wins, losses, draws) and (LL, LD, WL, DD, WD, WW);
+the hand-worked example is computed step by step in its comments.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tournament.stats import (
+    MatchStats,
+    Pentanomial,
+    Wdl,
+    elo_from_score,
+    pair_bin,
+    score_from_elo,
+)
+
+
+def test_hand_worked_trinomial() -> None:
+    # 6 wins, 2 draws, 2 losses: score 0.7; variance per game
+    # (6*0.3^2 + 2*0.2^2 + 2*0.7^2) / 10 = 0.16; standard error sqrt(0.016) = 0.1264911
+    # score interval 0.7 -/+ 1.959964 * 0.1264911 = [0.4520820, 0.9479180]
+    # Elo = -400 log10(1/s - 1): 147.1907, interval [-33.3994, 504.0333]
+    stats = MatchStats(Pentanomial(), Wdl(6, 2, 2))
+    est = stats.elo_trinomial()
+    assert est is not None
+    assert est.score == pytest.approx(0.7)
+    assert est.variance == pytest.approx(0.16)
+    assert est.elo == pytest.approx(147.1907, abs=1e-3)
+    assert est.lower == pytest.approx(-33.3994, abs=1e-3)
+    assert est.upper == pytest.approx(504.0333, abs=1e-3)
+    assert est.error == pytest.approx((504.0333 + 33.3994) / 2, abs=1e-3)
+    # LOS = Phi(0.2 / 0.1264911) = Phi(1.581139) = 0.943077
+    assert est.los == pytest.approx(0.943077, abs=1e-6)
+    assert stats.draw_ratio == pytest.approx(0.2)
+
+
+def test_published_trinomial() -> None:
+    # fastchess "EloWDL 2": Stats(136 wins, 96 losses, 111 draws)
+    est = MatchStats(Pentanomial(), Wdl(wins=136, draws=111, losses=96)).elo_trinomial()
+    assert est is not None
+    assert est.elo == pytest.approx(40.70, rel=0.01)
+    assert est.error == pytest.approx(30.43, rel=0.01)
+    assert est.nelo == pytest.approx(49.77, rel=0.01)
+    assert est.nelo_error == pytest.approx(36.77, rel=0.01)
+    assert f"{est.los * 100:.2f}" == "99.60"
+    assert est.score == pytest.approx(0.558, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("counts", "elo", "error", "nelo", "nelo_error", "los", "score"),
+    [
+        # fastchess "EloPentanomial 1" and "EloPentanomial 2" (LL, LD, WL, DD, WD, WW)
+        ((34, 54, 31, 32, 64, 75), 55.58, 27.65, 57.94, 28.28, "100.00", 0.579),
+        ((332, 433, 457, 41, 333, 334), -8.64, 10.33, -9.17, 10.96, "5.05", 0.488),
+        ((7895, 8757, 5485, 200, 568, 9999), -21.04, 2.95, -19.01, 2.65, "0.00", 0.470),
+    ],
+)
+def test_published_pentanomial(
+    counts: tuple[int, ...],
+    elo: float,
+    error: float,
+    nelo: float,
+    nelo_error: float,
+    los: str,
+    score: float,
+) -> None:
+    est = MatchStats(Pentanomial(*counts)).elo_pentanomial()
+    assert est is not None
+    assert est.elo == pytest.approx(elo, rel=0.01)
+    assert est.error == pytest.approx(error, rel=0.01)
+    assert est.nelo == pytest.approx(nelo, rel=0.01)
+    assert est.nelo_error == pytest.approx(nelo_error, rel=0.01)
+    assert f"{est.los * 100:.2f}" == los
+    assert est.score == pytest.approx(score, rel=0.01)
+
+
+def test_pair_bins() -> None:
+    assert pair_bin(1, 1) == "ww"
+    assert pair_bin(0.5, 1) == pair_bin(1, 0.5) == "wd"
+    assert pair_bin(0, 1) == "wl"
+    assert pair_bin(0.5, 0.5) == "dd"
+    assert pair_bin(0.5, 0) == "ld"
+    assert pair_bin(0, 0) == "ll"
+    with pytest.raises(ValueError, match=r"0\.25"):
+        pair_bin(0.25, 1)
+    penta = Pentanomial.from_pairs([(1, 1), (1, 0), (0.5, 0.5), (0, 0.5)])
+    assert penta == Pentanomial(ll=0, ld=1, wl=1, dd=1, wd=0, ww=1)
+    assert penta.bins() == (0, 1, 2, 0, 1)
+    assert penta.wdl == Wdl(wins=3, draws=3, losses=2)
+
+
+def test_empty_and_perfect() -> None:
+    empty = MatchStats(Pentanomial())
+    assert empty.score is None and empty.draw_ratio is None
+    assert empty.elo_trinomial() is None and empty.elo_pentanomial() is None
+    perfect = MatchStats(Pentanomial(ww=3))
+    est = perfect.elo_pentanomial()
+    assert est is not None and est.elo == math.inf and est.los == 1.0
+    data = perfect.as_dict()
+    json.dumps(data, allow_nan=False)  # infinities become null
+    assert data["elo_pentanomial"]["elo"] is None
+    all_draws = MatchStats(Pentanomial(dd=5)).elo_pentanomial()
+    assert all_draws is not None
+    assert (all_draws.elo, all_draws.error, all_draws.los) == (0.0, 0.0, 0.5)
+
+
+def test_validation() -> None:
+    with pytest.raises(ValueError, match="-1"):
+        Wdl(-1, 0, 0)
+    with pytest.raises(ValueError, match="'x'"):
+        Pentanomial(ww="x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"0\.3"):
+        Wdl.from_scores([0.3])
+    with pytest.raises(ValueError, match="pentanomial"):
+        Pentanomial.from_dict({"ww": 1})
+    with pytest.raises(ValueError, match=r"1\.5"):
+        elo_from_score(1.5)
+
+
+pair_scores = st.sampled_from([0.0, 0.5, 1.0])
+pairs_strategy = st.lists(st.tuples(pair_scores, pair_scores), max_size=40)
+
+
+@given(pairs_strategy, st.lists(pair_scores, max_size=5))
+def test_properties(pairs: list[tuple[float, float]], singles: list[float]) -> None:
+    stats = MatchStats.from_results(pairs, singles)
+    assert stats.games == 2 * len(pairs) + len(singles)
+    points = sum(a + b for a, b in pairs) + sum(singles)
+    if stats.games:
+        assert stats.score == pytest.approx(points / stats.games)
+    # mirror: the other player's view has score 1 - s and the opposite Elo
+    mirrored = MatchStats(stats.penta.swapped(), stats.unpaired.swapped())
+    a, b = stats.elo_pentanomial(), mirrored.elo_pentanomial()
+    if a is not None and b is not None:
+        assert a.score == pytest.approx(1 - b.score)
+        if math.isfinite(a.elo):
+            assert a.elo == pytest.approx(-b.elo, abs=1e-9)
+        assert a.los == pytest.approx(1 - b.los, abs=1e-12) or a.variance == 0
+        assert a.lower <= a.elo <= a.upper
+    # JSON round trip of the counts
+    assert Pentanomial.from_dict(json.loads(json.dumps(stats.penta.as_dict()))) == stats.penta
+    assert Wdl.from_dict(json.loads(json.dumps(stats.unpaired.as_dict()))) == stats.unpaired
+    json.dumps(stats.as_dict(), allow_nan=False)
+
+
+@given(st.floats(min_value=-2000, max_value=2000))
+def test_elo_score_inverse(elo: float) -> None:
+    score = score_from_elo(elo)
+    if 0.0 < score < 1.0 and abs(elo) < 1500:
+        assert elo_from_score(score) == pytest.approx(elo, abs=1e-6)

@@ -1,0 +1,1 @@
+"""Tournament domain: formats, statistics, SPRT and openings (pure, no I/O)."""
