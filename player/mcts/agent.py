@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ import structlog
 
 from games.base import Game, Outcome
 from player.agent import Agent, SearchLimit, mix_seeds
+from player.mcts import fast
 from player.mcts.parallel import WorkerPool
 from player.mcts.search import (
     METRICS,
@@ -30,6 +32,9 @@ from player.spec import AgentOption, register_agent
 log = structlog.get_logger("player.mcts")
 
 MAX_WORKERS = 64
+ENGINES = ("auto", "fast", "python")
+ROLLOUTS = ("smart", "random")
+DEFAULT_MEMORY_MB = 512
 #: moves listed in the per-move log line
 TOP_MOVES = 5
 
@@ -66,9 +71,14 @@ class MCTSAgent(Agent):
     """UCT with tree reuse, MCTS-Solver and optional root parallelism.
 
     `time` (seconds per move, None = no limit) and `iterations` (cap, per
-    search) make `default_limit`. With ``workers=N`` the agent runs its own
-    search in the calling thread and N-1 more in worker processes (started
-    by `start`, stopped by `close`), then sums root visits by move.
+    search) make `default_limit`. ``engine`` picks the search: ``fast`` is
+    the compiled core (`player.mcts.fast`, built-in games only), ``python``
+    the generic engine (`player.mcts.search`, any game), ``auto`` the first
+    that can play the game. With ``workers=N`` the agent runs its own search
+    in the calling thread and N-1 more (threads for the compiled engine,
+    which releases the GIL; processes started by `start` for the Python
+    engine), then sums root visits by move. ``rollout`` and ``memory`` (MiB
+    per tree) apply to the compiled engine.
     """
 
     def __init__(
@@ -83,6 +93,9 @@ class MCTSAgent(Agent):
         reuse: bool = True,
         solver: bool = True,
         seed: int | None = None,
+        engine: str = "auto",
+        rollout: str = "smart",
+        memory: float = DEFAULT_MEMORY_MB,
         clock: Callable[[], float] | None = None,
     ) -> None:
         if time is not None and not time > 0:
@@ -101,6 +114,14 @@ class MCTSAgent(Agent):
             raise ValueError(
                 f"option 'workers' must be between 1 and {MAX_WORKERS}, not {workers!r}"
             )
+        if engine not in ENGINES:
+            raise ValueError(f"option 'engine' must be one of {', '.join(ENGINES)}, not {engine!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(
+                f"option 'rollout' must be one of {', '.join(ROLLOUTS)}, not {rollout!r}"
+            )
+        if not 1 <= memory < float("inf"):
+            raise ValueError(f"option 'memory' must be at least 1 (MiB), not {memory!r}")
         self.default_limit = SearchLimit(time=time, iterations=iterations)
         self.options: dict[str, Any] = {
             "c": c,
@@ -111,15 +132,31 @@ class MCTSAgent(Agent):
         }
         self.workers = workers
         self.seed = seed
+        self.engine = engine
+        self.fast_options: dict[str, Any] = {
+            "c": c,
+            "rollout": rollout,
+            "solver": solver,
+            "reuse": reuse,
+            "max_memory": memory,
+        }
         shown = {"time": time, "iterations": iterations, **self.options, "workers": workers}
         shown["seed"] = seed
+        if engine != "auto":
+            shown["engine"] = engine
+        # Compile (or load from the disk cache) before any clock runs.
+        self._fast = fast.load() if engine != "python" and fast.warm_up() else None
+        if engine == "fast" and self._fast is None:
+            log.warning("mcts_fast_engine_unavailable", reason="numba cannot be imported")
         self.name = "mcts:" + ",".join(
             f"{key}={str(value).lower() if isinstance(value, bool) else value}"
             for key, value in shown.items()
             if value is not None
         )
         self._clock = clock
-        self._search: Search | None = None
+        self._search: Search | Any = None
+        self._helpers: list[Any] = []
+        self._threads: ThreadPoolExecutor | None = None
         self._pool: WorkerPool | None = None
         self._pool_failed = False
         self.last_report: MoveReport | None = None
@@ -135,13 +172,19 @@ class MCTSAgent(Agent):
         """Begin a match: a fresh tree, and the worker processes if ``workers > 1``."""
         super().start(game, seat)
         if self._search is None or self._search.game is not game:
-            kwargs: dict[str, Any] = {} if self._clock is None else {"clock": self._clock}
-            self._search = Search(game, seed=worker_seed(self.seed, 0), **self.options, **kwargs)
+            self._search = self._new_search(game, 0)
+            self._helpers = []
+            if self._is_fast(self._search):
+                self._helpers = [self._new_search(game, i) for i in range(1, self.workers)]
         else:
             self._search.reset()
             self._search.free_garbage()
+        for helper in self._helpers:
+            helper.reset()
         if self._match_seed is not None:
             self._search.rng.seed(mix_seeds(self.seed, self._match_seed))
+            for index, helper in enumerate(self._helpers, 1):
+                helper.rng.seed(mix_seeds(self.seed, self._match_seed) * 31 + index)
             self._match_seed = None
         if self._pool is not None and self._pool.game is not game:
             self._pool.close()
@@ -150,7 +193,28 @@ class MCTSAgent(Agent):
             self._pool.reset()
         self._ensure_pool(game)
 
+    def _new_search(self, game: Game[Any, Any], index: int) -> Any:
+        """A search for `game`: the compiled engine when it can play it, else the Python one."""
+        seed = worker_seed(self.seed, index)
+        kwargs: dict[str, Any] = {} if self._clock is None else {"clock": self._clock}
+        if self._fast is not None:
+            from player.mcts.fast.adapters import adapter_for
+
+            adapter = adapter_for(game)
+            if adapter is not None:
+                return self._fast.FastSearch(
+                    game, adapter, seed=seed, **self.fast_options, **kwargs
+                )
+        if self.engine == "fast":
+            log.warning("mcts_fast_engine_unavailable", game=game.name, reason="no kernel")
+        return Search(game, seed=seed, **self.options, **kwargs)
+
+    def _is_fast(self, search: Any) -> bool:
+        return self._fast is not None and isinstance(search, self._fast.FastSearch)
+
     def _ensure_pool(self, game: Game[Any, Any]) -> WorkerPool | None:
+        if self._helpers or self._is_fast(self._search):
+            return None
         if self.workers > 1 and self._pool is None and not self._pool_failed:
             seeds = [worker_seed(self.seed, i) for i in range(1, self.workers)]
             try:
@@ -165,6 +229,8 @@ class MCTSAgent(Agent):
         if self._search is None:
             return
         self._search.advance(state, move, new_state)
+        for helper in self._helpers:
+            helper.advance(state, move, new_state)
         if self._pool is not None:
             self._pool.advance(state, move, new_state)
         if self.seat is not None and self._search.game.to_move(state) == self.seat:
@@ -178,6 +244,8 @@ class MCTSAgent(Agent):
         if self._search is not None:
             self._search.reset()
             self._search.free_garbage()
+        for helper in self._helpers:
+            helper.reset()
         release_frozen()
         if self._pool is not None:
             self._pool.reset()
@@ -187,10 +255,14 @@ class MCTSAgent(Agent):
         if self._pool is not None:
             self._pool.close()
             self._pool = None
+        if self._threads is not None:
+            self._threads.shutdown(wait=True)
+            self._threads = None
         if self._search is not None:
             self._search.reset()
             self._search.free_garbage()
             self._search = None
+        self._helpers = []
         release_frozen()
 
     # --- moves ---------------------------------------------------------------------
@@ -232,8 +304,16 @@ class MCTSAgent(Agent):
         seq = 0
         if pool is not None:
             seq = pool.submit(state, limit, deadline)
+        futures: list[Future[SearchResult]] = []
+        if self._helpers:
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(len(self._helpers), "mcts-helper")
+            futures = [
+                self._threads.submit(h.search, state, limit, deadline=deadline)
+                for h in self._helpers
+            ]
         result = search.search(state, limit, deadline=deadline)
-        results = [result]
+        results = [result] + [f.result() for f in futures]
         if pool is not None:
             results += pool.collect(seq, deadline)
         if len(results) == 1:
@@ -320,6 +400,15 @@ register_agent(
         "reuse": AgentOption("reuse", bool, True, "keep the subtree between moves"),
         "solver": AgentOption("solver", bool, True, "MCTS-Solver: prove wins and losses"),
         "seed": AgentOption("seed", int, None, "random seed (none = from the OS)"),
+        "engine": AgentOption(
+            "engine", str, "auto", "fast: compiled (built-in games), python: generic", ENGINES
+        ),
+        "rollout": AgentOption(
+            "rollout", str, "smart", "compiled engine: smart (win/block) or random", ROLLOUTS
+        ),
+        "memory": AgentOption(
+            "memory", float, DEFAULT_MEMORY_MB, "compiled engine: MiB per search tree"
+        ),
     },
     description="Monte Carlo Tree Search (UCT, random rollouts)",
 )

@@ -229,7 +229,7 @@ def test_single_legal_move_is_returned_at_once() -> None:
 
 def test_one_log_line_per_move_with_statistics() -> None:
     game = make_game("connect4")
-    agent = started("mcts:time=none,iterations=300,seed=1", game, 0)
+    agent = started("mcts:time=none,iterations=300,seed=1,engine=python", game, 0)
     with capture_logs() as logs:
         agent.choose(game.initial_state(), SearchLimit(iterations=300))
     assert len(logs) == 1
@@ -257,7 +257,7 @@ def test_rollout_cap_counts_as_a_draw() -> None:
 
 def test_tree_reuse_keeps_statistics() -> None:
     game = make_game("connect4")
-    agent = started("mcts:time=none,iterations=3000,seed=5", game, 0)
+    agent = started("mcts:time=none,iterations=3000,seed=5,engine=python", game, 0)
     state = game.initial_state()
     mine = agent.choose(state, SearchLimit(iterations=3000))
     tree = agent.search_tree

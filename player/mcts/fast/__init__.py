@@ -1,0 +1,57 @@
+"""The compiled search core (numba): array tree + per-game kernels, for the built-in games.
+
+Importing this package does not import numba; `load()` does, and returns
+None when numba (or NumPy) is missing, so the ``mcts`` agent falls back to
+the pure-Python engine (`player.mcts.search`). `warm_up()` compiles (or
+loads from numba's on-disk cache) every kernel by running a tiny search on
+each, so no compilation ever happens on a move's clock. The cache lives in
+``__pycache__`` beside these modules, or, in a read-only install, in numba's
+user-wide cache directory; ``NUMBA_CACHE_DIR`` overrides both.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from types import ModuleType
+from typing import Any
+
+_lock = threading.Lock()
+_warm = False
+
+
+def load() -> ModuleType | None:
+    """The engine module (`player.mcts.fast.engine`), or None without numba."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return None
+    return importlib.import_module("player.mcts.fast.engine")
+
+
+def warm_up() -> bool:
+    """Compile or load every kernel once per process; False if numba is unavailable."""
+    global _warm
+    engine = load()
+    if engine is None:
+        return False
+    with _lock:
+        if _warm:
+            return True
+        from games.connect4 import Connect4
+        from games.tictactoe import TicTacToe
+        from player.agent import SearchLimit
+        from player.mcts.fast.adapters import adapter_for
+
+        games: list[Any] = [Connect4(), TicTacToe()]
+        for game in games:
+            adapter = adapter_for(game)
+            assert adapter is not None
+            search = engine.FastSearch(game, adapter, max_memory=1, seed=0)
+            state = game.initial_state()
+            search.search(state, SearchLimit(iterations=200))
+            moves = game.legal_moves(state)
+            search.advance(state, moves[0], game.apply(state, moves[0]))
+            search.search(game.apply(state, moves[0]), SearchLimit(iterations=10))
+        _warm = True
+    return True

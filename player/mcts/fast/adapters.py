@@ -1,0 +1,55 @@
+"""Which built-in games have a compiled kernel, and how their states and moves convert.
+
+Why here and not in `games/`: the kernels need numba and NumPy, and `games/`
+must stay importable without them; the conversions are a few lines per game,
+so they sit beside the kernels. A game (or game option set) without an
+adapter is searched by the generic Python engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from games.base import Game
+from games.connect4 import Connect4
+from games.mnk import MNKGame
+from player.mcts.fast import connect4, kernels, mnk
+
+
+@dataclass(frozen=True, slots=True)
+class Adapter:
+    """A game's kernel id, its config array and the state/move conversions."""
+
+    gid: int
+    cfg: np.ndarray
+    state_size: int
+    encode_state: Callable[[Any], tuple[int, ...]]
+    encode_move: Callable[[Any], int]
+    decode_move: Callable[[int], Any]
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _tuple(state: Any) -> tuple[int, ...]:
+    return tuple(state)
+
+
+def adapter_for(game: Game[Any, Any]) -> Adapter | None:
+    """The kernel adapter of `game`, or None if only the Python engine can search it."""
+    if type(game) is Connect4 and connect4.supports(game.width, game.height, game.k):
+        cfg = connect4.make_cfg(game.width, game.height)
+        return Adapter(kernels.CONNECT4, cfg, connect4.STATE_SIZE, _tuple, _identity, _identity)
+    if (
+        isinstance(game, MNKGame)
+        and type(game).__module__.startswith("games.")
+        and mnk.supports(game.width, game.height)
+    ):
+        cfg = mnk.make_cfg(game.width, game.height, game.k, game.windows)
+        return Adapter(kernels.MNK, cfg, mnk.STATE_SIZE, _tuple, _identity, _identity)
+    return None

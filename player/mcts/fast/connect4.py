@@ -1,0 +1,156 @@
+"""Connect four kernel (k = 4, up to 62 cells with the sentinel row) for the compiled search.
+
+State row (int64[4]): the two seats' bitboards in `games.connect4`'s layout
+(column-major, one sentinel bit per column), the ply and the status (ONGOING,
+winner seat or DRAW), so a Python state converts by copying its tuple.
+
+`cfg` (int64 array): width, height, bottom mask (one bit per column's floor),
+board mask (every playable cell), cells.
+
+Rollouts (`policy` 1, "smart"): take an immediate win, else block the
+opponent's immediate win, else play a random move that does not put a disc
+right under an opponent's winning cell (if any such move exists). The
+threat sets come from John Tromp's / Pascal Pons's bit tricks
+(`winning_cells`). Policy 0 is uniformly random.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from player.mcts.fast.rng import below
+
+ONGOING = -1
+DRAW = 2
+STATE_SIZE = 4
+
+
+def make_cfg(width: int, height: int) -> np.ndarray:
+    stride = height + 1
+    bottom = sum(1 << (c * stride) for c in range(width))
+    board = bottom * ((1 << height) - 1)
+    return np.array([width, height, bottom, board, width * height], dtype=np.int64)
+
+
+def supports(width: int, height: int, k: int) -> bool:
+    return k == 4 and width * (height + 1) <= 62
+
+
+@njit(cache=True, nogil=True)
+def has_four(p: int, h: int) -> bool:
+    for s in (1, h + 1, h, h + 2):
+        m = p & (p >> s)
+        if m & (m >> (2 * s)):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def winning_cells(p: int, mask: int, h: int, board: int) -> int:
+    """Empty cells that would give the owner of `p` four in a row."""
+    r = (p << 1) & (p << 2) & (p << 3)
+    for s in (h + 1, h, h + 2):
+        p2 = (p << s) & (p << (2 * s))
+        r |= p2 & (p << (3 * s))
+        r |= p2 & (p >> s)
+        p2 = (p >> s) & (p >> (2 * s))
+        r |= p2 & (p << s)
+        r |= p2 & (p >> (3 * s))
+    return r & (board ^ mask)
+
+
+@njit(cache=True, nogil=True)
+def legal(cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
+    if st[3] != ONGOING:
+        return 0
+    w, h = cfg[0], cfg[1]
+    mask = st[0] | st[1]
+    n = 0
+    for c in range(w):
+        if not (mask >> (c * (h + 1) + h - 1)) & 1:
+            out[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def to_move(cfg: np.ndarray, st: np.ndarray) -> int:
+    return int(st[2] & 1)
+
+
+@njit(cache=True, nogil=True)
+def play(cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
+    h = cfg[1]
+    mask = st[0] | st[1]
+    col = ((1 << h) - 1) << (move * (h + 1))
+    bit = (mask + (1 << (move * (h + 1)))) & col
+    mover = st[2] & 1
+    dst[0] = st[0]
+    dst[1] = st[1]
+    dst[mover] |= bit
+    ply = st[2] + 1
+    dst[2] = ply
+    if has_four(dst[mover], h):
+        dst[3] = mover
+    elif ply == cfg[4]:
+        dst[3] = DRAW
+    else:
+        dst[3] = ONGOING
+
+
+@njit(cache=True, nogil=True)
+def status(cfg: np.ndarray, st: np.ndarray) -> int:
+    return int(st[3])
+
+
+@njit(cache=True, nogil=True)
+def _pick(bits: int, rng: np.ndarray) -> int:
+    """A uniformly chosen set bit of `bits` (non-zero), as a one-bit mask."""
+    n = 0
+    b = bits
+    while b:
+        b &= b - 1
+        n += 1
+    k = below(rng, n)
+    b = bits
+    for _ in range(k):
+        b &= b - 1
+    return b & -b
+
+
+@njit(cache=True, nogil=True)
+def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
+    """Play to the end from `st` (not modified); return the winner seat or DRAW."""
+    if st[3] != ONGOING:
+        return int(st[3])
+    h, bottom, board, cells = cfg[1], cfg[2], cfg[3], cfg[4]
+    mover = st[2] & 1
+    me = st[mover]
+    you = st[1 - mover]
+    mask = me | you
+    ply = st[2]
+    while True:
+        playable = (mask + bottom) & board
+        if policy == 1:
+            mine = winning_cells(me, mask, h, board) & playable
+            if mine:
+                return int(mover)
+            theirs = winning_cells(you, mask, h, board)
+            forced = theirs & playable
+            if forced:
+                bit = forced & -forced
+            else:
+                safe = playable & ~(theirs >> 1)
+                bit = _pick(safe if safe else playable, rng)
+        else:
+            bit = _pick(playable, rng)
+        me |= bit
+        mask |= bit
+        ply += 1
+        if policy != 1 and has_four(me, h):
+            return int(mover)
+        if ply == cells:
+            return DRAW
+        me, you = you, me
+        mover = 1 - mover

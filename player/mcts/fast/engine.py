@@ -1,0 +1,189 @@
+"""`FastSearch`: the compiled search behind the same interface as `player.mcts.search.Search`.
+
+The Python side owns the clock: it runs the compiled loop in batches sized
+to about a millisecond each (adapted to the measured rate), so a search
+overshoots its deadline by about that much. Memory is one preallocated set
+of arrays sized from a byte cap (`max_memory`, MiB); `np.empty` only maps
+pages, so the resident size grows with the tree actually built. When the
+rows run out the tree stops growing and the search goes on (rollouts from
+the leaves). Tree reuse moves the root down in place; when more than half of
+the rows are used at the start of a search, the live subtree is compacted to
+the front.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from games.base import Game
+from player.agent import SearchLimit
+from player.mcts.fast import tree
+from player.mcts.fast.adapters import Adapter
+from player.mcts.fast.rng import new_rng
+from player.mcts.search import MoveStat, SearchResult
+
+#: default byte cap of one tree (MiB)
+DEFAULT_MEMORY_MB = 512
+ROLLOUT_POLICIES = {"random": 0, "smart": 1}
+BATCH_SECONDS = 0.001
+_PROOF = {tree.WIN: 1.0, tree.DRAW: 0.5, tree.LOSS: 0.0}
+
+
+def bytes_per_node(state_size: int) -> int:
+    """Bytes of one tree row: the state, the int32 columns and the reward sum."""
+    return 8 * state_size + 4 * tree.COLUMNS + 8
+
+
+class FastSearch:
+    """A compiled UCT search tree for one game, kept between moves for tree reuse."""
+
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        adapter: Adapter,
+        *,
+        c: float = 1.0,
+        rollout: str = "smart",
+        solver: bool = True,
+        reuse: bool = True,
+        max_memory: float = DEFAULT_MEMORY_MB,
+        seed: int | str | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if rollout not in ROLLOUT_POLICIES:
+            raise ValueError(
+                f"rollout must be one of {', '.join(ROLLOUT_POLICIES)}, not {rollout!r}"
+            )
+        self.game = game
+        self.adapter = adapter
+        self.c = float(c)
+        self.policy = ROLLOUT_POLICIES[rollout]
+        self.solver = solver
+        self.reuse = reuse
+        self.rng = random.Random(seed)
+        self.clock = clock
+        self.node_bytes = bytes_per_node(adapter.state_size)
+        self.capacity = max(64, int(max_memory * 2**20) // self.node_bytes)
+        self.st = np.empty((self.capacity, adapter.state_size), dtype=np.int64)
+        self.ni = np.empty((self.capacity, tree.COLUMNS), dtype=np.int32)
+        self.wsum = np.empty(self.capacity, dtype=np.float64)
+        self.meta = np.zeros(3, dtype=np.int64)
+        self.root_state: Any = None
+        self._batch = 64
+
+    # --- tree reuse --------------------------------------------------------------
+
+    def advance(self, state: Any, move: Any, new_state: Any) -> None:
+        """`move` was played in `state`: keep the subtree of `new_state`, if any."""
+        if self.root_state is None:
+            return
+        if not self.reuse or self.root_state != state:
+            self.reset()
+            return
+        child = tree.find_child(self.ni, int(self.meta[tree.ROOT]), self.adapter.encode_move(move))
+        if child < 0:
+            self.reset()
+            return
+        self.ni[child, tree.PARENT] = -1
+        self.meta[tree.ROOT] = child
+        self.root_state = new_state
+
+    def reset(self) -> None:
+        """Forget the tree."""
+        self.root_state = None
+
+    def free_garbage(self) -> None:
+        """Nothing to free: the rows are reused (the interface of `Search`)."""
+
+    @property
+    def nodes(self) -> int:
+        """Rows in use (the live tree and, until a compaction, dead rows)."""
+        return int(self.meta[tree.NEXT]) if self.root_state is not None else 0
+
+    # --- search ------------------------------------------------------------------
+
+    def _prepare(self, state: Any) -> int:
+        """Make `state` the root; return the visits it already has."""
+        if self.root_state is None or self.root_state != state:
+            self.st[0, :] = self.adapter.encode_state(state)
+            tree.init_root(self.adapter.gid, self.adapter.cfg, self.st, self.ni, self.meta)
+            self.root_state = state
+            return 0
+        if self.meta[tree.ROOT] != 0 and self.meta[tree.NEXT] > self.capacity // 2:
+            tree.compact(self.st, self.ni, self.wsum, self.meta)
+        return int(self.ni[self.meta[tree.ROOT], tree.VIS])
+
+    def search(
+        self, state: Any, limit: SearchLimit, *, deadline: float | None = None
+    ) -> SearchResult:
+        """Search from `state` (not terminal) until `limit`; return the root statistics."""
+        start = self.clock()
+        if deadline is None:
+            deadline = float("inf") if limit.time is None else start + limit.time
+        cap = limit.iterations if limit.iterations is not None else 1 << 62
+        reused = self._prepare(state)
+        before = int(self.meta[tree.NEXT])
+        kstate = new_rng(self.rng.getrandbits(63))
+        gid, cfg = self.adapter.gid, self.adapter.cfg
+        iterations = max_depth = 0
+        root = int(self.meta[tree.ROOT])
+        while iterations < cap:
+            now = self.clock()
+            if now >= deadline:
+                break
+            batch = min(self._batch, cap - iterations)
+            done, depth = tree.run(
+                gid, cfg, self.st, self.ni, self.wsum, self.meta, kstate,
+                batch, self.c, self.policy, self.solver,
+            )  # fmt: skip
+            iterations += done
+            max_depth = max(max_depth, depth)
+            if done < batch:  # the root is proven
+                break
+            spent = self.clock() - now
+            if spent > 0:
+                target = int(batch * BATCH_SECONDS / spent)
+                self._batch = max(16, min(target, 2 * batch))
+        elapsed = self.clock() - start
+        return SearchResult(
+            iterations=iterations,
+            elapsed=elapsed,
+            max_depth=max_depth,
+            new_nodes=int(self.meta[tree.NEXT]) - before,
+            root_visits=int(self.ni[root, tree.VIS]),
+            reused_visits=reused,
+            stats=self._stats(root),
+            untried=self._untried(root),
+            root_proven=_PROOF.get(self._root_value(root)),
+        )
+
+    def _root_value(self, root: int) -> int:
+        """The root's proof for the seat to move there (0: unproven)."""
+        p = int(self.ni[root, tree.PROVEN])
+        if p == 0 or p == tree.DRAW:
+            return p
+        return tree.LOSS if p == tree.WIN else tree.WIN
+
+    def _stats(self, root: int) -> tuple[MoveStat, ...]:
+        first, count = int(self.ni[root, tree.FIRST]), int(self.ni[root, tree.NCH])
+        stats = []
+        for j in range(first, first + count):
+            proven = _PROOF.get(int(self.ni[j, tree.PROVEN]))
+            visits = int(self.ni[j, tree.VIS])
+            value = float(self.wsum[j]) if proven is None else proven * visits
+            stats.append(
+                MoveStat(
+                    self.adapter.decode_move(int(self.ni[j, tree.MOVE])), visits, value, proven
+                )
+            )
+        return tuple(stats)
+
+    def _untried(self, root: int) -> tuple[Any, ...]:
+        if self.ni[root, tree.NCH] > 0:
+            return ()
+        return tuple(self.game.legal_moves(self.root_state))

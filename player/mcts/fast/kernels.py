@@ -1,0 +1,55 @@
+"""Dispatch from a game id to its kernel: the only place that lists the compiled games.
+
+Why one dispatch instead of passing kernel functions to the search: numba
+cannot cache a function that takes other jitted functions as arguments (nor
+a closure over them), and a cold compile costs seconds. A branch on a
+constant id is free next to a move generation, and everything caches on disk.
+A new kernel is a module with the same five functions plus one branch per
+function here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from player.mcts.fast import connect4, mnk
+
+CONNECT4 = 0
+MNK = 1
+
+
+@njit(cache=True, nogil=True)
+def legal(gid: int, cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
+    if gid == CONNECT4:
+        return connect4.legal(cfg, st, out)
+    return mnk.legal(cfg, st, out)
+
+
+@njit(cache=True, nogil=True)
+def play(gid: int, cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
+    if gid == CONNECT4:
+        connect4.play(cfg, st, move, dst)
+    else:
+        mnk.play(cfg, st, move, dst)
+
+
+@njit(cache=True, nogil=True)
+def to_move(gid: int, cfg: np.ndarray, st: np.ndarray) -> int:
+    if gid == CONNECT4:
+        return connect4.to_move(cfg, st)
+    return mnk.to_move(cfg, st)
+
+
+@njit(cache=True, nogil=True)
+def status(gid: int, cfg: np.ndarray, st: np.ndarray) -> int:
+    if gid == CONNECT4:
+        return connect4.status(cfg, st)
+    return mnk.status(cfg, st)
+
+
+@njit(cache=True, nogil=True)
+def rollout(gid: int, cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
+    if gid == CONNECT4:
+        return connect4.rollout(cfg, st, rng, policy)
+    return mnk.rollout(cfg, st, rng, policy)

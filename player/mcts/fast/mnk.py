@@ -1,0 +1,129 @@
+"""m,n,k-game kernel (tic-tac-toe; any board of at most 62 cells) for the compiled search.
+
+State row (int64[4]): as `games.mnk` (two bitboards with cell ``row * width +
+col``, ply, status). `cfg` (int64 array): width, height, k, cells, the most
+windows through one cell (``most``), then per cell ``most`` window masks
+(zero-padded): the same k-long windows `games.mnk.line_windows` lists.
+
+Rollouts (`policy` 1): take an immediate win, else block the opponent's,
+else a uniformly random move; policy 0 is uniformly random.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from player.mcts.fast.rng import below
+
+ONGOING = -1
+DRAW = 2
+STATE_SIZE = 4
+HEADER = 5
+
+
+def make_cfg(width: int, height: int, k: int, windows: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    most = max((len(w) for w in windows), default=0)
+    cells = width * height
+    cfg = np.zeros(HEADER + cells * most, dtype=np.int64)
+    cfg[:HEADER] = (width, height, k, cells, most)
+    for cell, masks in enumerate(windows):
+        for j, mask in enumerate(masks):
+            cfg[HEADER + cell * most + j] = mask
+    return cfg
+
+
+def supports(width: int, height: int) -> bool:
+    return width * height <= 62
+
+
+@njit(cache=True, nogil=True)
+def _makes_line(cfg: np.ndarray, mine: int, cell: int) -> bool:
+    most = cfg[4]
+    base = HEADER + cell * most
+    for j in range(most):
+        w = cfg[base + j]
+        if w == 0:
+            break
+        if mine & w == w:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def legal(cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
+    if st[3] != ONGOING:
+        return 0
+    occupied = st[0] | st[1]
+    n = 0
+    for cell in range(cfg[3]):
+        if not (occupied >> cell) & 1:
+            out[n] = cell
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def to_move(cfg: np.ndarray, st: np.ndarray) -> int:
+    return int(st[2] & 1)
+
+
+@njit(cache=True, nogil=True)
+def play(cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
+    mover = st[2] & 1
+    dst[0] = st[0]
+    dst[1] = st[1]
+    dst[mover] |= 1 << move
+    ply = st[2] + 1
+    dst[2] = ply
+    if _makes_line(cfg, dst[mover], move):
+        dst[3] = mover
+    elif ply == cfg[3]:
+        dst[3] = DRAW
+    else:
+        dst[3] = ONGOING
+
+
+@njit(cache=True, nogil=True)
+def status(cfg: np.ndarray, st: np.ndarray) -> int:
+    return int(st[3])
+
+
+@njit(cache=True, nogil=True)
+def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
+    if st[3] != ONGOING:
+        return int(st[3])
+    cells = cfg[3]
+    mover = st[2] & 1
+    me = st[mover]
+    you = st[1 - mover]
+    ply = st[2]
+    free = np.empty(cells, dtype=np.int64)
+    n = 0
+    for cell in range(cells):
+        if not ((me | you) >> cell) & 1:
+            free[n] = cell
+            n += 1
+    while True:
+        i = -1
+        if policy == 1:
+            for j in range(n):
+                if _makes_line(cfg, me | (1 << free[j]), free[j]):
+                    return int(mover)
+            for j in range(n):
+                if _makes_line(cfg, you | (1 << free[j]), free[j]):
+                    i = j
+                    break
+        if i < 0:
+            i = below(rng, n)
+        cell = free[i]
+        n -= 1
+        free[i] = free[n]
+        me |= 1 << cell
+        ply += 1
+        if policy != 1 and _makes_line(cfg, me, cell):
+            return int(mover)
+        if ply == cells:
+            return DRAW
+        me, you = you, me
+        mover = 1 - mover

@@ -1,0 +1,249 @@
+"""The compiled UCT search over an array tree (numba), generic over the kernels.
+
+The tree is parallel arrays, one row per node, allocated in blocks: a node's
+children are contiguous (``FIRST`` .. ``FIRST + NCH``) and always stored
+after it, so a forward pass over the rows sees every parent before its
+children (used by `compact`). Per node:
+
+- ``st[i]``: the game state (int64 row, kernel layout), so selection never
+  re-applies moves;
+- ``ni[i]``: int32 columns FIRST, NCH (children, 0 = not expanded), VIS
+  (visits), PARENT, MOVE, MOVER (seat that moved into the node), PROVEN
+  (0, or WIN / DRAW / LOSS for MOVER: MCTS-Solver);
+- ``wsum[i]``: the sum of rewards for MOVER (1 win, 1/2 draw, 0 loss).
+
+Expansion: a leaf is expanded (all its children at once, in a random order)
+on its second visit; the first visit only plays a rollout from it, so leaves
+cost one row. A child that ends the game is proven at once. Selection takes
+the first unvisited child, else the UCB1 maximum, skipping proven losses;
+a proven draw counts its exact value without exploration bonus.
+`meta` holds ROOT, NEXT (first free row) and FULL (rows that could not be
+expanded for lack of room: the tree stops growing, the search goes on).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from player.mcts.fast import kernels
+from player.mcts.fast.rng import below
+
+FIRST, NCH, VIS, PARENT, MOVE, MOVER, PROVEN = range(7)
+COLUMNS = 8
+WIN, DRAW, LOSS = 1, 2, 3
+ROOT, NEXT, FULL = 0, 1, 2
+ONGOING = -1
+MAX_MOVES = 128
+MAX_DEPTH = 1024
+
+
+@njit(cache=True, nogil=True)
+def init_root(gid: int, cfg: np.ndarray, st: np.ndarray, ni: np.ndarray, meta: np.ndarray) -> None:
+    """Make row 0 the root (its state must already be in ``st[0]``)."""
+    ni[0, :] = 0
+    ni[0, PARENT] = -1
+    ni[0, MOVE] = -1
+    ni[0, MOVER] = 1 - kernels.to_move(gid, cfg, st[0])
+    meta[ROOT] = 0
+    meta[NEXT] = 1
+    meta[FULL] = 0
+
+
+@njit(cache=True, nogil=True)
+def _expand(
+    gid: int,
+    cfg: np.ndarray,
+    st: np.ndarray,
+    ni: np.ndarray,
+    wsum: np.ndarray,
+    meta: np.ndarray,
+    node: int,
+    rng: np.ndarray,
+    moves: np.ndarray,
+) -> int:
+    """Create every child of `node`; return the first to visit (-1: no room)."""
+    n = kernels.legal(gid, cfg, st[node], moves)
+    first = meta[NEXT]
+    if first + n > st.shape[0]:
+        meta[FULL] += 1
+        return -1
+    for i in range(n - 1, 0, -1):  # random order: "first unvisited" is then a random pick
+        j = below(rng, i + 1)
+        moves[i], moves[j] = moves[j], moves[i]
+    chooser = kernels.to_move(gid, cfg, st[node])
+    pick = first
+    for i in range(n):
+        c = first + i
+        kernels.play(gid, cfg, st[node], moves[i], st[c])
+        ni[c, FIRST] = 0
+        ni[c, NCH] = 0
+        ni[c, VIS] = 0
+        ni[c, PARENT] = node
+        ni[c, MOVE] = moves[i]
+        ni[c, MOVER] = chooser
+        ni[c, PROVEN] = 0
+        wsum[c] = 0.0
+        s = kernels.status(gid, cfg, st[c])
+        if s != ONGOING:
+            ni[c, PROVEN] = WIN if s == chooser else DRAW if s == 2 else LOSS
+            if s == chooser:
+                pick = c
+    meta[NEXT] = first + n
+    ni[node, FIRST] = first
+    ni[node, NCH] = n
+    return int(pick)
+
+
+@njit(cache=True, nogil=True)
+def _select(ni: np.ndarray, wsum: np.ndarray, node: int, c: float) -> int:
+    first = ni[node, FIRST]
+    scale = c * math.sqrt(math.log(ni[node, VIS] + 1))
+    best = -1.0
+    sel = -1
+    for j in range(first, first + ni[node, NCH]):
+        p = ni[j, PROVEN]
+        if p == LOSS:
+            continue
+        v = ni[j, VIS]
+        if v == 0 or p == WIN:
+            return int(j)
+        if p == DRAW:
+            value = 0.5
+        else:
+            value = wsum[j] / v + scale / math.sqrt(v)
+        if value > best:
+            best = value
+            sel = j
+    return first if sel < 0 else sel
+
+
+@njit(cache=True, nogil=True)
+def _prove(ni: np.ndarray, path: np.ndarray, depth: int) -> bool:
+    """Push the proof of ``path[depth]`` up; True when the root is proven."""
+    k = depth
+    while k > 0:
+        child = path[k]
+        parent = path[k - 1]
+        chooser = ni[child, MOVER]
+        best = ni[child, PROVEN]
+        if best != WIN:
+            best = LOSS
+            first = ni[parent, FIRST]
+            for j in range(first, first + ni[parent, NCH]):
+                p = ni[j, PROVEN]
+                if p == 0:
+                    return False
+                if p == WIN or (p == DRAW and best == LOSS):
+                    best = p
+        if best == DRAW or ni[parent, MOVER] == chooser:
+            ni[parent, PROVEN] = best
+        else:
+            ni[parent, PROVEN] = LOSS if best == WIN else WIN
+        k -= 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def run(
+    gid: int,
+    cfg: np.ndarray,
+    st: np.ndarray,
+    ni: np.ndarray,
+    wsum: np.ndarray,
+    meta: np.ndarray,
+    rng: np.ndarray,
+    iterations: int,
+    c: float,
+    policy: int,
+    solver: bool,
+) -> tuple[int, int]:
+    """Run up to `iterations` simulations; return (done, max depth)."""
+    root = meta[ROOT]
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    path = np.empty(MAX_DEPTH, dtype=np.int64)
+    max_depth = 0
+    done = 0
+    while done < iterations and ni[root, PROVEN] == 0:
+        done += 1
+        node = root
+        depth = 0
+        path[0] = root
+        winner = ONGOING
+        proven = False
+        while True:
+            p = ni[node, PROVEN]
+            if p != 0:
+                mover = ni[node, MOVER]
+                winner = 2 if p == DRAW else mover if p == WIN else 1 - mover
+                proven = True
+                break
+            if ni[node, NCH] == 0:
+                s = kernels.status(gid, cfg, st[node])
+                if s != ONGOING:
+                    winner = s
+                    break
+                if ni[node, VIS] > 0 or node == root:
+                    child = _expand(gid, cfg, st, ni, wsum, meta, node, rng, moves)
+                    if child >= 0 and depth + 1 < MAX_DEPTH:
+                        node = child
+                        depth += 1
+                        path[depth] = node
+                        if ni[node, PROVEN] != 0:
+                            continue
+                winner = kernels.rollout(gid, cfg, st[node], rng, policy)
+                break
+            node = _select(ni, wsum, node, c)
+            depth += 1
+            path[depth] = node
+        if depth > max_depth:
+            max_depth = depth
+        for k in range(depth + 1):
+            nd = path[k]
+            ni[nd, VIS] += 1
+            if winner == 2:
+                wsum[nd] += 0.5
+            elif winner == ni[nd, MOVER]:
+                wsum[nd] += 1.0
+        if proven and solver and depth > 0 and _prove(ni, path, depth):
+            break
+    return done, max_depth
+
+
+@njit(cache=True, nogil=True)
+def find_child(ni: np.ndarray, node: int, move: int) -> int:
+    first = ni[node, FIRST]
+    for j in range(first, first + ni[node, NCH]):
+        if ni[j, MOVE] == move:
+            return j
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def compact(st: np.ndarray, ni: np.ndarray, wsum: np.ndarray, meta: np.ndarray) -> None:
+    """Move the subtree of ROOT to the front rows (in place, order kept); ROOT becomes 0.
+
+    Parents precede children, so one forward pass decides which rows live
+    (the root and rows whose parent lives) and moves each live row down.
+    """
+    root = meta[ROOT]
+    end = meta[NEXT]
+    new = np.full(end - root, -1, dtype=np.int64)
+    count = 0
+    for i in range(root, end):
+        parent = ni[i, PARENT]
+        if i == root or (parent >= root and new[parent - root] >= 0):
+            new[i - root] = count
+            if count != i:
+                st[count, :] = st[i, :]
+                ni[count, :] = ni[i, :]
+                wsum[count] = wsum[i]
+            count += 1
+    for j in range(count):
+        ni[j, PARENT] = -1 if j == 0 else new[ni[j, PARENT] - root]
+        if ni[j, NCH] > 0:
+            ni[j, FIRST] = new[ni[j, FIRST] - root]
+    meta[ROOT] = 0
+    meta[NEXT] = count
