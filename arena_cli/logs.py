@@ -7,6 +7,7 @@ human player's board), where `stream` can send logs to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -23,20 +24,59 @@ LEVELS = {
 
 
 class _CurrentStream:
-    """Writes to whatever sys.stdout / sys.stderr is *now* (test capture swaps them)."""
+    """Writes to whatever sys.stdout / sys.stderr is *now* (test capture swaps them).
+
+    A log sink that fails (full disk, closed pipe, EPIPE) never takes the
+    program down: the failure is reported once on standard error if that is
+    possible, lines are dropped while it lasts, and a line saying how many
+    were dropped is written when the sink works again.
+    """
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.dropped = 0
+        self.reported = False
 
     def write(self, text: str) -> int:
-        stream: TextIO = getattr(sys, self.name)
-        return stream.write(text)
+        try:
+            stream: TextIO = getattr(sys, self.name)
+            if self.dropped:
+                stream.write(
+                    f"(log: {self.dropped} lines were dropped: the log could not be written)\n"
+                )
+                self.dropped = 0
+            return stream.write(text)
+        except (OSError, ValueError) as exc:
+            self._failed(exc)
+            return len(text)
 
     def flush(self) -> None:
-        getattr(sys, self.name).flush()
+        try:
+            getattr(sys, self.name).flush()
+        except (OSError, ValueError) as exc:
+            self._failed(exc)
 
     def isatty(self) -> bool:
-        return bool(getattr(sys, self.name).isatty())
+        try:
+            return bool(getattr(sys, self.name).isatty())
+        except (OSError, ValueError):
+            return False
+
+    def _failed(self, exc: BaseException) -> None:
+        self.dropped += 1
+        if self.reported:
+            return
+        self.reported = True
+        FAILED_SINKS.append(self)
+        with contextlib.suppress(OSError):  # stderr may be the broken sink itself
+            os.write(
+                2,
+                f"arena: cannot write the log to {self.name} ({exc}); dropping log lines\n".encode(),
+            )
+
+
+#: sinks that have failed in this process (the CLI silences them before exiting)
+FAILED_SINKS: list[_CurrentStream] = []
 
 
 def configure_logging(

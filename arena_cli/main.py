@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -20,6 +21,8 @@ SUBCOMMAND_MODULES = (
     "arena_cli.play_cmd",
     "arena_cli.watch_cmd",
     "arena_cli.ping_cmd",
+    "arena_cli.status_cmd",
+    "arena_cli.backup_cmd",
 )
 
 
@@ -70,6 +73,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        _silence_failed_sinks()
+
+
+def _silence_failed_sinks() -> None:
+    """Point a log sink that failed (a closed pipe) at /dev/null, so exiting stays quiet."""
+    from arena_cli.logs import FAILED_SINKS
+
+    for sink in FAILED_SINKS:
+        stream = getattr(sys, sink.name)
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError):
+            pass
 
 
 if __name__ == "__main__":

@@ -96,8 +96,14 @@ def run(args: argparse.Namespace) -> int:
     server = ArenaServer(config, store=store)
     try:
         trio.run(serve_until_signalled, server)
+    except StoreError as exc:  # e.g. the journal of unwritten results cannot be imported
+        print(f"arena serve: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:  # e.g. address already in use
-        print(f"arena serve: cannot listen on {config.host}:{config.port}: {exc}", file=sys.stderr)
+        print(
+            f"arena serve: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return 1
     finally:
         if store is not None:

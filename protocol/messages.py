@@ -122,6 +122,10 @@ class Pair(Message, tag="pair"):
     seed: int | None = None
 
 
+class Status(Message, tag="status"):
+    """Ask for the server's state (answered by ``server_status``)."""
+
+
 class Ping(Message, tag="ping"):
     """Liveness check; the peer answers ``pong`` with the same ``id``. Sent by either side."""
 
@@ -220,6 +224,8 @@ class MatchEnd(Message, tag="match_end"):
     termination: str
     reason: str
     points: list[float] | None = None
+    #: True only if the result is durably stored in the server's records (see PROTOCOL.md)
+    recorded: bool = False
 
 
 class MatchInfo(msgspec.Struct):
@@ -248,6 +254,23 @@ class Paired(Message, tag="paired"):
     pool: str
     index: int
     match: str
+    #: True: this tournament game was paired before; `match` is that match, whose
+    #: ``match_end`` follows (at once if it has ended)
+    existing: bool = False
+
+
+class ServerStatus(Message, tag="server_status"):
+    """Answer to ``status``: the records store's health and the server's load."""
+
+    store: Literal["ok", "degraded", "off"]
+    store_error: str | None
+    degraded_for: float | None
+    pending_results: int
+    pending_moves: int
+    journaled: int
+    accepting: bool
+    matches: int
+    connections: int
 
 
 ClientMessage = (
@@ -261,6 +284,7 @@ ClientMessage = (
     | Resign
     | Direct
     | Pair
+    | Status
     | Ping
     | Pong
 )
@@ -276,6 +300,7 @@ ServerMessage = (
     | Matches
     | PoolStatus
     | Paired
+    | ServerStatus
     | Ping
     | Pong
 )

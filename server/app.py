@@ -31,14 +31,23 @@ from protocol.messages import (
     Rejoin,
     Resign,
     Seek,
+    ServerStatus,
     Spectate,
+    Status,
     Welcome,
 )
 from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
 from server.lobby import Lobby, RequestError
 from server.match import Stats
-from server.store import Recorder, Store
+from server.store import (
+    Journal,
+    Recorder,
+    Store,
+    StoreError,
+    StoreUnavailable,
+    import_journal,
+)
 
 log = structlog.get_logger("arena.server")
 
@@ -53,7 +62,14 @@ class ArenaServer:
     ) -> None:
         self.config = config
         self.store = store
-        self.recorder = Recorder(store)
+        self.journal = None if store is None else Journal(journal_path(store.path))
+        self.recorder = Recorder(
+            store,
+            journal=self.journal,
+            max_pending_results=config.max_pending_results,
+            record_wait=config.record_wait,
+        )
+        self.connections = 0
         self.flusher = LazyFlusher()
         self.stats = stats
         self.lobby: Lobby | None = None
@@ -89,7 +105,11 @@ class ArenaServer:
 
     @contextlib.asynccontextmanager
     async def _running(self) -> AsyncIterator[trio.Nursery]:
-        if self.store is not None:
+        if self.store is not None and self.journal is not None:
+            # results journaled while the database was unavailable come first
+            imported, torn = await trio.to_thread.run_sync(import_journal, self.store, self.journal)
+            if imported or torn:
+                log.warning("journal_imported", matches=imported, torn_lines=torn)
             stale = await trio.to_thread.run_sync(self.store.abort_running, "server restarted")
             if stale:
                 log.warning("aborted_stale_matches", count=stale)
@@ -113,6 +133,7 @@ class ArenaServer:
             queue=self.config.send_queue,
             flusher=self.flusher,
         )
+        self.connections += 1
         with structlog.contextvars.bound_contextvars(conn=conn.id):
             log.info("connected", peer=conn.peer)
             try:
@@ -129,6 +150,7 @@ class ArenaServer:
             except Exception as exc:  # contained: one connection's failure is only its own
                 log.error("session_crashed", error=repr(exc), exc_info=True)
             finally:
+                self.connections -= 1
                 await trio.aclose_forcefully(stream)
                 log.info("disconnected", reason=conn.close_code, name=conn.name)
 
@@ -199,6 +221,8 @@ class ArenaServer:
             conn.send(Pong(message.id))
         elif isinstance(message, Pong):
             pass
+        elif isinstance(message, Status):
+            conn.send(self.status())
         elif isinstance(message, ListMatches):
             conn.send(Matches([m.info() for m in lobby.matches.values()]))
         elif isinstance(message, Spectate):
@@ -218,11 +242,35 @@ class ArenaServer:
         elif isinstance(message, Direct):
             lobby.direct(conn, message)
         elif isinstance(message, Pair):
-            lobby.pair(conn, message)
+            lobby.check_director(conn, message.pool)
+            ended = None
+            if message.tournament and lobby.live_tournament_game(message) is None:
+                try:
+                    ended = await self.recorder.find_tournament_game(
+                        message.tournament, message.index
+                    )
+                except StoreUnavailable as exc:
+                    raise RequestError("store_unavailable", str(exc)) from None
+            lobby.pair(conn, message, ended)
         elif isinstance(message, Hello):
             raise RequestError("bad_request", "already said hello")
         else:  # pragma: no cover - the decoder admits only known types
             raise RequestError("bad_request", f"unexpected {type(message).__name__}")
+
+    def status(self) -> ServerStatus:
+        """The store's health and the server's load (the ``server_status`` message)."""
+        store = self.recorder.status()
+        return ServerStatus(
+            store=store.state,  # type: ignore[arg-type]
+            store_error=store.error,
+            degraded_for=store.degraded_for,
+            pending_results=store.pending_results,
+            pending_moves=store.pending_moves,
+            journaled=store.journaled,
+            accepting=store.accepting,
+            matches=0 if self.lobby is None else len(self.lobby.matches),
+            connections=self.connections,
+        )
 
     async def _keepalive(self, conn: Connection) -> None:
         """Ping an idle client; close it when it has been silent for `idle_timeout`."""
@@ -237,10 +285,21 @@ class ArenaServer:
             conn.send(Ping(counter))
 
 
-def open_store(path: str | None) -> Store | None:
-    """The records database at `path` (created if missing), or None for no records."""
+def journal_path(db_path: str) -> str:
+    """Where results the database could not take are journaled (next to the database)."""
+    return f"{db_path}.unwritten.jsonl"
+
+
+def open_store(path: str | None, *, check: bool = True) -> Store | None:
+    """The records database at `path` (created if missing, checked), or None for no records.
+
+    Raises `StoreError` with one readable line when it cannot be used.
+    """
     if path is None:
         return None
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    return Store(path)
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create the directory of {path}: {exc.strerror}") from None
+    return Store(path, check=check)

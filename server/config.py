@@ -55,6 +55,10 @@ class ServerConfig:
     idle_timeout: float = 60.0
     send_queue: int = 256
     name: str = "mcts-arena"
+    #: how long a finished match waits for its result to commit before ``match_end``
+    record_wait: float = 2.0
+    #: ended matches whose records are not yet written; beyond it new matches are refused
+    max_pending_results: int = 10_000
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -65,6 +69,10 @@ class ServerConfig:
             raise ValueError(
                 f"move_time {self.policy.move_time} exceeds max_move_time {self.max_move_time}"
             )
+        if self.max_pending_results < 1:
+            raise ValueError(f"max_pending_results must be >= 1, not {self.max_pending_results!r}")
+        if self.record_wait < 0:
+            raise ValueError(f"record_wait must be >= 0 seconds, not {self.record_wait!r}")
         for name in ("handshake_timeout", "ping_interval", "idle_timeout"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0 seconds, not {getattr(self, name)!r}")
@@ -83,6 +91,8 @@ ENV_VARS: dict[str, tuple[str, type]] = {
     "ARENA_HANDSHAKE_TIMEOUT": ("handshake_timeout", float),
     "ARENA_PING_INTERVAL": ("ping_interval", float),
     "ARENA_IDLE_TIMEOUT": ("idle_timeout", float),
+    "ARENA_RECORD_WAIT": ("record_wait", float),
+    "ARENA_MAX_PENDING_RESULTS": ("max_pending_results", int),
 }
 
 _POLICY_FIELDS = {f.name for f in fields(MatchPolicy)}

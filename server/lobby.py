@@ -15,11 +15,11 @@ import structlog
 import trio
 
 from games import Game, make_game
-from protocol.messages import Direct, Join, Pair, Paired, PoolStatus, Seek, Seeking
+from protocol.messages import Direct, Join, MatchEnd, Pair, Paired, PoolStatus, Seek, Seeking
 from server.config import MatchPolicy, ServerConfig
 from server.connection import Connection
 from server.match import Match, Stats
-from server.store import Recorder
+from server.store import Recorder, TournamentGame
 
 log = structlog.get_logger("arena.server")
 
@@ -74,6 +74,8 @@ class Lobby:
     rooms: dict[str, Room] = field(default_factory=dict)
     pools: dict[str, list[PooledSeek]] = field(default_factory=dict)
     directors: dict[str, PoolDirector] = field(default_factory=dict)
+    # live tournament games by (tournament, index): a game is played once
+    tournament_games: dict[tuple[str, int], Match] = field(default_factory=dict)
 
     # --- creating matches ------------------------------------------------------
 
@@ -92,6 +94,15 @@ class Lobby:
                 f"move_time {requested:g}s exceeds this server's maximum {self.config.max_move_time:g}s",
             )
         return requested
+
+    def _require_store(self) -> None:
+        """Refuse to start matches while unwritten results fill the recorder's queue."""
+        if not self.recorder.accepting:
+            raise RequestError(
+                "store_unavailable",
+                "the server cannot store results now and its queue of unwritten results is"
+                " full; no new matches until the records database accepts writes again",
+            )
 
     def start_match(
         self,
@@ -120,14 +131,17 @@ class Lobby:
             await match.run()
         finally:
             self.matches.pop(match.id, None)
+            index = match.extra.get("index")
+            if match.tournament and isinstance(index, int):
+                self.tournament_games.pop((match.tournament, index), None)
             for seat in match.seats:
                 self.tokens.pop(seat.token, None)
 
     def seek(self, conn: Connection, message: Seek) -> None:
+        # everything is checked before anything changes: a refused seek keeps the earlier one
         game = self._game_for(message.game, message.options)
         move_time = self._move_time(message.move_time)
-        self.cancel_seeks(conn)
-        conn.send(Seeking(game=game.name, options=game.options, move_time=move_time))
+        self._require_store()
         if message.pool:
             director = self.directors.get(message.pool)
             if director is not None and director.players.get(conn.name) != message.secret:
@@ -135,6 +149,9 @@ class Lobby:
                     "bad_secret",
                     f"{conn.name!r} is not admitted to pool {message.pool!r} (unknown name or wrong secret)",
                 )
+        self.cancel_seeks(conn)
+        conn.send(Seeking(game=game.name, options=game.options, move_time=move_time))
+        if message.pool:
             self.pools.setdefault(message.pool, []).append(PooledSeek(conn, message, game))
             self.pool_changed(message.pool)
             return
@@ -191,11 +208,54 @@ class Lobby:
         log.info("pool_directed", pool=message.pool, players=sorted(players))
         self.pool_changed(message.pool)
 
-    def pair(self, conn: Connection, message: Pair) -> Match:
-        director = self.directors.get(message.pool)
+    def check_director(self, conn: Connection, pool: str) -> None:
+        director = self.directors.get(pool)
         if director is None or director.conn is not conn:
-            raise RequestError("not_director", f"you do not direct pool {message.pool!r}")
+            raise RequestError("not_director", f"you do not direct pool {pool!r}")
+
+    def live_tournament_game(self, message: Pair) -> Match | None:
+        if not message.tournament:
+            return None
+        return self.tournament_games.get((message.tournament, message.index))
+
+    def pair(self, conn: Connection, message: Pair, ended: TournamentGame | None = None) -> None:
+        """Start the match a director asks for, unless that tournament game exists already.
+
+        A tournament game (``tournament``, ``index``) is played once: while it is
+        being played, or once it has a finished result (`ended`, looked up by the
+        caller), the director is told which match it is (``paired`` with
+        ``existing``) and gets its ``match_end``; no players are taken.
+        """
+        self.check_director(conn, message.pool)
+        live = self.live_tournament_game(message)
+        if live is not None:
+            live.observers.add(conn)
+            conn.send(Paired(pool=message.pool, index=message.index, match=live.id, existing=True))
+            self.pool_changed(message.pool)  # no players were taken: a fresh view
+            return
+        if ended is not None:
+            conn.send(
+                Paired(pool=message.pool, index=message.index, match=ended.record.id, existing=True)
+            )
+            result = ended.result
+            conn.send(
+                MatchEnd(
+                    match=ended.record.id,
+                    ply=result.plies,
+                    scores=list(result.scores),
+                    winner=result.winner,
+                    termination=result.termination,
+                    reason=result.reason,
+                    points=None if result.points is None else list(result.points),
+                    recorded=ended.recorded,
+                )
+            )
+            log.info("pair_existing", pool=message.pool, index=message.index, match=ended.record.id)
+            self.pool_changed(message.pool)  # no players were taken: a fresh view
+            return
         game = self._game_for(message.game, message.options)
+        move_time = self._move_time(message.move_time)
+        self._require_store()
         if len(message.seats) != game.num_players:
             raise RequestError(
                 "bad_request",
@@ -226,17 +286,19 @@ class Lobby:
         match = self.start_match(
             game,
             [e.conn for e in chosen],
-            _with_move_time(self.config.policy, self._move_time(message.move_time)),
+            _with_move_time(self.config.policy, move_time),
             tournament=message.tournament or None,
             extra={"index": message.index, "seats": list(message.seats), "pool": message.pool},
             seed=message.seed,
         )
+        if message.tournament:
+            self.tournament_games[(message.tournament, message.index)] = match
         match.observers.add(conn)
         conn.send(Paired(pool=message.pool, index=message.index, match=match.id))
         self.pool_changed(message.pool)
-        return match
 
     def join(self, conn: Connection, message: Join) -> None:
+        self._require_store()
         room = self.rooms.get(message.room)
         if room is None:
             game = self._game_for(message.game, message.options)

@@ -175,7 +175,7 @@ class Match:
         """Play the match to its end, record it and announce the result."""
         structlog.contextvars.clear_contextvars()  # this task's copy: drop the starter's conn
         with structlog.contextvars.bound_contextvars(match=self.id):
-            await self.recorder.start_match(
+            self.recorder.open_match(
                 MatchRecord(
                     id=self.id,
                     game=self.game.name,
@@ -223,7 +223,7 @@ class Match:
             return
         self.outcome = outcome
         self.aborted = status == "aborted"
-        await self.recorder.finish_match(
+        recorded = await self.recorder.finish_match(
             ResultRecord(
                 match_id=self.id,
                 status=status,
@@ -245,6 +245,7 @@ class Match:
                 termination=outcome.termination.value,
                 reason=self.reason,
                 points=None if outcome.points is None else list(outcome.points),
+                recorded=recorded,
             )
         )
         self._broadcast(end_frame)
@@ -259,6 +260,7 @@ class Match:
             termination=outcome.termination.value,
             reason=self.reason,
             plies=self.ply,
+            recorded=recorded,
         )
         for seat in self.seats:
             if seat.conn is not None:

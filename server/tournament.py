@@ -52,7 +52,7 @@ from protocol.messages import (
     PoolStatus,
     Welcome,
 )
-from server.store import Store
+from server.store import Store, like_prefix
 
 log = structlog.get_logger("arena.tournament")
 
@@ -65,27 +65,6 @@ FAILURES = frozenset(
         Termination.ILLEGAL_MOVE.value,
     }
 )
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tournaments (
-    id TEXT PRIMARY KEY,
-    config TEXT NOT NULL,
-    status TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tournament_games (
-    tournament TEXT NOT NULL REFERENCES tournaments(id),
-    idx INTEGER NOT NULL,
-    seats TEXT NOT NULL,
-    scores TEXT NOT NULL,
-    termination TEXT NOT NULL,
-    match_id TEXT NOT NULL,
-    plies INTEGER NOT NULL,
-    finished_at REAL NOT NULL,
-    PRIMARY KEY (tournament, idx)
-);
-"""
 
 
 class TournamentError(Exception):
@@ -199,11 +178,7 @@ class TournamentRecords:
     """Tournaments and their results in the SQLite records database."""
 
     def __init__(self, store: Store) -> None:
-        self.store = store
-        with store.transaction() as db:
-            for statement in SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
+        self.store = store  # its schema holds the tournament tables
 
     def save(self, config: TournamentConfig, status: str) -> None:
         now = time.time()
@@ -219,8 +194,9 @@ class TournamentRecords:
         """The tournament with this id (or unique id prefix) and its status."""
         with self.store.reading() as db:
             rows = db.execute(
-                "SELECT id, config, status FROM tournaments WHERE id=? OR id LIKE ? LIMIT 2",
-                (tournament_id, f"{tournament_id}%"),
+                "SELECT id, config, status FROM tournaments WHERE id=? OR id LIKE ? ESCAPE '\\'"
+                " LIMIT 2",
+                (tournament_id, like_prefix(tournament_id)),
             ).fetchall()
         exact = [row for row in rows if row[0] == tournament_id]
         if exact or len(rows) == 1:

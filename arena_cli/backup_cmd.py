@@ -1,0 +1,54 @@
+"""`arena backup DEST`: a consistent copy of the records database, while the server runs.
+
+Uses SQLite's online backup: the copy is a snapshot of one moment, taken
+without stopping writers, checked with ``integrity_check`` and renamed into
+place only when complete, so DEST is never a half-written file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from server.store import Store, StoreError
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "backup", help="copy the records database safely, even while a server writes to it"
+    )
+    parser.add_argument("dest", help="file to write the copy to")
+    parser.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
+    parser.add_argument("--force", action="store_true", help="replace DEST if it exists")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    db = args.db or os.environ.get("ARENA_DB") or "arena.sqlite"
+    dest: str = args.dest
+    try:
+        if not os.path.isfile(db):
+            raise StoreError(f"no records database at {db!r} (use --db or $ARENA_DB)")
+        if os.path.isdir(dest):
+            dest = os.path.join(dest, os.path.basename(db))
+        if os.path.exists(dest) and not args.force:
+            raise StoreError(f"{dest} exists; use --force to replace it")
+        if os.path.abspath(dest) == os.path.abspath(db):
+            raise StoreError("the backup cannot be the database itself")
+        parent = os.path.dirname(os.path.abspath(dest))
+        if not os.path.isdir(parent):
+            raise StoreError(f"directory {parent} does not exist")
+        store = Store(db)
+        try:
+            store.backup(dest)
+        finally:
+            store.close()
+        copy = Store(dest)
+        matches = len(copy.list_matches(limit=-1))
+        copy.close()
+    except StoreError as exc:
+        print(f"arena backup: {exc}", file=sys.stderr)
+        return 2
+    print(f"backed up {db} to {dest} ({matches} matches)")
+    return 0

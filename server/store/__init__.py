@@ -1,0 +1,27 @@
+"""Game records: the storage interface, the SQLite backend, and the server's recorder.
+
+Match code talks only to `Recorder`; the recorder to a `Backend` (SQLite's
+`Store` today). The CLI reads records through `Store` directly.
+"""
+
+from server.store.journal import Journal as Journal
+from server.store.recorder import GROUP_COMMIT as GROUP_COMMIT
+from server.store.recorder import Recorder as Recorder
+from server.store.recorder import StoreStatus as StoreStatus
+from server.store.recorder import StoreUnavailable as StoreUnavailable
+from server.store.recorder import TournamentGame as TournamentGame
+from server.store.recorder import import_journal as import_journal
+from server.store.records import Backend as Backend
+from server.store.records import BatchReport as BatchReport
+from server.store.records import MatchRecord as MatchRecord
+from server.store.records import MatchWrite as MatchWrite
+from server.store.records import MoveRecord as MoveRecord
+from server.store.records import ResultRecord as ResultRecord
+from server.store.records import StoreError as StoreError
+from server.store.records import from_json as from_json
+from server.store.records import move_row as move_row
+from server.store.records import to_json as to_json
+from server.store.schema import SCHEMA_VERSION as SCHEMA_VERSION
+from server.store.sqlite import Store as Store
+from server.store.sqlite import like_prefix as like_prefix
+from server.store.sqlite import result_of as result_of

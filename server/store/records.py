@@ -1,0 +1,142 @@
+"""The record types every storage backend reads and writes, and the backend interface.
+
+Why an interface: match code talks to the `Recorder` only, and the recorder
+to a `Backend`. SQLite is the one backend today; a PostgreSQL backend for
+several servers sharing one database implements the same few methods and
+nothing else changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import msgspec
+
+_json_encode = msgspec.json.encode
+_json_decode = msgspec.json.decode
+
+
+def to_json(value: Any) -> str:
+    return _json_encode(value).decode()
+
+
+def from_json(text: str | bytes | None) -> Any:
+    return None if text is None else _json_decode(text)
+
+
+class StoreError(Exception):
+    """The database cannot be opened, is not an arena database, or cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    match_id: str
+    ply: int  # ply of the position the move was played in (0 = first move)
+    seat: int
+    move: Any  # wire-encoded move
+    notation: str
+    think_time: float
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRecord:
+    """How a match ended, written over its `MatchRecord`."""
+
+    match_id: str
+    status: str  # finished | aborted
+    scores: Sequence[float]
+    winner: int | None
+    termination: str
+    reason: str
+    points: Sequence[float] | None
+    plies: int
+    ended_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    id: str
+    game: str
+    options: dict[str, Any]
+    move_time: float
+    lag_margin: float
+    players: list[str]
+    status: str  # running | finished | aborted
+    scores: list[float] | None
+    winner: int | None
+    termination: str | None
+    reason: str | None
+    points: list[float] | None
+    plies: int
+    started_at: float
+    ended_at: float | None
+    tournament: str | None
+    extra: dict[str, Any]
+
+    @property
+    def game_index(self) -> int | None:
+        """The index of this match in its tournament's schedule, if it is a tournament game."""
+        index = self.extra.get("index")
+        return index if self.tournament and isinstance(index, int) else None
+
+
+#: a move row as the backend stores it (built on the event loop, written in a thread)
+MoveRow = tuple[Any, ...]
+
+
+def move_row(move: MoveRecord) -> MoveRow:
+    """The stored row of `move`: (match_id, ply, seat, move JSON, notation, think_time, at)."""
+    return (
+        move.match_id,
+        move.ply,
+        move.seat,
+        to_json(move.move),
+        move.notation,
+        move.think_time,
+        move.at,
+    )
+
+
+@dataclass(slots=True)
+class MatchWrite:
+    """What one match still needs written: its own transaction in a batch.
+
+    `record` is set until the match row exists; `moves` are the rows not yet
+    committed; `result` is set once the match has ended.
+    """
+
+    match_id: str
+    record: MatchRecord | None = None
+    moves: list[MoveRow] = field(default_factory=list)
+    result: ResultRecord | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BatchReport:
+    """The outcome of `Backend.write`: which matches committed, and the error if any failed."""
+
+    committed: frozenset[str]
+    error: str | None = None
+
+
+class Backend(Protocol):
+    """A records database. Calls block: the server makes them from a worker thread."""
+
+    path: str
+
+    def write(self, batch: Sequence[MatchWrite]) -> BatchReport:
+        """Write each match's records in its own (sub)transaction; never raises for a write error."""
+        ...
+
+    def find_tournament_game(self, tournament: str, index: int) -> MatchRecord | None:
+        """The finished match recorded for this tournament game, if there is one."""
+        ...
+
+    def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool: ...
+
+    def abort_running(self, reason: str) -> int: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,121 @@
+"""The SQLite schema and its migrations.
+
+`PRAGMA user_version` holds the schema version. Each migration takes a
+database from version N-1 to N inside one transaction, so an upgrade either
+happens completely or not at all; databases written by earlier releases are
+upgraded when they are opened, and a database newer than this program is
+refused rather than misread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+#: the tables of version 1 (the first release)
+_V1 = """
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    options TEXT NOT NULL,
+    move_time REAL NOT NULL,
+    lag_margin REAL NOT NULL,
+    players TEXT NOT NULL,
+    status TEXT NOT NULL,
+    scores TEXT,
+    winner INTEGER,
+    termination TEXT,
+    reason TEXT,
+    points TEXT,
+    plies INTEGER NOT NULL DEFAULT 0,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    tournament TEXT,
+    extra TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS matches_started ON matches(started_at);
+CREATE INDEX IF NOT EXISTS matches_tournament ON matches(tournament);
+CREATE TABLE IF NOT EXISTS moves (
+    match_id TEXT NOT NULL REFERENCES matches(id),
+    ply INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    move TEXT NOT NULL,
+    notation TEXT NOT NULL,
+    think_time REAL NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (match_id, ply)
+);
+"""
+
+#: version 2: tournaments belong to the schema (they were created on first use), and a
+#: tournament game's index is a column, so "is this game already played?" is one lookup
+_V2 = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    id TEXT PRIMARY KEY,
+    config TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tournament_games (
+    tournament TEXT NOT NULL REFERENCES tournaments(id),
+    idx INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    termination TEXT NOT NULL,
+    match_id TEXT NOT NULL,
+    plies INTEGER NOT NULL,
+    finished_at REAL NOT NULL,
+    PRIMARY KEY (tournament, idx)
+);
+ALTER TABLE matches ADD COLUMN game_index INTEGER;
+UPDATE matches SET game_index = json_extract(extra, '$.index')
+    WHERE tournament IS NOT NULL AND json_type(extra, '$.index') = 'integer';
+CREATE INDEX IF NOT EXISTS matches_tournament_game ON matches(tournament, game_index);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+#: tables of an arena database (any other table means the file belongs to something else)
+ARENA_TABLES = frozenset({"matches", "moves", "tournaments", "tournament_games"})
+
+
+def migrate(db: sqlite3.Connection, path: str) -> int:
+    """Bring the database to `SCHEMA_VERSION`; returns the version it had before.
+
+    Raises ValueError with a readable message for a database this program cannot use.
+    """
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise ValueError(
+            f"{path}: database schema version {version} is newer than this program's"
+            f" ({SCHEMA_VERSION}); upgrade mcts-arena"
+        )
+    if version == 0:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        foreign = tables - ARENA_TABLES
+        if foreign:
+            raise ValueError(
+                f"{path} is an SQLite database of another program (tables: {', '.join(sorted(foreign))})"
+            )
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(MIGRATIONS[target - 1]):
+                if target == 2 and statement.startswith("ALTER TABLE") and _has_column(db):
+                    continue  # a database that got the column some other way
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version={target}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    return version
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def _has_column(db: sqlite3.Connection) -> bool:
+    return any(row[1] == "game_index" for row in db.execute("PRAGMA table_info(matches)"))

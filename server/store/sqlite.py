@@ -1,0 +1,413 @@
+"""The SQLite backend: one database file in WAL mode, written durably.
+
+Durability: WAL with ``synchronous=FULL``: a commit returns only after the
+write-ahead log is on stable storage, so a committed result survives kill -9
+and power loss. The server commits in groups (one transaction, one fsync, for
+everything that arrived during a few milliseconds), and each match inside a
+group is a savepoint of its own: a failure in one match's records rolls back
+that match only, and one that takes the whole transaction down (a full disk,
+a lock held too long) leaves every match's records queued for the next try.
+
+Two connections: the writer (used from the server's single writer thread)
+and a reader, so that lookups never wait behind a write that is retrying.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from server.store.records import (
+    BatchReport,
+    MatchRecord,
+    MatchWrite,
+    MoveRecord,
+    ResultRecord,
+    StoreError,
+    from_json,
+    move_row,
+    to_json,
+)
+from server.store.schema import SCHEMA_VERSION, migrate
+
+#: how long a write waits for another process's lock before it counts as failed
+BUSY_TIMEOUT = 1.0
+
+_INSERT_MATCH = (
+    "INSERT INTO matches (id, game, options, move_time, lag_margin, players, status, plies,"
+    " started_at, tournament, extra, game_index) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+    " ON CONFLICT(id) DO NOTHING"
+)
+_INSERT_MOVE = (
+    "INSERT OR REPLACE INTO moves (match_id, ply, seat, move, notation, think_time, at)"
+    " VALUES (?,?,?,?,?,?,?)"
+)
+_FINISH_MATCH = (
+    "UPDATE matches SET status=?, scores=?, winner=?, termination=?, reason=?, points=?,"
+    " plies=?, ended_at=? WHERE id=?"
+)
+_MATCH_COLUMNS = (
+    "id, game, options, move_time, lag_margin, players, status, scores, winner,"
+    " termination, reason, points, plies, started_at, ended_at, tournament, extra"
+)
+
+
+def like_prefix(text: str) -> str:
+    r"""A LIKE pattern matching values that start with `text` literally (use ``ESCAPE '\'``)."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "%"
+
+
+def describe_error(path: str, exc: BaseException) -> str:
+    """One readable line for an SQLite error on the database at `path`."""
+    text = str(exc)
+    lowered = text.lower()
+    if "not a database" in lowered or "malformed" in lowered:
+        return f"{path} is not an SQLite database or is corrupt ({text})"
+    if "locked" in lowered or "busy" in lowered:
+        return f"{path} is locked by another process ({text})"
+    if "readonly" in lowered or "read-only" in lowered:
+        return f"{path} cannot be written: read-only file or file system ({text})"
+    if "unable to open" in lowered:
+        return f"cannot open {path}: the file or its directory cannot be created or read ({text})"
+    return f"database {path}: {text}"
+
+
+class Store:
+    """The SQLite records database. Thread-safe: one lock per connection.
+
+    `check` runs SQLite's ``quick_check`` on open (the server does; reading
+    commands need not). The database is created if missing and upgraded to
+    the current schema; anything else that is wrong with it raises
+    `StoreError` with one readable line, and nothing is overwritten.
+    """
+
+    def __init__(self, path: str, *, check: bool = False, busy_timeout: float = BUSY_TIMEOUT):
+        self.path = path
+        self.busy_timeout = busy_timeout
+        if os.path.isdir(path):
+            raise StoreError(f"{path} is a directory, not a database file")
+        if os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
+            raise StoreError(f"{path} cannot be read and written by this user")
+        try:
+            self._db = self._connect()
+            try:
+                self.upgraded_from = migrate(self._db, path)
+                if check:
+                    problems = [row[0] for row in self._db.execute("PRAGMA quick_check")]
+                    if problems != ["ok"]:
+                        raise StoreError(
+                            f"{path} is corrupt (quick_check: {'; '.join(problems[:3])});"
+                            " restore a backup (arena backup) or move the file away"
+                        )
+                self._reader = self._connect()
+            except BaseException:
+                self._db.close()
+                raise
+        except ValueError as exc:
+            raise StoreError(str(exc)) from None
+        except sqlite3.Error as exc:
+            raise StoreError(describe_error(path, exc)) from None
+        self._lock = threading.Lock()
+        self._read_lock = threading.Lock()
+        self._broken = False
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(
+            self.path, check_same_thread=False, isolation_level=None, timeout=self.busy_timeout
+        )
+        try:
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise sqlite3.OperationalError(f"cannot use WAL mode (journal_mode is {mode})")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def close(self) -> None:
+        with self._lock, self._read_lock:
+            for db in (self._db, self._reader):
+                with contextlib.suppress(sqlite3.Error):
+                    db.close()
+
+    # --- transactions ----------------------------------------------------------
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One committed transaction on the writer connection (rolled back on error)."""
+        with self._lock:
+            self._reopen_if_broken()
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                self._rollback_quietly()
+                raise
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        with self._read_lock:
+            yield self._reader
+
+    def _rollback_quietly(self) -> None:
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                self._broken = True
+
+    def _reopen_if_broken(self) -> None:
+        """After an I/O error, start again on a fresh connection (raises while it cannot)."""
+        if not self._broken:
+            return
+        fresh = self._connect()
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+        self._db = fresh
+        self._broken = False
+
+    # --- writes ----------------------------------------------------------------
+
+    def write(self, batch: Sequence[MatchWrite]) -> BatchReport:
+        """Write `batch` in one transaction, each match in a savepoint of its own.
+
+        Never raises for an SQLite error: the report names the matches that
+        committed (none if the transaction itself failed) and the first error.
+        """
+        committed: list[str] = []
+        error: str | None = None
+        with self._lock:
+            try:
+                self._reopen_if_broken()
+                db = self._db
+                db.execute("BEGIN IMMEDIATE")
+                for item in batch:
+                    db.execute("SAVEPOINT one_match")
+                    try:
+                        self._write_one(db, item)
+                    except sqlite3.Error as exc:
+                        if not db.in_transaction:
+                            raise  # SQLite rolled the whole transaction back
+                        db.execute("ROLLBACK TO one_match")
+                        db.execute("RELEASE one_match")
+                        error = error or f"match {item.match_id}: {exc}"
+                        continue
+                    db.execute("RELEASE one_match")
+                    committed.append(item.match_id)
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._rollback_quietly()
+                if not isinstance(exc, sqlite3.OperationalError) or "locked" not in str(exc):
+                    self._broken = True  # I/O errors: reopen before the next try
+                return BatchReport(frozenset(), describe_error(self.path, exc))
+        return BatchReport(frozenset(committed), error)
+
+    @staticmethod
+    def _write_one(db: sqlite3.Connection, item: MatchWrite) -> None:
+        if item.record is not None:
+            Store._insert_match(db, item.record)
+        if item.moves:
+            db.executemany(_INSERT_MOVE, item.moves)
+        if item.result is not None:
+            Store._finish_match(db, item.result)
+
+    @staticmethod
+    def _insert_match(db: sqlite3.Connection, record: MatchRecord) -> None:
+        db.execute(
+            _INSERT_MATCH,
+            (
+                record.id,
+                record.game,
+                to_json(record.options),
+                record.move_time,
+                record.lag_margin,
+                to_json(record.players),
+                record.status,
+                record.plies,
+                record.started_at,
+                record.tournament,
+                to_json(record.extra),
+                record.game_index,
+            ),
+        )
+
+    @staticmethod
+    def _finish_match(db: sqlite3.Connection, result: ResultRecord) -> None:
+        cursor = db.execute(
+            _FINISH_MATCH,
+            (
+                result.status,
+                to_json(list(result.scores)),
+                result.winner,
+                result.termination,
+                result.reason,
+                None if result.points is None else to_json(list(result.points)),
+                result.plies,
+                result.ended_at,
+                result.match_id,
+            ),
+        )
+        if cursor.rowcount != 1:
+            raise sqlite3.IntegrityError(f"no match row {result.match_id!r} to finish")
+
+    def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool:
+        """Store a whole match (e.g. read back by `arena import`) in one transaction.
+
+        Returns False, writing nothing, when a match with this id is already stored.
+        """
+        with self.transaction() as db:
+            if db.execute("SELECT 1 FROM matches WHERE id=?", (record.id,)).fetchone():
+                return False
+            self._insert_match(db, record)
+            db.executemany(_INSERT_MOVE, [move_row(move) for move in moves])
+            if record.status != "running" and record.scores is not None:
+                self._finish_match(db, result_of(record))
+        return True
+
+    def abort_running(self, reason: str) -> int:
+        """Mark matches left 'running' (by a crash or shutdown) as aborted; return how many."""
+        with self.transaction() as db:
+            cursor = db.execute(
+                "UPDATE matches SET status='aborted', termination='aborted', reason=?,"
+                " ended_at=? WHERE status='running'",
+                (reason, time.time()),
+            )
+            return cursor.rowcount
+
+    def backup(self, destination: str) -> None:
+        """Copy the database to `destination` with SQLite's online backup (safe while writing).
+
+        The copy is written next to `destination` and renamed into place only
+        once it is complete and passes ``integrity_check``.
+        """
+        partial = f"{destination}.partial"
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(partial)
+        try:
+            source = sqlite3.connect(self.path, timeout=self.busy_timeout)
+            try:
+                target = sqlite3.connect(partial)
+                try:
+                    source.backup(target, pages=4096)
+                    verdict = target.execute("PRAGMA integrity_check").fetchone()[0]
+                finally:
+                    target.close()
+            finally:
+                source.close()
+            if verdict != "ok":
+                raise StoreError(f"the copy failed its integrity check: {verdict}")
+            os.replace(partial, destination)
+        except (sqlite3.Error, OSError) as exc:
+            with contextlib.suppress(OSError):
+                os.remove(partial)
+            raise StoreError(f"backup to {destination} failed: {exc}") from None
+
+    def integrity_check(self) -> list[str]:
+        """SQLite's full ``integrity_check``: ``["ok"]`` for a sound database."""
+        with self.reading() as db:
+            return [row[0] for row in db.execute("PRAGMA integrity_check")]
+
+    # --- reads -----------------------------------------------------------------
+
+    def list_matches(
+        self, limit: int = 50, *, status: str | None = None, tournament: str | None = None
+    ) -> list[MatchRecord]:
+        """Most recent matches first."""
+        query = f"SELECT {_MATCH_COLUMNS} FROM matches"
+        clauses, params = [], []
+        if status is not None:
+            clauses.append("status=?")
+            params.append(status)
+        if tournament is not None:
+            clauses.append("tournament=?")
+            params.append(tournament)
+        if clauses:
+            query += " WHERE " + " AND ".join(clauses)
+        query += " ORDER BY started_at DESC, id LIMIT ?"
+        with self.reading() as db:
+            rows = db.execute(query, (*params, limit)).fetchall()
+        return [_match_from_row(row) for row in rows]
+
+    def get_match(self, match_id: str) -> MatchRecord | None:
+        """The match with this id, or with this unique id prefix."""
+        with self.reading() as db:
+            rows = db.execute(
+                f"SELECT {_MATCH_COLUMNS} FROM matches WHERE id=? OR id LIKE ? ESCAPE '\\' LIMIT 2",
+                (match_id, like_prefix(match_id)),
+            ).fetchall()
+        exact = [row for row in rows if row[0] == match_id]
+        if exact:
+            return _match_from_row(exact[0])
+        return _match_from_row(rows[0]) if len(rows) == 1 else None
+
+    def get_moves(self, match_id: str) -> list[MoveRecord]:
+        with self.reading() as db:
+            rows = db.execute(
+                "SELECT match_id, ply, seat, move, notation, think_time, at FROM moves"
+                " WHERE match_id=? ORDER BY ply",
+                (match_id,),
+            ).fetchall()
+        return [
+            MoveRecord(row[0], row[1], row[2], from_json(row[3]), row[4], row[5], row[6])
+            for row in rows
+        ]
+
+    def find_tournament_game(self, tournament: str, index: int) -> MatchRecord | None:
+        with self.reading() as db:
+            row = db.execute(
+                f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament=? AND game_index=?"
+                " AND status='finished' ORDER BY ended_at LIMIT 1",
+                (tournament, index),
+            ).fetchone()
+        return None if row is None else _match_from_row(row)
+
+
+def result_of(record: MatchRecord) -> ResultRecord:
+    """The `ResultRecord` of an ended match record."""
+    return ResultRecord(
+        match_id=record.id,
+        status=record.status,
+        scores=record.scores or [],
+        winner=record.winner,
+        termination=record.termination or "",
+        reason=record.reason or "",
+        points=record.points,
+        plies=record.plies,
+        ended_at=record.ended_at if record.ended_at is not None else record.started_at,
+    )
+
+
+def _match_from_row(row: Sequence[Any]) -> MatchRecord:
+    return MatchRecord(
+        id=row[0],
+        game=row[1],
+        options=from_json(row[2]),
+        move_time=row[3],
+        lag_margin=row[4],
+        players=from_json(row[5]),
+        status=row[6],
+        scores=from_json(row[7]),
+        winner=row[8],
+        termination=row[9],
+        reason=row[10],
+        points=from_json(row[11]),
+        plies=row[12],
+        started_at=row[13],
+        ended_at=row[14],
+        tournament=row[15],
+        extra=from_json(row[16]),
+    )
+
+
+__all__ = ["SCHEMA_VERSION", "Store", "describe_error", "like_prefix", "result_of"]
