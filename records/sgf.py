@@ -1,0 +1,348 @@
+"""SGF (Smart Game Format, FF[4]) records for the games that have an SGF standard.
+
+* the m,n,k family (tic-tac-toe, gomoku and their variants): GM[4] "Gomoku +
+  Renju"; ``SZ[n]`` or ``SZ[columns:rows]`` for a non-square board;
+* reversi: GM[2] "Othello", ``SZ[n]``; a pass is an empty move, ``B[]``.
+
+Seat 0 moves first and is Black (``B``, ``PB``); seat 1 is White. A point is
+two letters, column then row, ``aa`` the top-left corner — the same cell
+numbering the games use (``row * width + col``, row 0 at the top), so a move
+and its point convert directly.
+
+What SGF has no property for (the match id is ``GN``) travels in private
+properties, which FF[4] allows and other readers ignore: ``XA`` on the root
+holds the rest of the record as JSON (schema version, options, time control,
+opening, termination, timestamps...); on each move node ``XT`` is the think
+time in seconds and ``XW`` the Unix time the move was made. A file written here re-imports losslessly; a foreign file
+without ``XA`` is read with what SGF says (game from GM and SZ, players, RE).
+
+The reader implements the FF[4] grammar (Collection = GameTree+, GameTree =
+"(" Sequence GameTree* ")", Sequence = Node+, Node = ";" Property*, Property
+= PropIdent PropValue+, PropIdent = UcLetter+, PropValue = "[" value "]", with
+``\\`` escaping inside values) and refuses variations: a game record is one line
+of play.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+from typing import Any
+
+import msgspec
+
+from games import Game, make_game
+from games.mnk import MNKGame
+from games.reversi import PASS, Reversi
+from records.schema import (
+    SCHEMA_VERSION,
+    GameEntry,
+    MoveEntry,
+    OpeningEntry,
+    RecordError,
+    ResultEntry,
+    TimeControlEntry,
+)
+
+__all__ = ["SgfNode", "entry_from_sgf", "entry_to_sgf", "parse_sgf", "sgf_game_number"]
+
+SgfNode = dict[str, list[str]]
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_COLORS = ("B", "W")
+
+
+def sgf_game_number(game: Game[Any, Any]) -> int | None:
+    """SGF's GM number for this game (4 for the m,n,k family, 2 for reversi), or None."""
+    if isinstance(game, MNKGame):
+        return 4
+    if isinstance(game, Reversi):
+        return 2
+    return None
+
+
+def _board(game: Game[Any, Any]) -> tuple[int, int]:
+    if isinstance(game, MNKGame):
+        return game.width, game.height
+    if isinstance(game, Reversi):
+        return game.size, game.size
+    raise RecordError(f"game {game.name!r} has no SGF standard")
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def _point(move: int, width: int) -> str:
+    row, col = divmod(move, width)
+    return _LETTERS[col] + _LETTERS[row]
+
+
+def _result_text(entry: GameEntry) -> str:
+    result = entry.result
+    if result is None or result.scores is None:
+        return "Void" if entry.status == "aborted" else "?"
+    if result.winner is None:
+        return "0"
+    side = _COLORS[result.winner]
+    termination = result.termination or ""
+    if termination == "resignation":
+        return f"{side}+R"
+    if termination == "timeout":
+        return f"{side}+T"
+    if termination in ("illegal_move", "disconnect", "protocol_error", "withdrawn", "aborted"):
+        return f"{side}+F"
+    if result.points is not None:
+        return f"{side}+{abs(result.points[result.winner]):g}"
+    return f"{side}+"
+
+
+def entry_to_sgf(entry: GameEntry) -> str:
+    """The SGF text of one game (RecordError if the game has no SGF standard)."""
+    game = make_game(entry.game, entry.options)
+    number = sgf_game_number(game)
+    if number is None:
+        raise RecordError(
+            f"game {entry.game!r} has no SGF standard (SGF covers the m,n,k games and reversi)"
+        )
+    width, height = _board(game)
+    size = f"{width}" if width == height else f"{width}:{height}"
+    date = datetime.datetime.fromtimestamp(entry.started_at, datetime.UTC).strftime("%Y-%m-%d")
+    meta = msgspec.json.encode(msgspec.structs.replace(entry, moves=[])).decode()
+    root = [
+        "FF[4]",
+        f"GM[{number}]",
+        "CA[UTF-8]",
+        "AP[mcts-arena:1]",
+        f"SZ[{size}]",
+        f"GN[{_escape(entry.id)}]",
+        f"PB[{_escape(entry.players[0])}]",
+        f"PW[{_escape(entry.players[1])}]",
+        f"DT[{date}]",
+        f"RE[{_result_text(entry)}]",
+        f"XA[{_escape(meta)}]",
+    ]
+    lines = ["(;" + "".join(root)]
+    for move in entry.moves:
+        point = "" if move.move == PASS and number == 2 else _point(int(move.move), width)
+        node = f";{_COLORS[move.seat]}[{point}]XT[{float(move.think_time)!r}]"
+        lines.append(node if move.at is None else f"{node}XW[{float(move.at)!r}]")
+    return "\n".join(lines) + ")\n"
+
+
+# --- reading -----------------------------------------------------------------
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text, self.pos = text, 0
+
+    def error(self, message: str) -> RecordError:
+        line = self.text.count("\n", 0, self.pos) + 1
+        return RecordError(f"SGF line {line}: {message}")
+
+    def skip_space(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def peek(self) -> str:
+        self.skip_space()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def expect(self, char: str) -> None:
+        if self.peek() != char:
+            found = self.peek() or "the end"
+            raise self.error(f"expected {char!r}, found {found!r}")
+        self.pos += 1
+
+    def collection(self) -> list[list[SgfNode]]:
+        trees = [self.game_tree()]
+        while self.peek() == "(":
+            trees.append(self.game_tree())
+        if self.peek():
+            raise self.error(f"unexpected {self.peek()!r} after the last game")
+        return trees
+
+    def game_tree(self) -> list[SgfNode]:
+        self.expect("(")
+        nodes = [self.node()]
+        while self.peek() == ";":
+            nodes.append(self.node())
+        if self.peek() == "(":
+            raise self.error("variations are not supported in a game record")
+        self.expect(")")
+        return nodes
+
+    def node(self) -> SgfNode:
+        self.expect(";")
+        properties: SgfNode = {}
+        while self.peek().isalpha():
+            start = self.pos
+            while self.pos < len(self.text) and self.text[self.pos].isalpha():
+                self.pos += 1
+            ident = self.text[start : self.pos]
+            if not ident.isupper() or not ident.isascii():
+                raise self.error(f"property name {ident!r} must be upper-case letters")
+            if ident in properties:
+                raise self.error(f"property {ident} appears twice in a node")
+            values = [self.value()]
+            while self.peek() == "[":
+                values.append(self.value())
+            properties[ident] = values
+        return properties
+
+    def value(self) -> str:
+        self.expect("[")
+        chars: list[str] = []
+        while True:
+            if self.pos >= len(self.text):
+                raise self.error("unterminated property value")
+            char = self.text[self.pos]
+            self.pos += 1
+            if char == "\\":
+                if self.pos >= len(self.text):
+                    raise self.error("unterminated property value")
+                chars.append(self.text[self.pos])
+                self.pos += 1
+            elif char == "]":
+                return "".join(chars)
+            else:
+                chars.append(char)
+
+
+def parse_sgf(text: str) -> list[list[SgfNode]]:
+    """The games of an SGF collection, each a list of nodes (RecordError if malformed)."""
+    return _Parser(text).collection()
+
+
+def _single(node: SgfNode, ident: str) -> str | None:
+    values = node.get(ident)
+    if values is None:
+        return None
+    if len(values) != 1:
+        raise RecordError(f"property {ident} must have one value, not {len(values)}")
+    return values[0]
+
+
+def _game_from_root(root: SgfNode) -> tuple[str, dict[str, Any]]:
+    number, size = _single(root, "GM") or "1", _single(root, "SZ")
+    if number == "2":
+        return "reversi", {"size": int(size or 8)}
+    if number == "4":
+        width, _, height = (size or "15").partition(":")
+        w, h = int(width), int(height or width)
+        return (
+            ("tictactoe", {"width": w, "height": h, "k": 3})
+            if (w, h) == (3, 3)
+            else (
+                "gomoku",
+                {"width": w, "height": h, "k": 5},
+            )
+        )
+    raise RecordError(f"GM[{number}] is not a game we play (GM[4] m,n,k games, GM[2] reversi)")
+
+
+def _foreign_header(root: SgfNode, text: str) -> GameEntry:
+    """What a file without our XA property says about its game."""
+    try:
+        name, options = _game_from_root(root)
+    except ValueError as exc:
+        raise RecordError(f"bad GM or SZ: {exc}") from None
+    digest = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:12]
+    return GameEntry(
+        schema=SCHEMA_VERSION,
+        id=_single(root, "GN") or f"sgf-{digest}",
+        game=name,
+        options=options,
+        players=[_single(root, "PB") or "Black", _single(root, "PW") or "White"],
+        time_control=TimeControlEntry(0.0, 0.0),
+        opening=OpeningEntry(),
+        moves=[],
+        status="finished",
+        result=None,
+        started_at=0.0,
+    )
+
+
+def _moves(game: Game[Any, Any], nodes: list[SgfNode]) -> list[MoveEntry]:
+    width, height = _board(game)
+    moves: list[MoveEntry] = []
+    for ply, node in enumerate(nodes):
+        colors = [color for color in _COLORS if color in node]
+        if len(colors) != 1:
+            raise RecordError(f"ply {ply + 1}: a move node needs exactly one of B or W")
+        color = colors[0]
+        point = _single(node, color) or ""
+        if point == "" and isinstance(game, Reversi):
+            move = PASS
+        elif len(point) == 2 and point[0] in _LETTERS[:width] and point[1] in _LETTERS[:height]:
+            move = _LETTERS.index(point[1]) * width + _LETTERS.index(point[0])
+        else:
+            raise RecordError(f"ply {ply + 1}: {color}[{point}] is not a point on the board")
+        think, at = _single(node, "XT") or "0", _single(node, "XW")
+        try:
+            think_time, when = float(think), None if at is None else float(at)
+        except ValueError:
+            raise RecordError(
+                f"ply {ply + 1}: think time XT[{think}] or time XW[{at}] is not a number"
+            ) from None
+        moves.append(
+            MoveEntry(ply, _COLORS.index(color), game.encode_move(move), "", think_time, when)
+        )
+    return moves
+
+
+def entry_from_sgf(text: str, nodes: list[SgfNode]) -> GameEntry:
+    """The exchange record of one parsed SGF game (`parse_sgf`); check it with `check_entry`.
+
+    Move notation is filled in from the rules; a foreign file's result is
+    taken from its final position by the replay (see `records.replay`).
+    """
+    root, move_nodes = nodes[0], nodes[1:]
+    if any(color in root for color in _COLORS):
+        raise RecordError("the root node holds a move; moves belong in the following nodes")
+    meta = _single(root, "XA")
+    if meta is not None:
+        try:
+            entry = msgspec.json.decode(meta, type=GameEntry)
+        except msgspec.DecodeError as exc:
+            raise RecordError(f"bad XA record: {exc}") from None
+    else:
+        entry = _foreign_header(root, text)
+    try:
+        game = make_game(entry.game, entry.options)
+    except ValueError as exc:
+        raise RecordError(f"game {entry.game!r}: {exc}") from None
+    number = _single(root, "GM")
+    if number != str(sgf_game_number(game)):
+        raise RecordError(f"GM[{number}] does not match game {entry.game!r}")
+    moves = _moves(game, move_nodes)
+    # notation as the game writes it; illegal moves are caught by the replay, not here
+    moves = [
+        msgspec.structs.replace(m, notation=game.format_move(game.decode_move(m.move)))
+        for m in moves
+    ]
+    if meta is None:
+        entry = msgspec.structs.replace(entry, result=_result_from_replay(game, moves))
+    return msgspec.structs.replace(entry, moves=moves)
+
+
+def _result_from_replay(game: Game[Any, Any], moves: list[MoveEntry]) -> ResultEntry | None:
+    state = game.initial_state()
+    for move in moves:
+        if game.is_terminal(state):
+            return None  # the replay check reports it
+        try:
+            state = game.play(state, game.decode_move(move.move))
+        except ValueError:
+            return None
+    outcome = game.outcome(state)
+    if outcome is None:
+        raise RecordError(f"the game is not over after {len(moves)} plies and has no XA result")
+    return ResultEntry(
+        scores=list(outcome.scores),
+        winner=outcome.winner,
+        termination=outcome.termination.value,
+        reason="",
+        points=None if outcome.points is None else list(outcome.points),
+    )
