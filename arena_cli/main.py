@@ -17,6 +17,8 @@ SUBCOMMAND_MODULES = (
     "arena_cli.demo_cmd",
     "arena_cli.serve_cmd",
     "arena_cli.records_cmd",
+    "arena_cli.export_cmd",
+    "arena_cli.import_cmd",
     "arena_cli.tournament_cmd",
     "arena_cli.play_cmd",
     "arena_cli.watch_cmd",

@@ -1,0 +1,111 @@
+"""`arena export`: write recorded games as JSON Lines or SGF (docs/RECORDS.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from arena_cli.records_cmd import open_existing
+from records.jsonl import write_jsonl
+from records.schema import GameEntry, RecordError, entry_from_store
+from records.sgf import entry_to_sgf, sgf_game_number
+from server.store import MatchRecord, Store, StoreError
+
+#: every match (SQLite treats the LIMIT as "no limit" in practice)
+_ALL = 2**62
+
+
+class ExportError(Exception):
+    """What to tell the user, on one line."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="write recorded games as JSON Lines or SGF",
+        description=(
+            "Write finished and aborted games (not running ones), oldest first. JSON Lines"
+            " (one game per line, every game) goes to the file OUT ('-' for stdout); SGF"
+            " writes one MATCH.sgf per game into the directory OUT, and covers the m,n,k"
+            " games (tictactoe, gomoku: GM[4]) and reversi (GM[2]) only."
+        ),
+    )
+    parser.add_argument("out", metavar="OUT", help="output file (jsonl, '-' = stdout) or directory")
+    parser.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
+    parser.add_argument("--format", choices=("jsonl", "sgf"), default="jsonl", help="[jsonl]")
+    parser.add_argument("--tournament", default=None, help="only this tournament's games")
+    parser.add_argument(
+        "--match",
+        action="append",
+        default=None,
+        metavar="ID",
+        help="only this match (id or unique prefix; repeatable)",
+    )
+    parser.set_defaults(func=run)
+
+
+def _select(store: Store, args: argparse.Namespace) -> list[MatchRecord]:
+    if args.match:
+        chosen: list[MatchRecord] = []
+        for wanted in args.match:
+            record = store.get_match(wanted)
+            if record is None:
+                raise ExportError(f"no match {wanted!r} (or the prefix is ambiguous)")
+            if args.tournament is not None and record.tournament != args.tournament:
+                raise ExportError(f"match {record.id!r} is not in tournament {args.tournament!r}")
+            chosen.append(record)
+    else:
+        chosen = store.list_matches(_ALL, tournament=args.tournament)
+    finished = [record for record in chosen if record.status != "running"]
+    return sorted(finished, key=lambda record: (record.started_at, record.id))
+
+
+def _entries(store: Store, records: list[MatchRecord]) -> list[GameEntry]:
+    return [entry_from_store(record, store.get_moves(record.id)) for record in records]
+
+
+def _write_sgf(entries: list[GameEntry], out: Path) -> None:
+    from games import make_game
+
+    for entry in entries:
+        try:
+            game = make_game(entry.game, entry.options)
+        except ValueError as exc:
+            raise ExportError(f"match {entry.id!r}: {exc}") from None
+        if sgf_game_number(game) is None:
+            raise ExportError(
+                f"match {entry.id!r} is {entry.game!r}, which has no SGF standard"
+                " (SGF covers tictactoe, gomoku and reversi); use --format jsonl"
+            )
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"{str(out)!r} is not a directory (SGF writes one file per game)")
+    out.mkdir(parents=True, exist_ok=True)
+    for entry in entries:
+        name = "".join(c if c.isalnum() or c in "-_." else "_" for c in entry.id)
+        (out / f"{name}.sgf").write_text(entry_to_sgf(entry), encoding="utf-8")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        store = open_existing(args.db)
+        records = _select(store, args)
+        entries = _entries(store, records)
+        if args.format == "sgf":
+            if args.out == "-":
+                raise ExportError("SGF export needs a directory, not '-'")
+            _write_sgf(entries, Path(args.out))
+        elif args.out == "-":
+            write_jsonl(entries, sys.stdout)
+        else:
+            partial = f"{args.out}.partial"
+            with open(partial, "w", encoding="utf-8") as out:
+                write_jsonl(entries, out)
+            os.replace(partial, args.out)
+    except (ExportError, StoreError, RecordError, OSError) as exc:
+        print(f"arena export: {exc}", file=sys.stderr)
+        return 2
+    where = "stdout" if args.out == "-" else repr(args.out)
+    print(f"exported {len(entries)} games to {where} ({args.format})", file=sys.stderr)
+    return 0
