@@ -155,7 +155,7 @@ class Recorder:
         if self.degraded_since is None and not self._stopped.is_set():
             with trio.move_on_after(self.record_wait):
                 await entry.written.wait()
-        return entry.result_written
+        return entry.result_written  # False: kept, retried and journaled, but not yet stored
 
     @property
     def accepting(self) -> bool:
@@ -268,6 +268,9 @@ class Recorder:
         self.last_error = report.error
         if self.degraded_since is None:
             self.degraded_since = trio.current_time()
+            for entry in self._logs.values():  # results waiting for a commit: stop waiting
+                if entry.result is not None and not entry.result_written:
+                    entry.written.set()
             log.warning(
                 "store_degraded",
                 error=report.error,
