@@ -65,9 +65,15 @@ class Agent(ABC):
 
     `choose()` is blocking and is called from a worker thread by the client
     runtime, never concurrently with another call on the same agent. The
-    runtime calls `start` once per match, `choose` on each of its turns,
+    runtime calls `start` once per match, then `sync` with the moves played
+    so far (none at a fresh start; after a reconnect `sync` again, preceded
+    by `start` if moves were missed), `choose` on each of its turns,
     `observe` for every move played (its own and the opponents', in order),
     `finish` at the end of the match and `close` when the agent is discarded.
+
+    The default `sync` and `observe` keep `history`, the moves played from
+    the initial state: an agent that overrides `observe` and wants the
+    history calls ``super().observe(...)``.
     """
 
     #: the spec string the agent was built from, e.g. "mcts:time=0.5"
@@ -77,11 +83,24 @@ class Agent(ABC):
 
     game: Game[Any, Any] | None = None
     seat: int | None = None
+    #: the moves of the current match so far, from the initial state (kept by `sync`/`observe`)
+    history: list[Any]
 
     def start(self, game: Game[Any, Any], seat: int) -> None:
         """A new match of `game` begins; this agent plays `seat`."""
         self.game = game
         self.seat = seat
+        self.history = []
+
+    def sync(self, state: Any, moves: Sequence[Any]) -> None:
+        """The match so far: `moves`, played from the game's initial state, led to `state`.
+
+        Called after `start` at a match start (usually no moves) and after a
+        reconnect, so an agent can rebuild what it needs from the history
+        (e.g. reuse its search tree, or replay the moves into another engine).
+        The default remembers them in `history`.
+        """
+        self.history = list(moves)
 
     @abstractmethod
     def choose(self, state: Any, limit: SearchLimit) -> Any:
@@ -102,8 +121,11 @@ class Agent(ABC):
         """`move` was played in `state` (by any seat), giving `new_state`.
 
         Keep it quick: the client runtime may call it on its event loop.
+        The default appends `move` to `history`.
         """
-        return None  # a hook: nothing to do by default
+        if not hasattr(self, "history"):
+            self.history = []
+        self.history.append(move)
 
     def finish(self, outcome: Outcome | None) -> None:
         """The match is over (`outcome` is None if it was aborted)."""
@@ -160,9 +182,10 @@ def play_local_game(
     for agent, seat_limit in zip(agents, limits, strict=True):
         budget = seat_limit if seat_limit is not None else agent.default_limit
         budgets.append(budget if budget is not None else SearchLimit(time=1.0))
+    state = game.initial_state()
     for seat, agent in enumerate(agents):
         agent.start(game, seat)
-    state = game.initial_state()
+        agent.sync(state, ())
     moves: list[Any] = []
     while (outcome := game.outcome(state)) is None:
         if max_plies is not None and len(moves) >= max_plies:

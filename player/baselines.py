@@ -216,19 +216,19 @@ def _perf_counter() -> float:
     return time.perf_counter()
 
 
-register_agent(
+RANDOM = register_agent(
     "random",
     RandomAgent,
     {"seed": AgentOption("seed", int, None, "random seed (none = from the OS)")},
     description="uniformly random legal moves",
 )
-register_agent(
+GREEDY = register_agent(
     "greedy",
     GreedyAgent,
     {"seed": AgentOption("seed", int, None, "random seed for ties (none = from the OS)")},
     description="one ply: win at once, else avoid giving an immediate win, else random",
 )
-register_agent(
+MINIMAX = register_agent(
     "minimax",
     MinimaxAgent,
     {

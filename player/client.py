@@ -629,6 +629,7 @@ class PlayerClient:
                     f"the server started a match this client cannot play: {exc}"
                 ) from None
         state = self._decode_state(game, start.state)
+        history = [self._decode_move(game, move) for move in start.moves]
         current = self._match
         self._progress += 1
         if current is not None and current.id == start.match:
@@ -638,6 +639,7 @@ class PlayerClient:
             log.info("match_rejoined", ply=start.ply, resync=resync)
             if resync:  # moves were missed: the agent starts over from this position
                 await self._agent_call(self.agent.start, game, start.seat)
+            await self._agent_call(self.agent.sync, state, history)
             return
         if current is not None:
             await self._lose_track(current, "a new match started before this one ended")
@@ -662,6 +664,7 @@ class PlayerClient:
         if start.seed is not None:  # a tournament game: reproducible agents
             await self._agent_call(self.agent.seed_match, start.seed)
         await self._agent_call(self.agent.start, game, start.seat)
+        await self._agent_call(self.agent.sync, state, history)
 
     def _on_turn(self, conn: Connection, nursery: trio.Nursery, turn: Turn) -> None:
         match = self._match

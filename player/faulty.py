@@ -49,7 +49,7 @@ class FaultyAgent(Agent):
         return moves[int(self.rng.random() * len(moves))]
 
 
-register_agent(
+FAULTY = register_agent(
     "faulty",
     FaultyAgent,
     {

@@ -93,6 +93,7 @@ class HumanAgent(Agent):
         self._say(f"moves: {game.notation_help or 'see arena games'}; type 'help' for commands")
 
     def observe(self, state: Any, move: Any, new_state: Any) -> None:
+        super().observe(state, move, new_state)
         game = self.require_game()
         mover = game.to_move(state)
         self._last = f"{self._seat_label(mover)} played {game.format_move(move)}"
@@ -217,7 +218,7 @@ def _make_human(hints: bool) -> HumanAgent:
     return HumanAgent(hints=hints)
 
 
-register_agent(
+HUMAN = register_agent(
     "human",
     _make_human,
     {"hints": (bool, False, "list the legal moves at every prompt")},

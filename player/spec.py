@@ -2,9 +2,20 @@
 
 A spec is ``NAME`` or ``NAME:key=value,key=value``. Each agent kind registers
 its factory and typed options with `register_agent`, usually when its module
-is imported; `make_agent` imports the modules of the known kinds lazily (the
-table `LAZY_AGENT_MODULES`), so a kind defined elsewhere (e.g. ``human`` in
-``player.human``) needs no edit here beyond that table.
+is imported. Kinds are found through the ``arena.agents`` entry-point group
+(see docs/AGENTS.md): the entry point's name is the kind, its value an
+`AgentInfo` (``package.module:ATTRIBUTE``, the value `register_agent`
+returns) or a module that registers on import. Nothing is imported until a
+kind is asked for, so ``arena play connect4 random`` never imports numba.
+The built-in kinds are entry points of this project's own pyproject.toml,
+exactly like a third party's; `LAZY_AGENT_MODULES` is only the fallback for
+a source tree whose metadata is not installed.
+
+A kind whose module needs a missing optional dependency (ImportError for a
+module outside the plug-in's own package) is unavailable, not an error:
+e.g. ``openspiel`` without the ``reference`` extra. Any other failure to
+load a plug-in is logged and reported when that kind is asked for, and
+never breaks the other kinds.
 """
 
 from __future__ import annotations
@@ -14,11 +25,19 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
+
+import structlog
 
 from player.agent import Agent
 
-#: agent kinds known before their module is imported: name -> module to import
+log = structlog.get_logger(__name__)
+
+#: the entry-point group of agent kinds (name = kind, value = AgentInfo or module)
+ENTRY_POINT_GROUP = "arena.agents"
+
+#: fallback when the project's entry points are not installed: name -> module to import
 LAZY_AGENT_MODULES: dict[str, str] = {
     "mcts": "player.mcts",
     "random": "player.baselines",
@@ -139,20 +158,69 @@ def register_agent(
     return info
 
 
+_plugins: dict[str, EntryPoint] | None = None
+_broken: dict[str, str] = {}
+
+
+def agent_entry_points(*, refresh: bool = False) -> dict[str, EntryPoint]:
+    """The ``arena.agents`` entry points by name (read once; `refresh` re-reads them)."""
+    global _plugins
+    if _plugins is None or refresh:
+        _plugins = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+        _broken.clear()
+    return _plugins
+
+
+def _missing_dependency(exc: ImportError, own: str) -> bool:
+    """Whether `exc` is a missing module outside the plug-in's package `own`."""
+    missing = exc.name or ""
+    return bool(missing) and missing.split(".")[0] != own.split(".")[0]
+
+
+def _load_entry_point(name: str, ep: EntryPoint) -> None:
+    try:
+        loaded = ep.load()
+    except ImportError as exc:
+        if _missing_dependency(exc, ep.module):
+            log.debug("agent_unavailable", agent=name, missing=exc.name)
+            return
+        _broken[name] = repr(exc)
+        log.warning("agent_plugin_failed", entry_point=name, error=repr(exc))
+        return
+    except Exception as exc:  # a broken plug-in must not break the arena
+        _broken[name] = repr(exc)
+        log.warning("agent_plugin_failed", entry_point=name, error=repr(exc))
+        return
+    if isinstance(loaded, AgentInfo):
+        if loaded.name != name:
+            log.warning("agent_plugin_renamed", entry_point=name, registered=loaded.name)
+        _registry.setdefault(name, loaded)
+    elif name not in _registry:
+        _broken[name] = f"{ep.value!r} is neither an AgentInfo nor a module that registers {name!r}"
+        log.warning("agent_plugin_invalid", entry_point=name, value=ep.value)
+
+
 def _load(name: str) -> AgentInfo | None:
-    if name not in _registry and name in LAZY_AGENT_MODULES:
+    if name in _registry:
+        return _registry[name]
+    ep = agent_entry_points().get(name)
+    if ep is not None:
+        if name not in _broken:
+            _load_entry_point(name, ep)
+    elif name in LAZY_AGENT_MODULES:
+        module = LAZY_AGENT_MODULES[name]
         try:
-            importlib.import_module(LAZY_AGENT_MODULES[name])
+            importlib.import_module(module)
         except ImportError as exc:
             # Only "module not there" means unavailable; a broken module must surface.
-            if exc.name != LAZY_AGENT_MODULES[name]:
+            if exc.name != module and not _missing_dependency(exc, module):
                 raise
     return _registry.get(name)
 
 
 def available_agents() -> dict[str, AgentInfo]:
-    """Every agent kind that can be built, by name (importing lazy modules as needed)."""
-    for name in LAZY_AGENT_MODULES:
+    """Every agent kind that can be built, by name (importing plug-ins as needed)."""
+    for name in [*agent_entry_points(), *LAZY_AGENT_MODULES]:
         _load(name)
     return dict(sorted(_registry.items()))
 
@@ -196,6 +264,8 @@ def make_agent(spec: str) -> Agent:
     name, raw = parse_agent_spec(spec)
     info = _load(name)
     if info is None:
+        if name in _broken:
+            raise ValueError(f"agent plug-in {name!r} failed to load: {_broken[name]}")
         known = ", ".join(available_agents()) or "none"
         raise ValueError(f"unknown agent {name!r} (available: {known})")
     valid = ", ".join(option.describe() for option in info.options.values()) or "none"

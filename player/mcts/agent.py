@@ -169,18 +169,17 @@ class MCTSAgent(Agent):
         self._match_seed = seed
 
     def start(self, game: Game[Any, Any], seat: int) -> None:
-        """Begin a match: a fresh tree, and the worker processes if ``workers > 1``."""
+        """Begin a match (or resume one after a reconnect): the searches and worker processes.
+
+        The tree is kept: `finish` dropped the last match's, and after a
+        reconnect `sync` keeps whatever part of it still applies.
+        """
         super().start(game, seat)
         if self._search is None or self._search.game is not game:
             self._search = self._new_search(game, 0)
             self._helpers = []
             if self._is_fast(self._search):
                 self._helpers = [self._new_search(game, i) for i in range(1, self.workers)]
-        else:
-            self._search.reset()
-            self._search.free_garbage()
-        for helper in self._helpers:
-            helper.reset()
         if self._match_seed is not None:
             self._search.rng.seed(mix_seeds(self.seed, self._match_seed))
             for index, helper in enumerate(self._helpers, 1):
@@ -224,8 +223,41 @@ class MCTSAgent(Agent):
                 log.warning("mcts_workers_unavailable", agent=self.name, error=repr(exc))
         return self._pool
 
+    def sync(self, state: Any, moves: Sequence[Any]) -> None:
+        """Bring the tree(s) to `state` along the history `moves` (tree reuse after a reconnect).
+
+        The moves are replayed from the initial state; if the tree's root is
+        one of the positions on the way, the moves from there on advance it,
+        else the tree is dropped.
+        """
+        super().sync(state, moves)
+        if self._search is None or self.game is None:
+            return
+        game = self.game
+        searches = [self._search, *self._helpers]
+        for search in searches:
+            root = search.root_state
+            if root is None or root == state:
+                continue
+            position = game.initial_state()
+            path = [position]
+            try:
+                for move in moves:
+                    position = game.play(position, move)
+                    path.append(position)
+            except ValueError:
+                path = []
+            if not path or path[-1] != state or root not in path:
+                search.reset()
+                continue
+            for index in range(path.index(root), len(moves)):
+                search.advance(path[index], moves[index], path[index + 1])
+        if self._pool is not None:
+            self._pool.reset()
+
     def observe(self, state: Any, move: Any, new_state: Any) -> None:
         """Move the tree(s) down to `new_state`; free old trees after our own moves."""
+        super().observe(state, move, new_state)
         if self._search is None:
             return
         self._search.advance(state, move, new_state)
@@ -385,7 +417,7 @@ def _make(**options: Any) -> MCTSAgent:
     return MCTSAgent(**options)
 
 
-register_agent(
+MCTS = register_agent(
     "mcts",
     _make,
     {

@@ -203,6 +203,11 @@ class Search:
             root.children.remove(child)
             self.root = child
 
+    @property
+    def root_state(self) -> Any:
+        """The state at the root of the kept tree (None: no tree)."""
+        return None if self.root is None else self.root.state
+
     def reset(self) -> None:
         """Forget the tree (it is freed by the next `free_garbage`)."""
         if self.root is not None:
