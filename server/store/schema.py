@@ -80,8 +80,8 @@ SCHEMA_VERSION = len(MIGRATIONS)
 ARENA_TABLES = frozenset({"matches", "moves", "tournaments", "tournament_games"})
 
 
-def migrate(db: sqlite3.Connection, path: str) -> int:
-    """Bring the database to `SCHEMA_VERSION`; returns the version it had before.
+def check_compatible(db: sqlite3.Connection, path: str) -> int:
+    """The schema version of an arena database; writes nothing.
 
     Raises ValueError with a readable message for a database this program cannot use.
     """
@@ -98,6 +98,12 @@ def migrate(db: sqlite3.Connection, path: str) -> int:
             raise ValueError(
                 f"{path} is an SQLite database of another program (tables: {', '.join(sorted(foreign))})"
             )
+    return version
+
+
+def migrate(db: sqlite3.Connection, path: str) -> int:
+    """Bring the database to `SCHEMA_VERSION`; returns the version it had before."""
+    version = check_compatible(db, path)
     for target in range(version + 1, SCHEMA_VERSION + 1):
         db.execute("BEGIN IMMEDIATE")
         try:

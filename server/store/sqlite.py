@@ -33,7 +33,7 @@ from server.store.records import (
     move_row,
     to_json,
 )
-from server.store.schema import SCHEMA_VERSION, migrate
+from server.store.schema import SCHEMA_VERSION, check_compatible, migrate
 
 #: how long a write waits for another process's lock before it counts as failed
 BUSY_TIMEOUT = 1.0
@@ -95,7 +95,7 @@ class Store:
         if os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
             raise StoreError(f"{path} cannot be read and written by this user")
         try:
-            self._db = self._connect()
+            self._db = self._connect(inspect=True)
             try:
                 self.upgraded_from = migrate(self._db, path)
                 if check:
@@ -117,11 +117,13 @@ class Store:
         self._read_lock = threading.Lock()
         self._broken = False
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, *, inspect: bool = False) -> sqlite3.Connection:
         db = sqlite3.connect(
             self.path, check_same_thread=False, isolation_level=None, timeout=self.busy_timeout
         )
         try:
+            if inspect:  # before anything is written to the file
+                check_compatible(db, self.path)
             mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise sqlite3.OperationalError(f"cannot use WAL mode (journal_mode is {mode})")

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
-from server.store import MatchRecord, MoveRecord, Store
+import pytest
+
+from server.store import (
+    SCHEMA_VERSION,
+    MatchRecord,
+    MatchWrite,
+    MoveRecord,
+    ResultRecord,
+    Store,
+    StoreError,
+    move_row,
+)
 
 
 def _record(match_id: str) -> MatchRecord:
@@ -37,4 +53,193 @@ def test_import_match_stores_a_whole_match_once(tmp_path: Path) -> None:
     assert not store.import_match(record, moves)  # already there: nothing written
     assert store.get_match("imported-1") == record
     assert store.get_moves("imported-1") == moves
+    store.close()
+
+
+# --- writes: one match's failure is its own --------------------------------------
+
+
+def test_a_failing_match_in_a_batch_rolls_back_alone(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "arena.sqlite"))
+    good = MatchWrite("good", record=_running("good"), moves=[move_row(_move("good", 0))])
+    # a result for a match whose row was never written: this match's savepoint fails
+    bad = MatchWrite("bad", result=_result("bad"))
+    report = store.write([good, bad])
+    assert report.committed == {"good"}
+    assert report.error is not None and "bad" in report.error
+    assert store.get_match("good") is not None and len(store.get_moves("good")) == 1
+    assert store.get_match("bad") is None
+    # the store goes on: the same match written properly later commits
+    assert store.write([MatchWrite("bad", record=_running("bad"), result=_result("bad"))])
+    assert store.get_match("bad").status == "finished"  # type: ignore[union-attr]
+    assert store.integrity_check() == ["ok"]
+    store.close()
+
+
+def _running(match_id: str) -> MatchRecord:
+    return _replace(_record(match_id), status="running", scores=None)
+
+
+def _replace(record: MatchRecord, **changes: Any) -> MatchRecord:
+    return dataclasses.replace(record, **changes)
+
+
+def _move(match_id: str, ply: int) -> MoveRecord:
+    return MoveRecord(match_id, ply, ply % 2, 4, "b2", 0.1, 1.0)
+
+
+def _result(match_id: str) -> ResultRecord:
+    return ResultRecord(match_id, "finished", [1.0, 0.0], 0, "line", "X wins", None, 1, 2.0)
+
+
+# --- opening: migrations and bad files ------------------------------------------------
+
+_V1_SCHEMA = """
+CREATE TABLE matches (id TEXT PRIMARY KEY, game TEXT NOT NULL, options TEXT NOT NULL,
+ move_time REAL NOT NULL, lag_margin REAL NOT NULL, players TEXT NOT NULL, status TEXT NOT NULL,
+ scores TEXT, winner INTEGER, termination TEXT, reason TEXT, points TEXT,
+ plies INTEGER NOT NULL DEFAULT 0, started_at REAL NOT NULL, ended_at REAL, tournament TEXT,
+ extra TEXT NOT NULL DEFAULT '{}');
+CREATE TABLE moves (match_id TEXT NOT NULL REFERENCES matches(id), ply INTEGER NOT NULL,
+ seat INTEGER NOT NULL, move TEXT NOT NULL, notation TEXT NOT NULL, think_time REAL NOT NULL,
+ at REAL NOT NULL, PRIMARY KEY (match_id, ply));
+CREATE TABLE tournaments (id TEXT PRIMARY KEY, config TEXT NOT NULL, status TEXT NOT NULL,
+ created_at REAL NOT NULL, updated_at REAL NOT NULL);
+INSERT INTO matches VALUES ('m0001-aaaaaa', 'tictactoe', '{}', 1.0, 0.2, '["a","b"]',
+ 'finished', '[1.0,0.0]', 0, 'line', 'X wins', NULL, 5, 1.0, 2.0, 't-1', '{"index": 3}');
+INSERT INTO moves VALUES ('m0001-aaaaaa', 0, 0, '4', 'b2', 0.1, 1.5);
+PRAGMA user_version=1;
+"""
+
+
+def test_a_database_of_the_first_release_is_upgraded(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as old:  # the schema version 1 wrote (PRAGMA journal_mode=WAL)
+        old.executescript(_V1_SCHEMA)
+    store = Store(str(path), check=True)
+    assert store.upgraded_from == 1
+    record = store.get_match("m0001")
+    assert (
+        record is not None and record.players == ["a", "b"] and len(store.get_moves(record.id)) == 1
+    )
+    found = store.find_tournament_game("t-1", 3)  # the index was moved into its column
+    assert found is not None and found.id == "m0001-aaaaaa"
+    store.close()
+    again = Store(str(path))
+    assert again.upgraded_from == SCHEMA_VERSION
+    again.close()
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p.mkdir(), "is a directory"),
+        (lambda p: p.write_bytes(b"this is not a database" * 100), "not an SQLite database"),
+        (
+            lambda p: sqlite3.connect(p).executescript(
+                "CREATE TABLE accounts (x); PRAGMA user_version=0;"
+            ),
+            "another program",
+        ),
+        (
+            lambda p: sqlite3.connect(p).executescript(
+                f"PRAGMA user_version={SCHEMA_VERSION + 1};"
+            ),
+            "newer than this program",
+        ),
+    ],
+    ids=["directory", "garbage", "foreign", "newer"],
+)
+def test_unusable_databases_get_one_clear_line_and_are_not_touched(
+    tmp_path: Path, make: Any, message: str
+) -> None:
+    path = tmp_path / "arena.sqlite"
+    make(path)
+    before = path.read_bytes() if path.is_file() else None
+    with pytest.raises(StoreError, match=message) as caught:
+        Store(str(path), check=True)
+    assert "\n" not in str(caught.value)
+    if before is not None:
+        assert path.read_bytes() == before
+
+
+def test_a_locked_database_is_reported_as_locked(tmp_path: Path) -> None:
+    path = tmp_path / "arena.sqlite"
+    Store(str(path)).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA journal_mode=DELETE")  # so that a lock blocks readers too
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(StoreError, match="locked"):
+            Store(str(path), busy_timeout=0.1)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_serve_refuses_a_bad_database_with_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "arena.sqlite"
+    bad.write_bytes(b"\x00garbage" * 64)
+    result = subprocess.run(
+        [sys.executable, "-m", "arena_cli.main", "serve", "--port", "0", "--db", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "not an SQLite database" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_backup_while_a_writer_is_busy(tmp_path: Path) -> None:
+    path = tmp_path / "arena.sqlite"
+    store = Store(str(path))
+    for i in range(50):
+        store.import_match(_replace(_record(f"m{i}"), id=f"m{i}"), [])
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # a write transaction open meanwhile
+    writer.execute("UPDATE matches SET reason='changing' WHERE id='m0'")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena_cli.main",
+            "backup",
+            str(tmp_path / "copy.sqlite"),
+            "--db",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    writer.execute("COMMIT")
+    assert result.returncode == 0, result.stderr
+    assert "50 matches" in result.stdout
+    copy = Store(str(tmp_path / "copy.sqlite"))
+    assert copy.integrity_check() == ["ok"] and len(copy.list_matches(100)) == 50
+    assert copy.get_match("m0").reason == "X wins (line)"  # type: ignore[union-attr]
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena_cli.main",
+            "backup",
+            str(tmp_path / "copy.sqlite"),
+            "--db",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert again.returncode == 2 and "exists" in again.stderr
+
+
+def test_like_prefix_matches_literally(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "arena.sqlite"))
+    store.import_match(_replace(_record("a_b"), id="a_b"), [])
+    store.import_match(_replace(_record("axb1"), id="axb1"), [])
+    assert store.get_match("a_") is not None and store.get_match("a_").id == "a_b"  # type: ignore[union-attr]
+    assert store.get_match("a%") is None
     store.close()
