@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tournament.stats import NELO_SCALE, PAIR_SCORES, Pentanomial, score_from_elo
+from tournament.stats import NELO_SCALE, PAIR_SCORES, MatchStats, Pentanomial, score_from_elo
 
 __all__ = ["MODELS", "SPRT", "Decision", "SprtError", "SprtState", "SprtStatus", "parse_sprt"]
 
@@ -284,6 +284,29 @@ class SprtState:
     def as_dict(self) -> dict[str, Any]:
         return {"sprt": self.sprt.as_dict(), "pentanomial": self.penta.as_dict()}
 
+    def summary(self) -> str:
+        """The live progress line, fastchess style::
+
+        games 40 (20 pairs): +14 =16 -10, score 55.0%, Elo 34.9 ± 60.2, nElo 40.1 ± 69.2,
+        LOS 87.2%, LLR 0.42 (-2.94, 2.94) [0, 5] continue
+        """
+        stats = MatchStats(self.penta)
+        wdl, status = stats.wdl, self.status()
+        parts = [
+            f"games {wdl.games} ({self.penta.pairs} pairs): +{wdl.wins} ={wdl.draws} -{wdl.losses}"
+        ]
+        estimate = stats.elo_pentanomial()
+        if estimate is not None:
+            parts.append(f"score {100 * estimate.score:.1f}%")
+            parts.append(f"Elo {_number(estimate.elo)} ± {_number(estimate.error)}")
+            parts.append(f"nElo {_number(estimate.nelo)} ± {_number(estimate.nelo_error)}")
+            parts.append(f"LOS {100 * estimate.los:.1f}%")
+        parts.append(
+            f"LLR {status.llr:.2f} ({status.lower:.2f}, {status.upper:.2f})"
+            f" [{self.sprt.elo0:g}, {self.sprt.elo1:g}] {status.decision.value}"
+        )
+        return ", ".join(parts)
+
     @classmethod
     def from_dict(cls, data: Any) -> SprtState:
         if not isinstance(data, dict) or set(data) != {"sprt", "pentanomial"}:
@@ -294,3 +317,7 @@ class SprtState:
         except ValueError as exc:
             raise SprtError(str(exc)) from None
         return cls(sprt, penta)
+
+
+def _number(value: float) -> str:
+    return f"{value:.1f}" if math.isfinite(value) else ("inf" if value > 0 else "-inf")

@@ -140,3 +140,14 @@ def test_more_wins_never_lower_the_llr(penta: Pentanomial, model: str) -> None:
     sprt = SPRT(0, 10, model=model)
     better = Pentanomial(penta.ll - 1, penta.ld, penta.wl, penta.dd, penta.wd, penta.ww + 1)
     assert sprt.llr(better) >= sprt.llr(penta) - 1e-9
+
+
+def test_summary_line() -> None:
+    state = SprtState(SPRT(0, 5))
+    assert state.summary().startswith("games 0 (0 pairs): +0 =0 -0, LLR 0.00 (-2.94, 2.94) [0, 5]")
+    for pair in [(1, 0.5), (0.5, 0.5), (1, 1), (0, 1)]:
+        state.add_pair(*pair)
+    line = state.summary()
+    assert line.startswith("games 8 (4 pairs): +4 =3 -1, score 68.8%, Elo ")
+    assert "LOS " in line and line.endswith("[0, 5] continue") and "\n" not in line
+    assert "Elo inf ± " in SprtState(SPRT(0, 5), Pentanomial(ww=2)).summary()
