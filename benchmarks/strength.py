@@ -1,48 +1,64 @@
-"""Play a short match between two agent specs, in-process, and print A's score with a 95% interval.
+"""Play two agent specs against each other through a real ``arena serve``, one process per player.
 
-Both agents get the same fixed time per move (``--time``, which replaces the
-specs' own budgets); seats alternate game by game so each plays both sides
-equally; no network is involved. The interval is the normal approximation
-over per-game scores (1, 1/2, 0), also shown as an Elo difference. Use it to
-check that a feature helps at equal time, e.g.::
+Every game is a fresh pair of ``arena play`` processes joining one room of a
+server subprocess, so each side pays its own start-up (and warm-up) outside
+the clock and plays exactly as it would in a tournament. Seats alternate
+game by game; with ``--cores`` each player is pinned to one core (the two
+swap cores every other game pair, so a busier core hurts both alike). One
+game at a time. Both sides get the same wall-clock budget per move: the
+server's move time minus the client's safety margin.
 
-    python -m benchmarks.strength "mcts:reuse=true" "mcts:reuse=false" --game connect4
-    python -m benchmarks.strength "mcts:solver=true" "mcts:solver=false" --games 40
+It prints W/D/L, A's score with a 95% interval (normal approximation over
+per-game scores), the Elo difference, time forfeits, and per side the
+median think time (as the server measured it), simulations per second over
+all searches, and the simulations per second of the first move from the
+start position (the same position for both sides: the figure compared
+with the reference). Default: ours (``mcts``) against OpenSpiel's C++ MCTS
+(``openspiel``, needs ``pip install 'mcts-arena[reference]'``)::
 
-A spec without ``seed=`` gets one derived from ``--seed``, so runs repeat
-(up to timing: a time budget makes the searches' lengths vary).
+    python -m benchmarks.strength --game connect4 --time 0.2 --games 200
+    python -m benchmarks.strength "mcts:workers=2" "mcts" --time 0.2 --games 100
+
+A spec without ``seed=`` gets a per-game seed from ``--seed`` (use another
+seed set to tune than to report).
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
+import json
 import math
+import os
 import platform
+import socket
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-import structlog
+from player.spec import parse_agent_spec
 
-from games import available_games, make_game, parse_options
-from player.agent import Agent, SearchLimit, play_local_game
-from player.mcts import MCTSAgent
-from player.spec import make_agent, parse_agent_spec
+ARENA = str(Path(sys.executable).parent / "arena")
+SEARCH_EVENTS = {"mcts_move", "openspiel_move"}
 
 
 @dataclass
 class Side:
-    """One contestant: its agent and running totals."""
+    """One contestant's running totals."""
 
     spec: str
-    agent: Agent
     scores: list[float] = field(default_factory=list)
-    moves: int = 0
+    think: list[float] = field(default_factory=list)
     iterations: int = 0
-    root_visits: int = 0
+    search_seconds: float = 0.0
+    start_rates: list[float] = field(default_factory=list)
+    forfeits: int = 0
+    late: int = 0
 
 
 def seeded(spec: str, seed: int) -> str:
@@ -71,77 +87,176 @@ def elo(score: float) -> float:
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("spec_a", help="agent spec A, e.g. 'mcts:reuse=true'")
-    parser.add_argument("spec_b", help="agent spec B, e.g. 'mcts:reuse=false'")
-    parser.add_argument("--game", default="connect4", choices=sorted(available_games()))
-    parser.add_argument("--options", default="", help="game options, key=value,...")
-    parser.add_argument("--games", type=int, default=20, help="games to play (default 20)")
-    parser.add_argument("--time", type=float, default=0.1, help="seconds per move (default 0.1)")
-    parser.add_argument("--seed", type=int, default=1, help="base seed for specs without one")
-    args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error(f"--games must be >= 1, not {args.games}")
-    if args.time <= 0:
-        parser.error(f"--time must be positive, not {args.time}")
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    try:
-        game = make_game(args.game, parse_options(args.options))
-        sides = [
-            Side(args.spec_a, make_agent(seeded(args.spec_a, args.seed))),
-            Side(args.spec_b, make_agent(seeded(args.spec_b, args.seed + 1))),
-        ]
-    except ValueError as exc:
-        parser.error(str(exc))
-    limit = SearchLimit(time=args.time)
-    print(
-        f"{game.describe()}: A={args.spec_a!r} vs B={args.spec_b!r}, {args.games} games,"
-        f" {args.time:g}s/move, {platform.python_implementation()} {platform.python_version()}"
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(port: int, move_time: float, lag: float) -> subprocess.Popen[bytes]:
+    command = [ARENA, "serve", "--port", str(port), "--no-db", "--move-time", str(move_time)]
+    server = subprocess.Popen(
+        [*command, "--lag-margin", str(lag)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
-    begin = time.perf_counter()
-    try:
-        for index in range(args.games):
-            order = sides if index % 2 == 0 else sides[::-1]
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return server
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise SystemExit("the server did not start")
 
-            def count(seat: int, state: Any, move: Any, order: list[Side] = order) -> None:
-                side = order[seat]
-                side.moves += 1
-                if isinstance(side.agent, MCTSAgent) and side.agent.last_report is not None:
-                    side.iterations += side.agent.last_report.iterations
-                    side.root_visits += side.agent.last_report.root_visits
 
-            record = play_local_game(game, [s.agent for s in order], limit, on_move=count)
-            for seat, side in enumerate(order):
-                side.scores.append(record.outcome.scores[seat])
-            a_seat = order.index(sides[0])
-            print(
-                f"game {index + 1:>3}: A as {game.seat_names[a_seat]:<6} {record.outcome.result():>7}"
-                f" in {len(record.moves):>3} plies   A {sum(sides[0].scores):g}"
-                f" - {sum(sides[1].scores):g} B",
-                flush=True,
-            )
-    finally:
-        for side in sides:
-            side.agent.close()
+def player(
+    args: argparse.Namespace,
+    spec: str,
+    room: str,
+    seat: int,
+    name: str,
+    core: int | None,
+    log: Path,
+) -> subprocess.Popen[bytes]:
+    command = [ARENA, "play", args.game, spec, "--port", str(args.port), "--room", room]
+    command += ["--seat", str(seat), "--games", "1", "--name", name]
+    command += ["--move-time", str(args.time)]
+    for option in filter(None, args.options.split(",")):
+        command += ["-o", option]
+
+    def pin() -> None:
+        if core is not None:
+            os.sched_setaffinity(0, {core})
+
+    with log.open("wb") as out:
+        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, preexec_fn=pin)
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    events = []
+    for line in path.read_text().splitlines():
+        if line.startswith("{"):
+            try:
+                events.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return events
+
+
+def tally(side: Side, events: list[dict[str, Any]], seat: int) -> float | None:
+    """Add one game's log to `side`; return its score (None: no result)."""
+    score = None
+    first = True
+    for event in events:
+        kind = event.get("event")
+        if kind in SEARCH_EVENTS and "iterations" in event:
+            side.iterations += event["iterations"]
+            side.search_seconds += event["elapsed_ms"] / 1000
+            if first and seat == 0 and event["iterations"]:
+                side.start_rates.append(event["iterations"] / (event["elapsed_ms"] / 1000))
+        if kind in SEARCH_EVENTS:
+            first = False
+        elif kind == "move" and event.get("own"):
+            side.think.append(event["think_time"])
+        elif kind == "match_end":
+            score = event.get("score")
+            if event.get("termination") == "timeout" and score == 0.0:
+                side.forfeits += 1
+    return score
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def report(args: argparse.Namespace, sides: list[Side], begin: float) -> None:
     a = sides[0].scores
+    if not a:
+        print("no games finished")
+        return
     mean, low, high = interval(a)
     wins, draws = sum(s == 1.0 for s in a), sum(s == 0.5 for s in a)
     print(
-        f"A scores {sum(a):g}/{len(a)} = {mean:.1%} (95% interval {low:.1%} .. {high:.1%});"
-        f" +{wins} ={draws} -{len(a) - wins - draws}"
+        f"A scores {sum(a):g}/{len(a)} = {mean:.3f} (95% interval {low:.3f} .. {high:.3f});"
+        f" W/D/L {wins}/{draws}/{len(a) - wins - draws}"
     )
-    print(
-        f"Elo difference A-B: {elo(mean):+.0f} (95% interval {elo(low):+.0f} .. {elo(high):+.0f})"
-    )
+    print(f"Elo A-B: {elo(mean):+.0f} (95% interval {elo(low):+.0f} .. {elo(high):+.0f})")
     for label, side in zip("AB", sides, strict=True):
-        if side.iterations:
-            moves = max(side.moves, 1)
-            print(
-                f"{label}: {side.iterations / moves:,.0f} iterations per move,"
-                f" {side.root_visits / moves:,.0f} root visits (incl. reused)"
-            )
+        rate = side.iterations / side.search_seconds if side.search_seconds else 0.0
+        late = sum(t > args.time for t in side.think)
+        print(
+            f"{label} {side.spec}: median think {median(side.think):.3f}s"
+            f" (max {max(side.think, default=0):.3f}s, {late} over {args.time:g}s),"
+            f" {rate:,.0f} sims/s over all searches, start position"
+            f" {median(side.start_rates):,.0f} sims/s (median of {len(side.start_rates)}),"
+            f" time forfeits {side.forfeits}"
+        )
+    ra, rb = median(sides[0].start_rates), median(sides[1].start_rates)
+    if rb and rb == rb and ra == ra:
+        print(f"start-position simulations/s A/B: {ra / rb:.2f}x")
     print(f"{time.perf_counter() - begin:.0f}s")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("spec_a", nargs="?", default="mcts", help="agent spec A (default mcts)")
+    parser.add_argument("spec_b", nargs="?", default="openspiel", help="spec B (default openspiel)")
+    parser.add_argument("--game", default="connect4")
+    parser.add_argument("--options", default="", help="game options, key=value,...")
+    parser.add_argument("--games", type=int, default=20, help="games to play (default 20)")
+    parser.add_argument("--time", type=float, default=0.2, help="seconds per move (default 0.2)")
+    parser.add_argument("--lag-margin", type=float, default=0.2, help="server lag margin")
+    parser.add_argument("--seed", type=int, default=1, help="base seed for specs without one")
+    parser.add_argument("--cores", default="0,1", help="two cores to pin the players to, or ''")
+    parser.add_argument("--logs", default=None, help="keep the players' logs in this directory")
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.time <= 0:
+        parser.error("--games must be >= 1 and --time > 0")
+    cores = [int(c) for c in args.cores.split(",")] if args.cores else [None, None]
+    if len(cores) != 2:
+        parser.error("--cores takes two core numbers")
+    logs = Path(args.logs or tempfile.mkdtemp(prefix="strength-"))
+    logs.mkdir(parents=True, exist_ok=True)
+    args.port = free_port()
+    sides = [Side(args.spec_a), Side(args.spec_b)]
+    print(
+        f"{args.game}: A={args.spec_a!r} vs B={args.spec_b!r}, {args.games} games,"
+        f" {args.time:g}s/move via arena serve, cores {args.cores or 'unpinned'},"
+        f" {platform.python_implementation()} {platform.python_version()}, logs in {logs}"
+    )
+    begin = time.perf_counter()
+    server = start_server(args.port, args.time, args.lag_margin)
+    try:
+        for index in range(args.games):
+            a_seat = index % 2
+            swap = (index // 2) % 2
+            procs = []
+            for k, side in enumerate(sides):
+                seat = a_seat if k == 0 else 1 - a_seat
+                spec = seeded(side.spec, args.seed * 100_003 + 2 * index + k)
+                room = f"s{args.seed}-{index}"
+                log = logs / f"game{index:04d}-{'AB'[k]}.log"
+                procs.append(
+                    (player(args, spec, room, seat, "AB"[k], cores[k ^ swap], log), log, seat)
+                )
+            scores: list[float | None] = []
+            for (proc, log, seat), side in zip(procs, sides, strict=True):
+                try:
+                    proc.wait(timeout=600 + 200 * args.time)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                scores.append(tally(side, read_log(log), seat))
+            for side, score in zip(sides, scores, strict=True):
+                if score is not None:
+                    side.scores.append(score)
+            total = f"A {sum(sides[0].scores):g} - {sum(sides[1].scores):g} B"
+            print(f"game {index + 1:>3}: A seat {a_seat} score {scores[0]}   {total}", flush=True)
+    finally:
+        server.terminate()
+        server.wait(10)
+        report(args, sides, begin)
     return 0
 
 
