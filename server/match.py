@@ -70,6 +70,8 @@ class Stats:
     """Server-side counters for benchmarks: moves relayed and added latency."""
 
     moves: int = 0
+    finished: int = 0  # matches ended
+    recorded: int = 0  # ... whose result was committed before match_end
     latencies: list[float] = field(default_factory=list)
     keep_latencies: bool = False
 
@@ -248,6 +250,9 @@ class Match:
                 recorded=recorded,
             )
         )
+        if self.stats is not None:
+            self.stats.finished += 1
+            self.stats.recorded += recorded
         self._broadcast(end_frame)
         for observer in self.observers:
             if observer not in self.spectators:
