@@ -1,0 +1,213 @@
+"""The compiled engine (player/mcts/fast) against the generic one, and its own guarantees.
+
+The two engines draw random numbers differently (xorshift in the kernels,
+`random.Random` in Python) and expand differently (all children at once vs
+one per visit), so the same seed does not give the same tree. Where the
+design allows they must agree: on proofs (won, drawn and lost positions),
+on forced tactics, and each is deterministic for a seed and an iteration cap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numba")
+
+from games import Game, make_game
+from player.agent import SearchLimit, play_local_game
+from player.mcts import MCTSAgent, Search
+from player.mcts import fast as fast_package
+from player.mcts.fast import tree
+from player.mcts.fast.adapters import adapter_for
+from player.mcts.fast.engine import FastSearch, bytes_per_node
+from player.spec import make_agent
+
+ENGINES = ["python", "fast"]
+
+
+def position(game: Game[Any, Any], *moves: str) -> Any:
+    state = game.initial_state()
+    for text in moves:
+        state = game.play(state, game.parse_move(text))
+    return state
+
+
+def started(spec: str, game: Game[Any, Any], seat: int) -> MCTSAgent:
+    agent = make_agent(spec)
+    assert isinstance(agent, MCTSAgent)
+    agent.start(game, seat)
+    agent.sync(game.initial_state(), [])
+    return agent
+
+
+def fast_search(game: Game[Any, Any], **options: Any) -> FastSearch:
+    adapter = adapter_for(game)
+    assert adapter is not None
+    return FastSearch(game, adapter, **options)
+
+
+def test_auto_picks_the_compiled_engine_for_built_in_games_only() -> None:
+    agent = started("mcts:iterations=10,seed=1", make_game("connect4"), 0)
+    assert isinstance(agent.search_tree, FastSearch)
+    for game in (make_game("connect4", {"k": 5}), make_game("gomoku"), make_game("reversi")):
+        agent.start(game, 0)
+        assert isinstance(agent.search_tree, Search)
+    python = started("mcts:iterations=10,engine=python", make_game("connect4"), 0)
+    assert isinstance(python.search_tree, Search)
+
+
+def test_without_numba_the_agent_falls_back_to_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fast_package, "load", lambda: None)
+    monkeypatch.setattr(fast_package, "warm_up", lambda: False)
+    agent = started("mcts:iterations=50,seed=1,engine=fast", make_game("connect4"), 0)
+    assert isinstance(agent.search_tree, Search)
+    assert agent.choose(make_game("connect4").initial_state(), SearchLimit(iterations=50)) in range(
+        7
+    )
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_engines_agree_on_a_win_in_one(engine: str) -> None:
+    game = make_game("tictactoe")
+    state = position(game, "a1", "a2", "b1", "b2")
+    agent = started(f"mcts:time=none,iterations=50,seed=1,engine={engine}", game, 0)
+    assert game.format_move(agent.choose(state, SearchLimit(iterations=50))) == "c1"
+    assert agent.last_report is not None and agent.last_report.root_proven == 1.0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_engines_agree_on_a_fork_and_a_block(engine: str) -> None:
+    game = make_game("tictactoe")
+    fork = position(game, "a2", "b2", "b1", "c2")
+    threat = position(game, "a1", "b2", "b1")
+    for seed in range(4):
+        agent = started(f"mcts:time=none,iterations=2000,seed={seed},engine={engine}", game, 0)
+        assert game.format_move(agent.choose(fork, SearchLimit(iterations=2000))) == "a1"
+        agent.start(game, 1)
+        assert game.format_move(agent.choose(threat, SearchLimit(iterations=2000))) == "c1"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_engines_agree_on_proven_values(engine: str) -> None:
+    game = make_game("tictactoe")
+    state = position(game, "a1")  # a draw: only b2 holds for O
+    agent = started(f"mcts:time=none,iterations=200000,seed=3,engine={engine}", game, 1)
+    agent.choose(state, SearchLimit(iterations=200_000))
+    report = agent.last_report
+    assert report is not None and report.root_proven == 0.5
+    assert report.iterations < 200_000
+    values = {game.format_move(s.move): s.proven for s in report.stats}
+    assert values["b2"] == 0.5 and sum(v == 0.0 for v in values.values()) >= 1
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_engines_agree_a_connect4_win_is_taken(engine: str) -> None:
+    game = make_game("connect4")
+    state = position(game, "1", "7", "2", "7", "3")  # O must block column 4 ... X threatens
+    state = game.play(state, game.parse_move("6"))  # O errs: X wins with 4
+    agent = started(f"mcts:time=none,iterations=500,seed=2,engine={engine}", game, 0)
+    assert game.format_move(agent.choose(state, SearchLimit(iterations=500))) == "4"
+    assert agent.last_report is not None and agent.last_report.root_proven == 1.0
+
+
+def test_fast_search_is_deterministic_for_a_seed() -> None:
+    game = make_game("connect4")
+    runs = [
+        fast_search(game, seed=9).search(game.initial_state(), SearchLimit(iterations=5000))
+        for _ in range(2)
+    ]
+    assert runs[0].stats == runs[1].stats and runs[0].iterations == 5000
+
+
+def test_fast_tree_reuse_keeps_statistics() -> None:
+    game = make_game("connect4")
+    agent = started("mcts:time=none,iterations=20000,seed=5", game, 0)
+    state = game.initial_state()
+    mine = agent.choose(state, SearchLimit(iterations=20000))
+    search = agent.search_tree
+    assert isinstance(search, FastSearch)
+    root = int(search.meta[tree.ROOT])
+    child = tree.find_child(search.ni, root, mine)
+    first, count = int(search.ni[child, tree.FIRST]), int(search.ni[child, tree.NCH])
+    reply = max(range(first, first + count), key=lambda j: int(search.ni[j, tree.VIS]))
+    kept = int(search.ni[reply, tree.VIS])
+    assert kept > 10
+    state1 = game.apply(state, mine)
+    agent.observe(state, mine, state1)
+    state2 = game.apply(state1, int(search.ni[reply, tree.MOVE]))
+    agent.observe(state1, int(search.ni[reply, tree.MOVE]), state2)
+    agent.choose(state2, SearchLimit(iterations=500))
+    report = agent.last_report
+    assert report is not None
+    assert report.reused_visits == kept and report.root_visits == kept + 500
+
+
+def test_compaction_keeps_the_subtree() -> None:
+    game = make_game("connect4")
+    search = fast_search(game, seed=4, max_memory=2)
+    state = game.initial_state()
+    search.search(state, SearchLimit(iterations=20_000))
+    root = int(search.meta[tree.ROOT])
+    child = tree.find_child(search.ni, root, 3)
+    before = (int(search.ni[child, tree.VIS]), float(search.wsum[child]))
+    nch = int(search.ni[child, tree.NCH])
+    search.advance(state, 3, game.apply(state, 3))
+    used = int(search.meta[tree.NEXT])
+    tree.compact(search.st, search.ni, search.wsum, search.meta)
+    assert int(search.meta[tree.ROOT]) == 0 and int(search.meta[tree.NEXT]) < used
+    assert (int(search.ni[0, tree.VIS]), float(search.wsum[0])) == before
+    assert int(search.ni[0, tree.NCH]) == nch and int(search.ni[0, tree.PARENT]) == -1
+    # every row's parent lists it among its children
+    for row in range(1, int(search.meta[tree.NEXT])):
+        parent = int(search.ni[row, tree.PARENT])
+        first = int(search.ni[parent, tree.FIRST])
+        assert first <= row < first + int(search.ni[parent, tree.NCH])
+    result = search.search(game.apply(state, 3), SearchLimit(iterations=1000))
+    assert result.reused_visits == before[0] and result.root_visits == before[0] + 1000
+
+
+def test_memory_cap_bounds_the_tree_and_the_search_goes_on() -> None:
+    game = make_game("connect4")
+    search = fast_search(game, seed=1, max_memory=1)
+    assert search.capacity == 2**20 // bytes_per_node(4) and search.node_bytes == 72
+    result = search.search(game.initial_state(), SearchLimit(iterations=200_000))
+    assert result.iterations == 200_000
+    assert search.nodes <= search.capacity and int(search.meta[tree.FULL]) > 0
+
+
+def test_sync_after_a_reconnect_reuses_the_tree() -> None:
+    game = make_game("connect4")
+    agent = started("mcts:time=none,iterations=20000,seed=6", game, 0)
+    state = game.initial_state()
+    mine = agent.choose(state, SearchLimit(iterations=20000))
+    # the connection drops; we miss our own move's update and the reply
+    moves = [mine, 3]
+    now = game.apply(game.apply(state, mine), 3)
+    agent.start(game, 0)
+    agent.sync(now, moves)
+    assert agent.history == moves
+    agent.choose(now, SearchLimit(iterations=100))
+    report = agent.last_report
+    assert report is not None and report.reused_visits > 0
+
+
+def test_two_threads_merge_their_statistics() -> None:
+    game = make_game("connect4")
+    agent = started("mcts:time=none,iterations=3000,seed=7,workers=2", game, 0)
+    try:
+        agent.choose(game.initial_state(), SearchLimit(iterations=3000))
+        report = agent.last_report
+        assert report is not None and report.searches == 2 and report.iterations == 6000
+    finally:
+        agent.close()
+
+
+def test_fast_agent_plays_whole_games() -> None:
+    for name in ("connect4", "tictactoe"):
+        game = make_game(name)
+        a = make_agent("mcts:time=none,iterations=300,seed=1")
+        b = make_agent("mcts:time=none,iterations=300,seed=2,rollout=random")
+        record = play_local_game(game, [a, b])
+        assert record.outcome is not None
