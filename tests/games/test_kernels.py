@@ -2,8 +2,9 @@
 
 Perft-style counts through the kernels' own move generation equal the
 published counts the Python games are held to (tests/games/test_connect4.py,
-test_tictactoe.py), and random games driven move by move through both reach
-identical states and outcomes.
+test_tictactoe.py, test_reversi.py's Othello perft, test_ultimate.py), and
+random games driven move by move through both reach identical states, legal
+move sets and outcomes.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from player.mcts.fast import kernels
 from player.mcts.fast.adapters import Adapter, adapter_for
 from player.mcts.fast.rng import new_rng
 
-GAMES = ["connect4", "tictactoe"]
+GAMES = ["connect4", "tictactoe", "reversi", "ultimate"]
 
 
 def adapter(game: Any) -> Adapter:
@@ -65,6 +66,22 @@ def test_tictactoe_kernel_perft() -> None:
     assert [s for _, s in counts] == [9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]
 
 
+def test_reversi_kernel_perft() -> None:
+    # Aart Bik's Othello perft (as in test_reversi.PERFT): sequences per depth, passes counted
+    from tests.games.test_reversi import PERFT
+
+    counts = kernel_counts("reversi", 7)
+    assert [s for _, s in counts] == [PERFT[d] for d in range(1, 8)]
+
+
+def test_ultimate_kernel_counts_match_the_python_game() -> None:
+    from games.ultimate import UltimateTicTacToe
+    from tests.games.test_ultimate import perft_counts
+
+    game = UltimateTicTacToe()
+    assert [s for _, s in kernel_counts("ultimate", 3)] == perft_counts(game, 3)
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_random_games_reach_identical_states_and_outcomes(name: str) -> None:
     game = make_game(name)
@@ -76,7 +93,8 @@ def test_random_games_reach_identical_states_and_outcomes(name: str) -> None:
         row = np.array(a.encode_state(state), dtype=np.int64)
         while True:
             n = kernels.legal(a.gid, a.cfg, row, moves)
-            assert [a.decode_move(int(m)) for m in moves[:n]] == list(game.legal_moves(state))
+            kernel_moves = sorted(a.decode_move(int(m)) for m in moves[:n])
+            assert kernel_moves == sorted(game.legal_moves(state))
             outcome = game.outcome(state)
             status = kernels.status(a.gid, a.cfg, row)
             if outcome is None:

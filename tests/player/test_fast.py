@@ -51,7 +51,14 @@ def fast_search(game: Game[Any, Any], **options: Any) -> FastSearch:
 def test_auto_picks_the_compiled_engine_for_built_in_games_only() -> None:
     agent = started("mcts:iterations=10,seed=1", make_game("connect4"), 0)
     assert isinstance(agent.search_tree, FastSearch)
-    for game in (make_game("connect4", {"k": 5}), make_game("gomoku"), make_game("reversi")):
+    for name in ("reversi", "ultimate", "tictactoe"):
+        agent.start(make_game(name), 0)
+        assert isinstance(agent.search_tree, FastSearch)
+    for game in (
+        make_game("connect4", {"k": 5}),
+        make_game("gomoku"),
+        make_game("reversi", {"size": 6}),
+    ):
         agent.start(game, 0)
         assert isinstance(agent.search_tree, Search)
     python = started("mcts:iterations=10,engine=python", make_game("connect4"), 0)

@@ -11,13 +11,40 @@ user-wide cache directory; ``NUMBA_CACHE_DIR`` overrides both.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib
 import threading
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 _lock = threading.Lock()
 _warm = False
+_HERE = Path(__file__).parent
+
+
+def _drop_stale_cache() -> None:
+    """Delete numba's cache files here when any kernel source changed since they were written.
+
+    numba keys a cached function by its own file only, so `tree.run` would
+    keep a stale copy of an edited kernel it calls. A digest of all the
+    sources in this package, kept beside the cache, catches that. A
+    read-only install never changes, so a failure to write is ignored.
+    """
+    cache = _HERE / "__pycache__"
+    digest = hashlib.sha256()
+    for source in sorted(_HERE.glob("*.py")):
+        digest.update(source.read_bytes())
+    stamp = cache / "kernels.sha256"
+    with contextlib.suppress(OSError):
+        if stamp.read_text() == digest.hexdigest():
+            return
+    with contextlib.suppress(OSError):
+        for stale in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+            stale.unlink()
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest())
 
 
 def load() -> ModuleType | None:
@@ -26,6 +53,8 @@ def load() -> ModuleType | None:
         import numba  # noqa: F401
     except ImportError:
         return None
+    if "player.mcts.fast.engine" not in __import__("sys").modules:
+        _drop_stale_cache()
     return importlib.import_module("player.mcts.fast.engine")
 
 
@@ -39,11 +68,13 @@ def warm_up() -> bool:
         if _warm:
             return True
         from games.connect4 import Connect4
+        from games.reversi import Reversi
         from games.tictactoe import TicTacToe
+        from games.ultimate import UltimateTicTacToe
         from player.agent import SearchLimit
         from player.mcts.fast.adapters import adapter_for
 
-        games: list[Any] = [Connect4(), TicTacToe()]
+        games: list[Any] = [Connect4(), TicTacToe(), Reversi(), UltimateTicTacToe()]
         for game in games:
             adapter = adapter_for(game)
             assert adapter is not None

@@ -17,7 +17,9 @@ import numpy as np
 from games.base import Game
 from games.connect4 import Connect4
 from games.mnk import MNKGame
-from player.mcts.fast import connect4, kernels, mnk
+from games.reversi import Reversi
+from games.ultimate import UltimateTicTacToe
+from player.mcts.fast import connect4, kernels, mnk, reversi, ultimate
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,4 +54,14 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
     ):
         cfg = mnk.make_cfg(game.width, game.height, game.k, game.windows)
         return Adapter(kernels.MNK, cfg, mnk.STATE_SIZE, _tuple, _identity, _identity)
+    if type(game) is Reversi and game.size == 8:
+        return Adapter(
+            kernels.REVERSI, reversi.make_cfg(), reversi.STATE_SIZE, reversi.encode, _identity,
+            _identity,
+        )  # fmt: skip
+    if type(game) is UltimateTicTacToe:
+        return Adapter(
+            kernels.ULTIMATE, ultimate.make_cfg(), ultimate.STATE_SIZE, ultimate.encode,
+            _identity, _identity,
+        )  # fmt: skip
     return None

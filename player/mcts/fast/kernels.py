@@ -13,43 +13,65 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast import connect4, mnk
+from player.mcts.fast import connect4, mnk, reversi, ultimate
 
 CONNECT4 = 0
 MNK = 1
+REVERSI = 2
+ULTIMATE = 3
 
 
 @njit(cache=True, nogil=True)
 def legal(gid: int, cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
     if gid == CONNECT4:
         return connect4.legal(cfg, st, out)
-    return mnk.legal(cfg, st, out)
+    if gid == MNK:
+        return mnk.legal(cfg, st, out)
+    if gid == REVERSI:
+        return reversi.legal(cfg, st, out)
+    return ultimate.legal(cfg, st, out)
 
 
 @njit(cache=True, nogil=True)
 def play(gid: int, cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
     if gid == CONNECT4:
         connect4.play(cfg, st, move, dst)
-    else:
+    elif gid == MNK:
         mnk.play(cfg, st, move, dst)
+    elif gid == REVERSI:
+        reversi.play(cfg, st, move, dst)
+    else:
+        ultimate.play(cfg, st, move, dst)
 
 
 @njit(cache=True, nogil=True)
 def to_move(gid: int, cfg: np.ndarray, st: np.ndarray) -> int:
     if gid == CONNECT4:
         return connect4.to_move(cfg, st)
-    return mnk.to_move(cfg, st)
+    if gid == MNK:
+        return mnk.to_move(cfg, st)
+    if gid == REVERSI:
+        return reversi.to_move(cfg, st)
+    return ultimate.to_move(cfg, st)
 
 
 @njit(cache=True, nogil=True)
 def status(gid: int, cfg: np.ndarray, st: np.ndarray) -> int:
     if gid == CONNECT4:
         return connect4.status(cfg, st)
-    return mnk.status(cfg, st)
+    if gid == MNK:
+        return mnk.status(cfg, st)
+    if gid == REVERSI:
+        return reversi.status(cfg, st)
+    return ultimate.status(cfg, st)
 
 
 @njit(cache=True, nogil=True)
 def rollout(gid: int, cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
     if gid == CONNECT4:
         return connect4.rollout(cfg, st, rng, policy)
-    return mnk.rollout(cfg, st, rng, policy)
+    if gid == MNK:
+        return mnk.rollout(cfg, st, rng, policy)
+    if gid == REVERSI:
+        return reversi.rollout(cfg, st, rng, policy)
+    return ultimate.rollout(cfg, st, rng, policy)

@@ -1,0 +1,206 @@
+"""Reversi (Othello) kernel, 8×8 only, for the compiled search.
+
+State row (int64[5]): as `games.reversi` (black, white, to_move, status,
+legal placements of the side to move), the 64-bit boards stored as signed
+int64 (bit 63 = h8) and worked on as uint64. Moves are squares ``row * 8 +
+col`` and ``PASS`` (-1), as in the Python game. Mobility is the same
+shift-and-mask fill (Kogge-Stone) as `games.reversi._mobility`; flips walk
+the eight rays from the square. `status` reports the winner by disc count
+once neither side can move. Rollouts are uniformly random (both policies).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from player.mcts.fast.rng import below
+
+STATE_SIZE = 5
+PASS = -1
+NORMAL, AFTER_PASS, OVER = 0, 1, 2
+DRAW = 2
+
+_U1 = np.uint64(1)
+_INTERIOR = np.uint64(0x7E7E7E7E7E7E7E7E)
+_FULL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
+_DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
+
+
+def make_cfg() -> np.ndarray:
+    return np.zeros(1, dtype=np.int64)
+
+
+def to_signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def encode(state: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(to_signed(v) for v in state)
+
+
+@njit(cache=True, nogil=True)
+def _fill(me: np.uint64, prop: np.uint64, shift: np.uint64, left: bool) -> np.uint64:
+    double = shift + shift
+    quad = double + double
+    if left:
+        gen = me | (prop & (me << shift))
+        run = prop & (prop << shift)
+        gen |= run & (gen << double)
+        run &= run << double
+        gen |= run & (gen << quad)
+        return (gen & prop) << shift
+    gen = me | (prop & (me >> shift))
+    run = prop & (prop >> shift)
+    gen |= run & (gen >> double)
+    run &= run >> double
+    gen |= run & (gen >> quad)
+    return (gen & prop) >> shift
+
+
+@njit(cache=True, nogil=True)
+def mobility(me: np.uint64, opp: np.uint64) -> np.uint64:
+    moves = np.uint64(0)
+    for k in range(4):
+        if k == 0:
+            shift, mask = np.uint64(1), _INTERIOR
+        elif k == 1:
+            shift, mask = np.uint64(8), _FULL
+        elif k == 2:
+            shift, mask = np.uint64(7), _INTERIOR
+        else:
+            shift, mask = np.uint64(9), _INTERIOR
+        prop = opp & mask
+        moves |= _fill(me, prop, shift, True)
+        moves |= _fill(me, prop, shift, False)
+    return moves & ~(me | opp)
+
+
+@njit(cache=True, nogil=True)
+def flips(square: int, me: np.uint64, opp: np.uint64) -> np.uint64:
+    row, col = square // 8, square % 8
+    total = np.uint64(0)
+    for d in range(8):
+        r, c = row + _DR[d], col + _DC[d]
+        line = np.uint64(0)
+        while 0 <= r < 8 and 0 <= c < 8:
+            bit = _U1 << np.uint64(r * 8 + c)
+            if opp & bit:
+                line |= bit
+            else:
+                if me & bit:
+                    total |= line
+                break
+            r += _DR[d]
+            c += _DC[d]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _settle(
+    black: np.uint64, white: np.uint64, to_move: int, passed: bool, dst: np.ndarray
+) -> None:
+    me, opp = (black, white) if to_move == 0 else (white, black)
+    moves = mobility(me, opp)
+    if moves:
+        status = AFTER_PASS if passed else NORMAL
+    elif mobility(opp, me):
+        status = NORMAL
+    else:
+        status = OVER
+    dst[0] = np.int64(black)
+    dst[1] = np.int64(white)
+    dst[2] = to_move
+    dst[3] = status
+    dst[4] = np.int64(moves)
+
+
+@njit(cache=True, nogil=True)
+def legal(cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
+    if st[3] == OVER:
+        return 0
+    moves = np.uint64(st[4])
+    if not moves:
+        out[0] = PASS
+        return 1
+    n = 0
+    for square in range(64):
+        if (moves >> np.uint64(square)) & _U1:
+            out[n] = square
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def to_move(cfg: np.ndarray, st: np.ndarray) -> int:
+    return int(st[2])
+
+
+@njit(cache=True, nogil=True)
+def play(cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
+    black, white, side = np.uint64(st[0]), np.uint64(st[1]), int(st[2])
+    if move == PASS:
+        _settle(black, white, 1 - side, True, dst)
+        return
+    bit = _U1 << np.uint64(move)
+    if side == 0:
+        f = flips(move, black, white)
+        _settle(black | bit | f, white ^ f, 1, False, dst)
+    else:
+        f = flips(move, white, black)
+        _settle(black ^ f, white | bit | f, 0, False, dst)
+
+
+@njit(cache=True, nogil=True)
+def _count(b: np.uint64) -> int:
+    n = 0
+    while b:
+        b &= b - _U1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _winner(black: np.uint64, white: np.uint64) -> int:
+    nb, nw = _count(black), _count(white)
+    return 0 if nb > nw else 1 if nw > nb else DRAW
+
+
+@njit(cache=True, nogil=True)
+def status(cfg: np.ndarray, st: np.ndarray) -> int:
+    if st[3] != OVER:
+        return -1
+    return _winner(np.uint64(st[0]), np.uint64(st[1]))
+
+
+@njit(cache=True, nogil=True)
+def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
+    black, white, side = np.uint64(st[0]), np.uint64(st[1]), int(st[2])
+    if st[3] == OVER:
+        return _winner(black, white)
+    passes = 0
+    while passes < 2:
+        me, opp = (black, white) if side == 0 else (white, black)
+        moves = mobility(me, opp)
+        if moves:
+            passes = 0
+            n = _count(moves)
+            k = below(rng, n)
+            for _ in range(k):
+                moves &= moves - _U1
+            bit = moves & (~moves + _U1)
+            square = 0
+            while (bit >> np.uint64(square)) != _U1:
+                square += 1
+            f = flips(square, me, opp)
+            me |= bit | f
+            opp ^= f
+            if side == 0:
+                black, white = me, opp
+            else:
+                black, white = opp, me
+        else:
+            passes += 1
+        side = 1 - side
+    return _winner(black, white)
