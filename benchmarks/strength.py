@@ -196,7 +196,7 @@ def report(args: argparse.Namespace, sides: list[Side], begin: float) -> None:
     ra, rb = median(sides[0].start_rates), median(sides[1].start_rates)
     if rb and rb == rb and ra == ra:
         print(f"start-position simulations/s A/B: {ra / rb:.2f}x")
-    print(f"{time.perf_counter() - begin:.0f}s")
+    print(f"{time.perf_counter() - begin:.0f}s", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -211,6 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="base seed for specs without one")
     parser.add_argument("--cores", default="0,1", help="two cores to pin the players to, or ''")
     parser.add_argument("--logs", default=None, help="keep the players' logs in this directory")
+    parser.add_argument("--report-every", type=int, default=0, help="interim summary every N games")
     args = parser.parse_args(argv)
     if args.games < 1 or args.time <= 0:
         parser.error("--games must be >= 1 and --time > 0")
@@ -253,6 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     side.scores.append(score)
             total = f"A {sum(sides[0].scores):g} - {sum(sides[1].scores):g} B"
             print(f"game {index + 1:>3}: A seat {a_seat} score {scores[0]}   {total}", flush=True)
+            if args.report_every and (index + 1) % args.report_every == 0 < args.games - index - 1:
+                report(args, sides, begin)
     finally:
         server.terminate()
         server.wait(10)
