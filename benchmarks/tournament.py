@@ -69,7 +69,7 @@ def main() -> None:
                 gaps.append(max(0.0, record.started_at - last_end_of[name]))
         for name in record.players:
             last_end_of[name] = record.ended_at or record.started_at
-    baseline, _p50, _p99 = trio.run(measure_arena, args.concurrency, 3.0, args.game)
+    baseline, *_ = trio.run(measure_arena, args.concurrency, 3.0, args.game)
     print(
         f"tournament benchmark: {args.game}, 4 random players, {len(records)} games,"
         f" concurrency {args.concurrency}"
