@@ -152,8 +152,10 @@ class Search:
     the outcome's scores) or ``uctv`` (rewards are the outcome's game points,
     margin over the best other seat, normalised to [0, 1] by the largest
     margin seen so far; scores when a game reports no points). `max_moves`
-    caps rollouts; a capped rollout counts as a draw. The solver only runs in
-    two-seat games. `clock` returns seconds (injected by tests).
+    caps rollouts; a capped rollout counts as a draw. `max_nodes` bounds
+    the tree (memory): past it leaves are evaluated without expansion. The
+    solver only runs in two-seat games. `clock` returns seconds (injected by
+    tests).
     """
 
     def __init__(
@@ -163,6 +165,7 @@ class Search:
         c: float = 1.4,
         metric: str = "uct",
         max_moves: int | None = None,
+        max_nodes: int | None = None,
         solver: bool = True,
         reuse: bool = True,
         seed: int | str | None = None,
@@ -178,6 +181,9 @@ class Search:
         self.c = float(c)
         self.metric = metric
         self.max_moves = max_moves
+        #: node budget: no expansion once the root has this many visits (an
+        #: iteration adds at most one node, so the tree holds at most max_nodes + 1)
+        self.max_nodes = max_nodes if max_nodes is not None else 1 << 62
         self.solver = solver and game.num_players == 2
         self.reuse = reuse
         self.rng = random.Random(seed)
@@ -275,6 +281,7 @@ class Search:
         rand = rng.random
         isq_table, cl_table = _tables(self.c, root.n + 2)
         max_moves = self.max_moves
+        max_nodes = self.max_nodes
         solver = self.solver
         scores_only = self.metric == "uct"
         rewards_of = self.rewards
@@ -318,7 +325,7 @@ class Search:
                     state = node.state
                     untried = node.untried = list(legal_moves(state))
                     node.mover = to_move(state)
-                if untried:
+                if untried and root.n < max_nodes:
                     k = len(untried)
                     i = int(rand() * k)
                     move = untried[i]
@@ -342,6 +349,13 @@ class Search:
                         if solver:
                             child.proven = result.scores[child.seat]
                             proven_leaf = True
+                    break
+                if not node.children:  # node budget spent at an unexpanded leaf
+                    result = outcome(playout(node.state, rng, max_moves))
+                    if result is None:
+                        rewards = draw
+                    else:
+                        rewards = result.scores if scores_only else rewards_of(result)
                     break
                 cl = cl_table[node.n]
                 best = -INF

@@ -218,3 +218,12 @@ def test_fast_agent_plays_whole_games() -> None:
         b = make_agent("mcts:time=none,iterations=300,seed=2,rollout=random")
         record = play_local_game(game, [a, b])
         assert record.outcome is not None
+
+
+def test_python_engine_node_budget_bounds_its_tree() -> None:
+    game = make_game("connect4")
+    search = Search(game, seed=1, max_nodes=2000)
+    result = search.search(game.initial_state(), SearchLimit(iterations=10_000))
+    assert result.iterations == 10_000 and result.new_nodes <= 2001
+    agent = make_agent("mcts:memory=1,engine=python")
+    assert isinstance(agent, MCTSAgent) and agent.options["max_nodes"] == 2**20 // 512
