@@ -8,10 +8,15 @@ For each game it measures, in this run and from the same start position
   ``sorted`` at each step, moves re-applied from the root on every
   iteration, rollouts with the generic `Game.playout` from `games.base`,
   bypassing the game's fast one) — the baseline;
-- ``mcts``: the `mcts` agent in one process (the figure the targets are for),
-  and the tree nodes it added per second (iterations that end on a proven or
-  terminal node add none);
-- ``workers=2``: the same agent with root parallelism over two processes,
+- ``mcts``: the `mcts` agent's Python engine (``engine=python``) in one
+  process (the figure the targets are for), and the tree nodes it added per
+  second (iterations that end on a proven or terminal node add none);
+- ``fast``: the compiled engine (``engine=fast``, same C, random rollouts)
+  for the games that have a kernel;
+- ``C++``: OpenSpiel's C++ ``MCTSBot`` (uct_c = 2, one random rollout per
+  leaf, solver on) when ``open_spiel`` is installed (the ``reference``
+  extra), and ``fast``'s ratio to it;
+- ``workers=2``: the Python engine with root parallelism over two processes,
   and its ratio to one process (target >= 1.8x; needs two idle cores).
 
 Each figure is the median of ``--repeat`` runs of ``--seconds``, the
@@ -121,16 +126,44 @@ def ours(game: Game[Any, Any], agent: MCTSAgent, seconds: float) -> tuple[float,
     return report.iterations / elapsed, report.new_nodes / elapsed, report.searches
 
 
+def openspiel_rate(game: Game[Any, Any], seconds: float, seed: int) -> float | None:
+    """Simulations/s of OpenSpiel's C++ MCTSBot from the start (None: not installed)."""
+    try:
+        import pyspiel
+
+        from player.reference import bridge_for
+    except ImportError:
+        return None
+    try:
+        bridge = bridge_for(game)
+    except ValueError:
+        return None
+    spiel_game = pyspiel.load_game(bridge.name)
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+    bot = pyspiel.MCTSBot(
+        spiel_game, evaluator, 2.0, (1 << 31) - 1, 1000, True, seed, False,
+        pyspiel.ChildSelectionPolicy.UCT, seconds,
+    )  # fmt: skip
+    begin = time.perf_counter()
+    root = bot.mcts_search(spiel_game.new_initial_state())
+    return float(root.explore_count) / (time.perf_counter() - begin)
+
+
 def measure(name: str, seconds: float, repeat: int, workers: bool) -> dict[str, float]:
-    """Median figures for game `name`: classic, mcts, nodes, and (if asked) workers=2."""
+    """Median figures for game `name`: classic, mcts, nodes, fast, C++ and workers=2."""
     game = make_game(name)
-    one = MCTSAgent(time=seconds, c=1.4, seed=1)
+    one = MCTSAgent(time=seconds, c=1.4, seed=1, engine="python")
     one.start(game, 0)
-    two = MCTSAgent(time=seconds, c=1.4, workers=2, seed=1) if workers else None
+    fast = MCTSAgent(time=seconds, c=1.4, seed=1, engine="fast", rollout="random")
+    fast.start(game, 0)
+    has_kernel = type(fast.search_tree) is not type(one.search_tree)
+    two = MCTSAgent(time=seconds, c=1.4, workers=2, seed=1, engine="python") if workers else None
     runs: dict[str, list[float]] = {
         "classic": [],
         "mcts": [],
         "nodes": [],
+        "fast": [],
+        "cpp": [],
         "workers": [],
         "late": [],
     }
@@ -143,12 +176,18 @@ def measure(name: str, seconds: float, repeat: int, workers: bool) -> dict[str, 
             rate, nodes, _ = ours(game, one, seconds)
             runs["mcts"].append(rate)
             runs["nodes"].append(nodes)
+            if has_kernel:
+                runs["fast"].append(ours(game, fast, seconds)[0])
+            cpp = openspiel_rate(game, seconds, seed=index + 1)
+            if cpp is not None:
+                runs["cpp"].append(cpp)
             if two is not None:
                 rate, _, searches = ours(game, two, seconds)
                 runs["workers"].append(rate)
                 runs["late"].append(float(searches < 2))
     finally:
         one.close()
+        fast.close()
         if two is not None:
             two.close()
     figures = {key: statistics.median(values) for key, values in runs.items() if values}
@@ -188,6 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" median of {args.repeat}, {platform.python_implementation()} {platform.python_version()}"
     )
     header = f"{'game':<10} {'classic':>8} {'mcts':>9} {'speed-up':>8} {'nodes/s':>9}"
+    header += f" {'fast':>10} {'C++':>9} {'fast/C++':>8}"
     if not args.no_workers:
         header += f" {'workers=2':>10} {'ratio':>6}"
     print(header + "  target (one process)")
@@ -197,6 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{name:<10} {figures['classic']:>8,.0f} {figures['mcts']:>9,.0f}"
             f" {figures['mcts'] / figures['classic']:>7.1f}x {figures['nodes']:>9,.0f}"
         )
+        fast_rate, cpp_rate = figures.get("fast"), figures.get("cpp")
+        line += f" {fast_rate:>10,.0f}" if fast_rate else f" {'-':>10}"
+        line += f" {cpp_rate:>9,.0f}" if cpp_rate else f" {'-':>9}"
+        line += f" {fast_rate / cpp_rate:>7.1f}x" if fast_rate and cpp_rate else f" {'-':>8}"
         if "workers" in figures:
             ratio = figures["workers"] / figures["mcts"]
             mark = "" if ratio >= WORKERS_TARGET else "*"
