@@ -516,6 +516,45 @@ async def test_rejoins_with_the_token_after_a_drop(autojump_clock) -> None:
     assert [c for c in agent.calls if c[0] == "start"] == [("start", 0), ("start", 0)]
 
 
+class SyncRecorder(ScriptedAgent):
+    def sync(self, state, moves):
+        super().sync(state, moves)
+        self.calls.append(("sync", [self.require_game().format_move(m) for m in moves]))
+
+
+async def test_history_reaches_the_agent_at_start_each_move_and_after_a_rejoin(
+    autojump_clock,
+) -> None:
+    network = Network()
+    agent = SyncRecorder()
+    client = make_client(agent, network)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.seeker()
+        await server.send(start_message(0))
+        state = TTT.initial_state()
+        await server.send(turn_message(state, 0))
+        move = (await server.expect(Move)).move
+        update, state = update_message(state, move, 0)
+        await server.send(update)
+        await server.close()  # dropped mid-match
+        server = await network.accept()
+        await server.handshake()
+        await server.expect(Rejoin)
+        reply = TTT.parse_move("a2")
+        _, state = update_message(state, reply, 1)
+        start = start_message(0, state=state, ply=2)
+        start.moves = [move, reply]  # the server's history, wire-encoded
+        await server.send(start)
+        await server.send(turn_message(state, 2))
+        assert (await server.expect(Move)).ply == 2
+        nursery.cancel_scope.cancel()
+    first = TTT.format_move(move)
+    syncs = [c for c in agent.calls if c[0] == "sync"]
+    assert syncs == [("sync", []), ("sync", [first, "a2"])]
+    assert agent.history == [move, reply]  # observe keeps it between syncs
+
+
 async def test_refused_rejoin_is_a_lost_match_then_seeks_again(autojump_clock) -> None:
     network = Network()
     agent = ScriptedAgent()
