@@ -227,3 +227,16 @@ def test_python_engine_node_budget_bounds_its_tree() -> None:
     assert result.iterations == 10_000 and result.new_nodes <= 2001
     agent = make_agent("mcts:memory=1,engine=python")
     assert isinstance(agent, MCTSAgent) and agent.options["max_nodes"] == 2**20 // 512
+
+
+def test_a_read_only_install_caches_under_a_digest_named_directory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    import numba
+
+    monkeypatch.setattr(fast_package, "_writable", lambda directory: False)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(numba.config, "CACHE_DIR", numba.config.CACHE_DIR)
+    fast_package._configure_cache()
+    expected = tmp_path / fast_package._digest()[:16]
+    assert numba.config.CACHE_DIR == str(expected)

@@ -5,8 +5,9 @@ None when numba (or NumPy) is missing, so the ``mcts`` agent falls back to
 the pure-Python engine (`player.mcts.search`). `warm_up()` compiles (or
 loads from numba's on-disk cache) every kernel by running a tiny search on
 each, so no compilation ever happens on a move's clock. The cache lives in
-``__pycache__`` beside these modules, or, in a read-only install, in numba's
-user-wide cache directory; ``NUMBA_CACHE_DIR`` overrides both.
+``__pycache__`` beside these modules when that is writable; in a read-only
+install, in ``$NUMBA_CACHE_DIR/<digest>`` (default ``~/.cache/mcts-arena/<digest>``),
+where ``<digest>`` hashes these sources, so an upgrade never meets a stale cache.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import os
+import sys
+import tempfile
 import threading
 from pathlib import Path
 from types import ModuleType
@@ -24,27 +28,48 @@ _warm = False
 _HERE = Path(__file__).parent
 
 
-def _drop_stale_cache() -> None:
-    """Delete numba's cache files here when any kernel source changed since they were written.
-
-    numba keys a cached function by its own file only, so `tree.run` would
-    keep a stale copy of an edited kernel it calls. A digest of all the
-    sources in this package, kept beside the cache, catches that. A
-    read-only install never changes, so a failure to write is ignored.
-    """
-    cache = _HERE / "__pycache__"
+def _digest() -> str:
     digest = hashlib.sha256()
     for source in sorted(_HERE.glob("*.py")):
         digest.update(source.read_bytes())
-    stamp = cache / "kernels.sha256"
-    with contextlib.suppress(OSError):
-        if stamp.read_text() == digest.hexdigest():
-            return
-    with contextlib.suppress(OSError):
-        for stale in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
-            stale.unlink()
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(digest.hexdigest())
+    return digest.hexdigest()
+
+
+def _writable(directory: Path) -> bool:
+    try:
+        directory.mkdir(exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            return True
+    except OSError:
+        return False
+
+
+def _configure_cache() -> None:
+    """Point numba's cache where it can never be stale, before the kernels are compiled.
+
+    numba keys a cached function by its own file only, so `tree.run` would
+    keep a stale copy of an edited kernel it calls. In a source tree (a
+    writable ``__pycache__``) a digest of all the sources in this package,
+    kept beside the cache, drops the cache files when it changes; otherwise
+    the cache goes to a directory named after the digest.
+    """
+    import numba
+
+    digest = _digest()
+    cache = _HERE / "__pycache__"
+    if _writable(cache):
+        stamp = cache / "kernels.sha256"
+        with contextlib.suppress(OSError):
+            if stamp.read_text() == digest:
+                return
+        with contextlib.suppress(OSError):
+            for stale in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+                stale.unlink()
+            stamp.write_text(digest)
+        return
+    base = os.environ.get("NUMBA_CACHE_DIR") or str(Path.home() / ".cache" / "mcts-arena")
+    config: Any = numba.config
+    config.CACHE_DIR = str(Path(base) / digest[:16])
 
 
 def load() -> ModuleType | None:
@@ -53,8 +78,8 @@ def load() -> ModuleType | None:
         import numba  # noqa: F401
     except ImportError:
         return None
-    if "player.mcts.fast.engine" not in __import__("sys").modules:
-        _drop_stale_cache()
+    if "player.mcts.fast.engine" not in sys.modules:
+        _configure_cache()
     return importlib.import_module("player.mcts.fast.engine")
 
 
