@@ -239,4 +239,4 @@ def test_a_read_only_install_caches_under_a_digest_named_directory(
     monkeypatch.setattr(numba.config, "CACHE_DIR", numba.config.CACHE_DIR)
     fast_package._configure_cache()
     expected = tmp_path / fast_package._digest()[:16]
-    assert numba.config.CACHE_DIR == str(expected)
+    assert str(expected) == numba.config.CACHE_DIR
