@@ -234,9 +234,10 @@ def test_a_read_only_install_caches_under_a_digest_named_directory(
 ) -> None:
     import numba
 
+    config: Any = numba.config
     monkeypatch.setattr(fast_package, "_writable", lambda directory: False)
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(numba.config, "CACHE_DIR", numba.config.CACHE_DIR)
+    monkeypatch.setattr(config, "CACHE_DIR", config.CACHE_DIR)
     fast_package._configure_cache()
     expected = tmp_path / fast_package._digest()[:16]
-    assert str(expected) == numba.config.CACHE_DIR
+    assert str(expected) == config.CACHE_DIR
