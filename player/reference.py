@@ -142,9 +142,10 @@ class OpenSpielAgent(Agent):
                 action = legal[0]
             else:
                 left = budget - (time.perf_counter() - begin)
-                step_budget = (
-                    left if actions or self.bridge.name != "ultimate_tic_tac_toe" else left / 2
-                )
+                # A free ultimate move is two OpenSpiel decisions (board, then cell):
+                # half the budget each; every other move is one decision, all of it.
+                two_steps = self.bridge.name == "ultimate_tic_tac_toe" and state[5] == -1
+                step_budget = left / 2 if two_steps and not actions else left
                 bot = self._bot(max(step_budget, 0.001))
                 root = bot.mcts_search(spiel)
                 simulations += root.explore_count
