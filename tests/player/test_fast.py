@@ -241,3 +241,27 @@ def test_a_read_only_install_caches_under_a_digest_named_directory(
     fast_package._configure_cache()
     expected = tmp_path / fast_package._digest()[:16]
     assert str(expected) == config.CACHE_DIR
+
+
+WARM_UP_CHECK = """
+import inspect, re
+from player.mcts import fast
+from player.mcts.fast import engine, tree
+assert fast.warm_up()
+called = set(re.findall(r"\\btree\\.([a-z_]+)\\(", inspect.getsource(engine)))
+assert {"init_root", "run", "find_child", "compact"} <= called, called
+print(" ".join(sorted(name for name in called if not getattr(tree, name).signatures)))
+"""
+
+
+def test_warm_up_compiles_every_function_the_engine_calls() -> None:
+    """Nothing may compile on a move's clock: in a fresh process, after warm_up, every
+    compiled function the engine calls from Python (``tree.<name>(``) has a signature."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_UP_CHECK], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [], f"compiled on first use, not by warm_up: {done.stdout}"

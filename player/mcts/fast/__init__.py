@@ -84,7 +84,12 @@ def load() -> ModuleType | None:
 
 
 def warm_up() -> bool:
-    """Compile or load every kernel once per process; False if numba is unavailable."""
+    """Compile or load every kernel once per process; False if numba is unavailable.
+
+    Every compiled entry point the engine can call must run here (the tests
+    check that none is left uncompiled): a compilation on a move's clock
+    costs seconds and forfeits the game.
+    """
     global _warm
     engine = load()
     if engine is None:
@@ -108,6 +113,8 @@ def warm_up() -> bool:
             search.search(state, SearchLimit(iterations=200))
             moves = game.legal_moves(state)
             search.advance(state, moves[0], game.apply(state, moves[0]))
+            # compaction runs only once a tree is half full: compile it here, not mid-game
+            engine.tree.compact(search.st, search.ni, search.wsum, search.meta)
             search.search(game.apply(state, moves[0]), SearchLimit(iterations=10))
         _warm = True
     return True
