@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 
+from arena_cli.records_cmd import open_existing
 from server.store import Store, StoreError
 
 
@@ -25,22 +26,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    db = args.db or os.environ.get("ARENA_DB") or "arena.sqlite"
-    dest: str = args.dest
     try:
-        if not os.path.isfile(db):
-            raise StoreError(f"no records database at {db!r} (use --db or $ARENA_DB)")
-        if os.path.isdir(dest):
-            dest = os.path.join(dest, os.path.basename(db))
-        if os.path.exists(dest) and not args.force:
-            raise StoreError(f"{dest} exists; use --force to replace it")
-        if os.path.abspath(dest) == os.path.abspath(db):
-            raise StoreError("the backup cannot be the database itself")
-        parent = os.path.dirname(os.path.abspath(dest))
-        if not os.path.isdir(parent):
-            raise StoreError(f"directory {parent} does not exist")
-        store = Store(db)
+        store = open_existing(args.db)
         try:
+            dest = _destination(args.dest, store.path, force=args.force)
             store.backup(dest)
         finally:
             store.close()
@@ -50,5 +39,19 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as exc:
         print(f"arena backup: {exc}", file=sys.stderr)
         return 2
-    print(f"backed up {db} to {dest} ({matches} matches)")
+    print(f"backed up {store.path} to {dest} ({matches} matches)")
     return 0
+
+
+def _destination(dest: str, db: str, *, force: bool) -> str:
+    """The file to write (DEST, or DEST/<db name> for a directory), checked before any work."""
+    if os.path.isdir(dest):
+        dest = os.path.join(dest, os.path.basename(db))
+    if os.path.exists(dest) and not force:
+        raise StoreError(f"{dest} exists; use --force to replace it")
+    if os.path.abspath(dest) == os.path.abspath(db):
+        raise StoreError("the backup cannot be the database itself")
+    parent = os.path.dirname(os.path.abspath(dest))
+    if not os.path.isdir(parent):
+        raise StoreError(f"directory {parent} does not exist")
+    return dest

@@ -9,11 +9,11 @@ the database are skipped and reported. The database is created if missing.
 from __future__ import annotations
 
 import argparse
-import os
 import sqlite3
 import sys
 from pathlib import Path
 
+from arena_cli.records_cmd import db_path
 from records.jsonl import read_jsonl
 from records.replay import check_entry
 from records.schema import GameEntry, RecordError, entry_to_store
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         entries: list[tuple[str, GameEntry]] = []
         for path in args.files:
             entries.extend((path, entry) for entry in read_records(path))
-        store = Store(args.db or os.environ.get("ARENA_DB") or "arena.sqlite")
+        store = Store(db_path(args.db))
     except (RecordError, StoreError) as exc:
         print(f"arena import: {exc}", file=sys.stderr)
         return 2

@@ -27,8 +27,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     show.set_defaults(func=run_show)
 
 
+def db_path(path: str | None) -> str:
+    """The records file: `--db`, else $ARENA_DB, else arena.sqlite."""
+    return path or os.environ.get("ARENA_DB") or "arena.sqlite"
+
+
 def open_existing(path: str | None) -> Store:
-    db = path or os.environ.get("ARENA_DB") or "arena.sqlite"
+    """The records database named by `--db` / $ARENA_DB, which must exist (never created)."""
+    db = db_path(path)
     if not os.path.exists(db):
         raise StoreError(f"no records database at {db!r} (use --db or $ARENA_DB)")
     return Store(db)

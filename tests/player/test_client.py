@@ -489,23 +489,32 @@ def test_backoff_is_exponential_capped_and_jittered() -> None:
         Backoff(jitter=2.0)
 
 
+async def _one_move_then_a_drop(network: Network) -> tuple[Any, Any, Any, Rejoin]:
+    """The client plays the first move, the connection drops, the client comes back.
+
+    Returns the new server side, the state after the move, the move and the `rejoin`.
+    """
+    server = await network.seeker()
+    await server.send(start_message(0))
+    state = TTT.initial_state()
+    await server.send(turn_message(state, 0))
+    move = (await server.expect(Move)).move
+    update, state = update_message(state, move, 0)
+    await server.send(update)
+    await server.close()  # dropped mid-match
+    server = await network.accept()
+    await server.handshake()
+    rejoin: Rejoin = await server.expect(Rejoin)
+    return server, state, move, rejoin
+
+
 async def test_rejoins_with_the_token_after_a_drop(autojump_clock) -> None:
     network = Network()
     agent = ScriptedAgent()
     client = make_client(agent, network)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
-        server = await network.seeker()
-        await server.send(start_message(0))
-        state = TTT.initial_state()
-        await server.send(turn_message(state, 0))
-        move = (await server.expect(Move)).move
-        update, state = update_message(state, move, 0)
-        await server.send(update)
-        await server.close()  # dropped mid-match
-        server = await network.accept()
-        await server.handshake()
-        rejoin = await server.expect(Rejoin)
+        server, state, _move, rejoin = await _one_move_then_a_drop(network)
         assert rejoin.token == "token-m1"
         # the rival played a2 meanwhile: the client resyncs from the new position
         _, state = update_message(state, TTT.parse_move("a2"), 1)
@@ -530,17 +539,7 @@ async def test_history_reaches_the_agent_at_start_each_move_and_after_a_rejoin(
     client = make_client(agent, network)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
-        server = await network.seeker()
-        await server.send(start_message(0))
-        state = TTT.initial_state()
-        await server.send(turn_message(state, 0))
-        move = (await server.expect(Move)).move
-        update, state = update_message(state, move, 0)
-        await server.send(update)
-        await server.close()  # dropped mid-match
-        server = await network.accept()
-        await server.handshake()
-        await server.expect(Rejoin)
+        server, state, move, _ = await _one_move_then_a_drop(network)
         reply = TTT.parse_move("a2")
         _, state = update_message(state, reply, 1)
         start = start_message(0, state=state, ply=2)

@@ -177,62 +177,37 @@ def test_a_locked_database_is_reported_as_locked(tmp_path: Path) -> None:
         holder.close()
 
 
+def _arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena_cli.main", *args], capture_output=True, text=True, timeout=60
+    )
+
+
 def test_serve_refuses_a_bad_database_with_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "arena.sqlite"
     bad.write_bytes(b"\x00garbage" * 64)
-    result = subprocess.run(
-        [sys.executable, "-m", "arena_cli.main", "serve", "--port", "0", "--db", str(bad)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = _arena("serve", "--port", "0", "--db", str(bad))
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "not an SQLite database" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_backup_while_a_writer_is_busy(tmp_path: Path) -> None:
-    path = tmp_path / "arena.sqlite"
+    path, copy_path = tmp_path / "arena.sqlite", tmp_path / "copy.sqlite"
     store = Store(str(path))
     for i in range(50):
         store.import_match(_replace(_record(f"m{i}"), id=f"m{i}"), [])
     writer = sqlite3.connect(path, isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")  # a write transaction open meanwhile
     writer.execute("UPDATE matches SET reason='changing' WHERE id='m0'")
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena_cli.main",
-            "backup",
-            str(tmp_path / "copy.sqlite"),
-            "--db",
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = _arena("backup", str(copy_path), "--db", str(path))
     writer.execute("COMMIT")
     assert result.returncode == 0, result.stderr
     assert "50 matches" in result.stdout
-    copy = Store(str(tmp_path / "copy.sqlite"))
+    copy = Store(str(copy_path))
     assert copy.integrity_check() == ["ok"] and len(copy.list_matches(100)) == 50
     assert copy.get_match("m0").reason == "X wins (line)"  # type: ignore[union-attr]
-    again = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena_cli.main",
-            "backup",
-            str(tmp_path / "copy.sqlite"),
-            "--db",
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    again = _arena("backup", str(copy_path), "--db", str(path))
     assert again.returncode == 2 and "exists" in again.stderr
 
 
