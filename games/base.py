@@ -52,6 +52,11 @@ class Termination(enum.Enum):
     RESIGNATION = "resignation"
     ABORTED = "aborted"
     WITHDRAWN = "withdrawn"
+    # adjudications (tournaments, opt-in): a draw at the ply limit, a solver's
+    # proof, the engines' own evaluations
+    MAX_PLIES = "max_plies"
+    PROVEN = "proven"
+    EVALUATION = "evaluation"
 
 
 @dataclass(frozen=True, slots=True)

@@ -120,6 +120,22 @@ class Pair(Message, tag="pair"):
     tournament: Annotated[str, msgspec.Meta(max_length=64)] = ""
     index: int = 0
     seed: int | None = None
+    #: wire moves played before the first turn (a tournament opening; additive in v1)
+    opening: Annotated[list[Any], msgspec.Meta(max_length=1024)] = msgspec.field(
+        default_factory=list
+    )
+    #: a draw (termination ``max_plies``) once the game reaches this many plies (additive in v1)
+    max_plies: Annotated[int, msgspec.Meta(ge=1)] | None = None
+
+
+class Adjudicate(Message, tag="adjudicate"):
+    """(Director) end a match of its pool at ply `ply` with a result it established."""
+
+    match: Id
+    ply: Ply
+    winner: Seat | None
+    termination: Literal["proven", "evaluation"]
+    reason: Annotated[str, msgspec.Meta(max_length=256)] = ""
 
 
 class Status(Message, tag="status"):
@@ -284,6 +300,7 @@ ClientMessage = (
     | Resign
     | Direct
     | Pair
+    | Adjudicate
     | Status
     | Ping
     | Pong

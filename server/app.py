@@ -19,6 +19,7 @@ import trio
 from protocol.codec import ConnectionClosed, ProtocolError
 from protocol.messages import (
     PROTOCOL_VERSION,
+    Adjudicate,
     Direct,
     Hello,
     Join,
@@ -252,6 +253,8 @@ class ArenaServer:
                 except StoreUnavailable as exc:
                     raise RequestError("store_unavailable", str(exc)) from None
             lobby.pair(conn, message, ended)
+        elif isinstance(message, Adjudicate):
+            lobby.adjudicate(conn, message)
         elif isinstance(message, Hello):
             raise RequestError("bad_request", "already said hello")
         else:  # pragma: no cover - the decoder admits only known types

@@ -14,8 +14,18 @@ import msgspec
 import structlog
 import trio
 
-from games import Game, make_game
-from protocol.messages import Direct, Join, MatchEnd, Pair, Paired, PoolStatus, Seek, Seeking
+from games import Game, InvalidMoveError, Termination, make_game
+from protocol.messages import (
+    Adjudicate,
+    Direct,
+    Join,
+    MatchEnd,
+    Pair,
+    Paired,
+    PoolStatus,
+    Seek,
+    Seeking,
+)
 from server.config import MatchPolicy, ServerConfig
 from server.connection import Connection
 from server.match import Match, Stats
@@ -261,6 +271,7 @@ class Lobby:
                 "bad_request",
                 f"{game.name} needs {game.num_players} seats, not {len(message.seats)}",
             )
+        opening = _opening_moves(game, message.opening)  # refused before anything changes
         entries = self.pools.get(message.pool, [])
         chosen: list[PooledSeek] = []
         for name in message.seats:
@@ -283,19 +294,45 @@ class Lobby:
                 )
             chosen.append(entry)
         self.pools[message.pool] = [e for e in entries if e not in chosen]
+        extra: dict[str, Any] = {
+            "index": message.index,
+            "seats": list(message.seats),
+            "pool": message.pool,
+        }
+        if opening:
+            extra["opening"] = list(message.opening)
         match = self.start_match(
             game,
             [e.conn for e in chosen],
             _with_move_time(self.config.policy, move_time),
             tournament=message.tournament or None,
-            extra={"index": message.index, "seats": list(message.seats), "pool": message.pool},
+            extra=extra,
             seed=message.seed,
+            opening=opening,
+            max_plies=message.max_plies,
         )
         if message.tournament:
             self.tournament_games[(message.tournament, message.index)] = match
         match.observers.add(conn)
         conn.send(Paired(pool=message.pool, index=message.index, match=match.id))
         self.pool_changed(message.pool)
+
+    def adjudicate(self, conn: Connection, message: Adjudicate) -> None:
+        """End a match at the director's word, if it still stands at the ply it judged."""
+        match = self.matches.get(message.match)
+        if match is None:
+            raise RequestError("unknown_match", f"no match {message.match!r} is being played")
+        pool = match.extra.get("pool")
+        director = self.directors.get(pool) if isinstance(pool, str) else None
+        if director is None or director.conn is not conn:
+            raise RequestError("not_director", f"you do not direct match {match.id!r}")
+        if message.winner is not None and message.winner >= match.game.num_players:
+            raise RequestError("bad_request", f"seat {message.winner} does not exist")
+        if match.ply != message.ply or match.phase in ("over", "starting"):
+            raise RequestError(
+                "stale_position", f"match {match.id} is at ply {match.ply}, not {message.ply}"
+            )
+        match.on_adjudicate(message.winner, Termination(message.termination), message.reason)
 
     def join(self, conn: Connection, message: Join) -> None:
         self._require_store()
@@ -413,6 +450,27 @@ class Lobby:
                 seat.disconnect_code = conn.close_code
                 match.on_disconnect(seat_index)
         conn.seats.clear()
+
+
+def _opening_moves(game: Game[Any, Any], wire_moves: list[Any]) -> list[Any]:
+    """Decode and check an opening against the rules (a RequestError names the bad move)."""
+    state = game.initial_state()
+    moves = []
+    for number, wire in enumerate(wire_moves, start=1):
+        try:
+            move = game.decode_move(wire)
+        except InvalidMoveError as exc:
+            raise RequestError("bad_request", f"opening move {number}: {exc}") from None
+        if game.is_terminal(state) or move not in game.legal_moves(state):
+            raise RequestError(
+                "bad_request",
+                f"opening move {number} ({game.format_move(move)}) is not legal in its position",
+            )
+        state = game.apply(state, move)
+        moves.append(move)
+    if game.is_terminal(state):
+        raise RequestError("bad_request", "the opening ends the game")
+    return moves
 
 
 def _with_move_time(policy: MatchPolicy, move_time: float) -> MatchPolicy:

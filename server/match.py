@@ -24,6 +24,7 @@ import itertools
 import math
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,6 +92,8 @@ class Match:
         extra: dict[str, Any] | None = None,
         stats: Stats | None = None,
         seed: int | None = None,
+        opening: Sequence[Any] = (),
+        max_plies: int | None = None,
     ) -> None:
         if len(players) != game.num_players:
             raise ValueError(f"{game.name} needs {game.num_players} players, got {len(players)}")
@@ -117,6 +120,16 @@ class Match:
         self.finished = trio.Event()
         self._encoded_state: Any = game.encode_state(self.state)
         self.moves: list[Any] = []  # wire-encoded moves from the initial position
+        self.max_plies = max_plies  # a draw at this ply (tournament adjudication)
+        # book moves (a checked tournament opening) are played before the first turn
+        self._opening: list[tuple[int, int, Any, str]] = []
+        for move in opening:
+            wire = game.encode_move(move)
+            self._opening.append((self.ply, self.to_move, wire, game.format_move(move)))
+            self.state = game.apply(self.state, move)
+            self.ply += 1
+            self.moves.append(wire)
+        self._encoded_state = game.encode_state(self.state)
         # the clock: "starting", "turn" (waiting for a move), "away" (the seat
         # to move is disconnected) or "over"
         self.phase = "starting"
@@ -198,6 +211,10 @@ class Match:
                     extra=self.extra,
                 )
             )
+            for ply, seat_index, wire, notation in self._opening:
+                self.recorder.move(
+                    MoveRecord(self.id, ply, seat_index, wire, notation, 0.0, time.time())
+                )
             log.info("match_start", match=self.id, game=self.game.describe(), players=self.players)
             for seat in self.seats:
                 if seat.conn is not None:
@@ -389,6 +406,9 @@ class Match:
             if outcome is not None:
                 self.reason = _board_reason(self.game, outcome)
                 self._end(outcome)
+            elif self.max_plies is not None and self.ply >= self.max_plies:
+                self.reason = f"draw by adjudication after {self.ply} plies"
+                self._end(Outcome.draw(self.game.num_players, Termination.MAX_PLIES))
             else:
                 self._begin_turn()
             return
@@ -416,6 +436,16 @@ class Match:
             return
         self.reason = f"{self.seats[seat_index].name} resigned"
         self._end(self._forfeit(seat_index, Termination.RESIGNATION))
+
+    def on_adjudicate(self, winner: int | None, termination: Termination, reason: str) -> None:
+        """The pool's director adjudicated the current position (docs/PROTOCOL.md)."""
+        if self.phase in ("over", "starting"):
+            return
+        n = self.game.num_players
+        self.reason = reason or f"adjudicated ({termination.value})"
+        self._end(
+            Outcome.draw(n, termination) if winner is None else Outcome.win(winner, n, termination)
+        )
 
     def on_disconnect(self, seat_index: int) -> None:
         """The seat's connection dropped (the lobby has set its `conn` to None)."""
