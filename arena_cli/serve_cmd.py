@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 
@@ -12,6 +13,8 @@ import trio
 from server.app import ArenaServer, open_store
 from server.config import build_config
 from server.store import StoreError
+from server.web import serve_web
+from server.web.config import DEFAULT_ENGINES, WebConfig, parse_engine, parse_web_address
 
 log = structlog.get_logger("arena.server")
 
@@ -72,14 +75,79 @@ def config_overrides(args: argparse.Namespace) -> dict[str, object]:
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("serve", help="run the match server")
     add_server_options(parser)
+    web = parser.add_argument_group("web app (docs/WEB.md)")
+    web.add_argument(
+        "--web",
+        default=None,
+        metavar="[HOST:]PORT",
+        help="also serve the web app here; off by default [$ARENA_WEB]",
+    )
+    web.add_argument(
+        "--engine",
+        action="append",
+        default=None,
+        metavar="[NAME=]SPEC",
+        help="an engine humans may play, e.g. mcts=mcts:time=1 (repeatable)"
+        " [$ARENA_WEB_ENGINES, comma-free specs separated by ';'; default: random and mcts]",
+    )
+    web.add_argument(
+        "--engine-limit",
+        type=int,
+        default=None,
+        help="engine processes at once [$ARENA_WEB_ENGINE_LIMIT, 4]",
+    )
+    web.add_argument(
+        "--web-origin",
+        action="append",
+        default=None,
+        metavar="URL",
+        help="another origin (http://host:port) allowed to open the WebSocket (repeatable)",
+    )
     parser.set_defaults(func=run, log_stream="stdout")
 
 
-async def serve_until_signalled(server: ArenaServer) -> None:
-    """Run `server` until SIGINT or SIGTERM, then shut down cleanly."""
+class WebListenError(Exception):
+    """The web app cannot listen on its address."""
+
+    def __init__(self, web: WebConfig, error: OSError) -> None:
+        super().__init__(
+            f"cannot listen on {web.host}:{web.port} (--web): {error.strerror or error}"
+        )
+
+
+def web_config(args: argparse.Namespace, tcp_host: str) -> WebConfig | None:
+    """The web app's settings from the flags and environment; None when --web is off."""
+    address = args.web or os.environ.get("ARENA_WEB") or None
+    if address is None:
+        return None
+    host, port = parse_web_address(address, default_host=tcp_host)
+    specs = args.engine
+    if specs is None:
+        raw = os.environ.get("ARENA_WEB_ENGINES", "")
+        specs = [s for s in raw.split(";") if s.strip()] or list(DEFAULT_ENGINES)
+    engines = dict(parse_engine(spec) for spec in specs)
+    limit = args.engine_limit
+    if limit is None:
+        limit = int(os.environ.get("ARENA_WEB_ENGINE_LIMIT") or 4)
+    return WebConfig(
+        host=host,
+        port=port,
+        engines=engines,
+        engine_limit=limit,
+        origins=tuple(args.web_origin or ()),
+    )
+
+
+async def serve_until_signalled(server: ArenaServer, web: WebConfig | None = None) -> None:
+    """Run `server` (and its web app) until SIGINT or SIGTERM, then shut down cleanly."""
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             await nursery.start(server.serve)
+            if web is not None:
+                try:
+                    await nursery.start(serve_web, server, web)
+                except OSError as exc:
+                    raise WebListenError(web, exc) from None
             async for signum in signals:
                 log.info("shutting_down", signal=signal.Signals(signum).name)
                 nursery.cancel_scope.cancel()
@@ -89,14 +157,18 @@ async def serve_until_signalled(server: ArenaServer) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         config = build_config(config_overrides(args))
+        web = web_config(args, config.host)
         store = open_store(config.db)
     except (ValueError, StoreError, OSError) as exc:
         print(f"arena serve: {exc}", file=sys.stderr)
         return 2
     server = ArenaServer(config, store=store)
     try:
-        trio.run(serve_until_signalled, server)
+        trio.run(serve_until_signalled, server, web)
     except StoreError as exc:  # e.g. the journal of unwritten results cannot be imported
+        print(f"arena serve: {exc}", file=sys.stderr)
+        return 1
+    except WebListenError as exc:
         print(f"arena serve: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # e.g. address already in use

@@ -1,0 +1,164 @@
+// SVG boards for the built-in games, and a generic view for plug-in games.
+// drawBoard(container, view) redraws from the state alone:
+//   view = {game, state, legal: [moves] | null, onMove: move => void | null, last: move | null}
+// Moves and states are the wire encodings of docs/PROTOCOL.md section 4.
+
+const NS = "http://www.w3.org/2000/svg";
+
+function el(tag, attrs, parent) {
+  const node = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+const STYLES = {
+  tictactoe: { bg: "#ffffff", line: "#1d232b", piece: "mark" },
+  ultimate: { bg: "#ffffff", line: "#8a94a0", piece: "mark" },
+  gomoku: { bg: "#e3b76b", line: "#6b4a1a", piece: "stone", intersections: true },
+  reversi: { bg: "#2e8b57", line: "#1b5e3a", piece: "disc" },
+  connect4: { bg: "#2458c6", line: null, piece: "c4" },
+};
+
+export function hasRenderer(game) {
+  return Object.prototype.hasOwnProperty.call(STYLES, game);
+}
+
+export function drawBoard(container, view) {
+  container.replaceChildren();
+  const state = view.state;
+  if (!hasRenderer(view.game) || !state || !Array.isArray(state.board)) {
+    drawGeneric(container, view);
+    return;
+  }
+  const style = STYLES[view.game];
+  const rows = state.board;
+  const H = rows.length, W = rows[0].length;
+  const size = Math.max(22, Math.min(64, Math.floor(520 / Math.max(W, H))));
+  const svg = el("svg", { viewBox: `0 0 ${W * size} ${H * size}`, width: W * size, height: H * size,
+    "data-game": view.game, role: "img" }, container);
+  el("rect", { x: 0, y: 0, width: W * size, height: H * size, fill: style.bg }, svg);
+  if (view.game === "ultimate") drawUltimateBack(svg, state, size);
+  drawGrid(svg, style, W, H, size);
+  const cellOfMove = view.game === "connect4" ? (m) => connect4Cell(rows, m, true) : (m) => m;
+  for (let r = 0; r < H; r++) {
+    for (let c = 0; c < W; c++) {
+      const ch = rows[r][c];
+      const cx = c * size + size / 2, cy = r * size + size / 2;
+      if (style.piece === "c4") el("circle", { cx, cy, r: size * 0.4, fill: "#f6f7f9" }, svg);
+      if (ch === "X" || ch === "O") drawPiece(svg, style.piece, ch, cx, cy, size, r * W + c);
+    }
+  }
+  if (view.game === "ultimate") drawUltimateWins(svg, state, size);
+  if (view.last !== null && view.last !== undefined && view.last >= 0) {
+    const cell = view.game === "connect4" ? connect4Cell(rows, view.last, false) : view.last;
+    if (cell !== null) {
+      const r = Math.floor(cell / W), c = cell % W;
+      el("rect", { x: c * size + 2, y: r * size + 2, width: size - 4, height: size - 4, fill: "none",
+        stroke: "#ff8c00", "stroke-width": 3, class: "last-move" }, svg);
+    }
+  }
+  for (const move of view.legal || []) {
+    if (typeof move !== "number" || move < 0) continue;
+    const cell = cellOfMove(move);
+    if (cell === null) continue;
+    const r = Math.floor(cell / W), c = cell % W;
+    const g = el("g", { class: "legal", "data-move": String(move) }, svg);
+    if (view.game === "connect4") {
+      el("rect", { x: c * size, y: 0, width: size, height: H * size, fill: "#ffffff", "fill-opacity": 0.08 }, g);
+      el("circle", { cx: c * size + size / 2, cy: r * size + size / 2, r: size * 0.4, fill: "none",
+        stroke: "#ffffff", "stroke-width": 3, "stroke-dasharray": "4 3" }, g);
+    } else {
+      el("rect", { x: c * size, y: r * size, width: size, height: size, fill: "#2f6fd6", "fill-opacity": 0.12 }, g);
+      el("circle", { cx: c * size + size / 2, cy: r * size + size / 2, r: Math.max(3, size * 0.1), fill: "#2f6fd6",
+        "fill-opacity": 0.7 }, g);
+    }
+    if (view.onMove) g.addEventListener("click", () => view.onMove(move));
+  }
+}
+
+function drawGrid(svg, style, W, H, size) {
+  if (!style.line) return;
+  if (style.intersections) {
+    for (let i = 0; i < W; i++) el("line", { x1: i * size + size / 2, y1: size / 2, x2: i * size + size / 2,
+      y2: H * size - size / 2, stroke: style.line, "stroke-width": 1 }, svg);
+    for (let j = 0; j < H; j++) el("line", { x1: size / 2, y1: j * size + size / 2, x2: W * size - size / 2,
+      y2: j * size + size / 2, stroke: style.line, "stroke-width": 1 }, svg);
+    return;
+  }
+  for (let i = 1; i < W; i++) el("line", { x1: i * size, y1: 0, x2: i * size, y2: H * size, stroke: style.line,
+    "stroke-width": 1.5 }, svg);
+  for (let j = 1; j < H; j++) el("line", { x1: 0, y1: j * size, x2: W * size, y2: j * size, stroke: style.line,
+    "stroke-width": 1.5 }, svg);
+}
+
+function drawPiece(svg, kind, ch, cx, cy, size, cell) {
+  const attrs = { class: `piece ${ch}`, "data-cell": String(cell) };
+  if (kind === "mark") {
+    const g = el("g", attrs, svg), d = size * 0.3;
+    if (ch === "X") {
+      el("line", { x1: cx - d, y1: cy - d, x2: cx + d, y2: cy + d, stroke: "#2f6fd6", "stroke-width": size * 0.1,
+        "stroke-linecap": "round" }, g);
+      el("line", { x1: cx - d, y1: cy + d, x2: cx + d, y2: cy - d, stroke: "#2f6fd6", "stroke-width": size * 0.1,
+        "stroke-linecap": "round" }, g);
+    } else {
+      el("circle", { cx, cy, r: d, fill: "none", stroke: "#d63c2f", "stroke-width": size * 0.1 }, g);
+    }
+    return;
+  }
+  const colors = {
+    stone: { X: ["#111", "#000"], O: ["#fafafa", "#666"] },
+    disc: { X: ["#111", "#000"], O: ["#fafafa", "#999"] },
+    c4: { X: ["#e03a3a", "#a82020"], O: ["#f2c530", "#b8901a"] },
+  }[kind][ch];
+  el("circle", { ...attrs, cx, cy, r: size * (kind === "stone" ? 0.44 : 0.4), fill: colors[0], stroke: colors[1],
+    "stroke-width": 1.5 }, svg);
+}
+
+// connect4: a column's landing cell (empty=true) or its top disc (empty=false)
+function connect4Cell(rows, column, empty) {
+  const H = rows.length, W = rows[0].length;
+  if (column < 0 || column >= W) return null;
+  if (empty) {
+    for (let r = H - 1; r >= 0; r--) if (rows[r][column] === ".") return r * W + column;
+  } else {
+    for (let r = 0; r < H; r++) if (rows[r][column] !== ".") return r * W + column;
+  }
+  return null;
+}
+
+function drawUltimateBack(svg, state, size) {
+  if (state.forced === null || state.forced === undefined) return;
+  const br = Math.floor(state.forced / 3), bc = state.forced % 3;
+  el("rect", { x: bc * 3 * size, y: br * 3 * size, width: 3 * size, height: 3 * size, fill: "#fff4c2",
+    class: "forced" }, svg);
+}
+
+function drawUltimateWins(svg, state, size) {
+  for (let i = 0; i <= 3; i++) {
+    el("line", { x1: i * 3 * size, y1: 0, x2: i * 3 * size, y2: 9 * size, stroke: "#1d232b", "stroke-width": 4 }, svg);
+    el("line", { x1: 0, y1: i * 3 * size, x2: 9 * size, y2: i * 3 * size, stroke: "#1d232b", "stroke-width": 4 }, svg);
+  }
+  const subs = state.sub_boards || [];
+  for (let br = 0; br < 3; br++) {
+    for (let bc = 0; bc < 3; bc++) {
+      const ch = (subs[br] || "")[bc];
+      if (ch !== "X" && ch !== "O") continue;
+      const g = el("g", { opacity: 0.55, class: `won ${ch}` }, svg);
+      el("rect", { x: bc * 3 * size + 2, y: br * 3 * size + 2, width: 3 * size - 4, height: 3 * size - 4,
+        fill: "#ffffff", "fill-opacity": 0.6 }, g);
+      drawPiece(g, "mark", ch, bc * 3 * size + 1.5 * size, br * 3 * size + 1.5 * size, 3 * size, -1);
+    }
+  }
+}
+
+// A plug-in game without a renderer: its board rows if it has them, else the state as JSON.
+function drawGeneric(container, view) {
+  const pre = document.createElement("pre");
+  pre.className = "generic";
+  const state = view.state;
+  pre.textContent = state && Array.isArray(state.board) && state.board.every((r) => typeof r === "string")
+    ? state.board.join("\n") + "\n\n" + JSON.stringify({ ...state, board: undefined })
+    : JSON.stringify(state, null, 1);
+  container.appendChild(pre);
+}

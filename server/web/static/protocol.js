@@ -1,0 +1,80 @@
+// The arena protocol (docs/PROTOCOL.md) over the /ws WebSocket, JSON framing:
+// one protocol message per WebSocket text message (docs/WEB.md).
+
+export class ArenaSocket {
+  // onMessage(msg) for every server message; onClose(event) when the socket ends.
+  constructor({ name, role, onMessage, onOpen, onClose }) {
+    this.name = name;
+    this.role = role;
+    this.onMessage = onMessage;
+    this.onOpen = onOpen || (() => {});
+    this.onClose = onClose || (() => {});
+    this.closed = false;
+  }
+
+  connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${scheme}://${location.host}/ws`, ["arena.json"]);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.send({ type: "hello", version: 1, name: this.name, role: this.role, client: "arena-web/1" });
+      setStatus("connected");
+      this.onOpen();
+    };
+    ws.onmessage = (event) => {
+      let msg;
+      try { msg = JSON.parse(event.data); } catch { return; }
+      if (msg.type === "ping") { this.send({ type: "pong", id: msg.id }); return; }
+      this.onMessage(msg);
+    };
+    ws.onclose = (event) => {
+      setStatus("disconnected");
+      if (this.ws === ws) this.onClose(event);
+    };
+  }
+
+  send(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
+  }
+
+  close() {
+    this.closed = true;
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) ws.close();
+  }
+}
+
+export function setStatus(text) {
+  const node = document.getElementById("conn");
+  if (node) node.textContent = text;
+}
+
+export async function getJSON(url) {
+  const response = await fetch(url, { headers: { Accept: "application/json" } });
+  const body = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+  if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+  return body;
+}
+
+export function h(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k === "className") node.className = v;
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+export function resultText(scores, winner, players, seatNames) {
+  if (!scores) return "no result";
+  if (winner === null || winner === undefined) return "draw";
+  const label = seatNames && seatNames[winner] ? ` (${seatNames[winner]})` : "";
+  return `${players[winner]}${label} wins`;
+}

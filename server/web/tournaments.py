@@ -1,0 +1,172 @@
+"""Tournaments as the JSON API shows them: list, standings and crosstable.
+
+Read only. Results come from the server's own match records (finished
+matches tagged with the tournament, their schedule index and seat names in
+``extra``), so standings are right both for an embedded tournament and for a
+remote director that keeps its tournament tables in another database; the
+``tournaments`` table, when this database has it, adds the configuration
+(players, games per pair) for progress and the players who have not played.
+Blocking (SQLite): call these from a worker thread.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from server.store import MatchRecord, Store, from_json, like_prefix
+from tournament.ratings import GameResult as RatedGame
+from tournament.ratings import crosstable, standings
+
+#: more finished games than this per tournament are not read (a page is not an export)
+MAX_GAMES = 100_000
+
+
+def _tagged(store: Store) -> list[tuple[str, str, int, float]]:
+    """(tournament, game, matches, first start) for every tag in the match records."""
+    with store.reading() as db:
+        rows = db.execute(
+            "SELECT tournament, MIN(game), COUNT(*), MIN(started_at) FROM matches"
+            " WHERE tournament IS NOT NULL GROUP BY tournament"
+        ).fetchall()
+    return [(row[0], row[1], row[2], row[3]) for row in rows]
+
+
+def _config_json(tournament_id: str, text: str, status: str, created: float) -> dict[str, Any]:
+    """The parts of a stored tournament configuration the page shows (tolerant of new keys)."""
+    try:
+        config = from_json(text)
+    except ValueError:
+        config = {}
+    if not isinstance(config, dict):
+        config = {}
+    players = config.get("players")
+    names = [
+        p["name"]
+        for p in (players if isinstance(players, list) else [])
+        if isinstance(p, dict) and isinstance(p.get("name"), str)
+    ]
+    return {
+        "id": tournament_id,
+        "game": config.get("game"),
+        "options": config.get("options") or {},
+        "players": names if isinstance(players, list) else None,
+        "games_per_pair": config.get("games_per_pair"),
+        "move_time": config.get("move_time"),
+        "status": status,
+        "created_at": created,
+    }
+
+
+def _stored(store: Store, tournament_id: str | None = None) -> list[dict[str, Any]]:
+    """Rows of the ``tournaments`` table (all, or this id / unique id prefix)."""
+    query = "SELECT id, config, status, created_at FROM tournaments"
+    params: tuple[Any, ...] = ()
+    if tournament_id is not None:
+        query += " WHERE id=? OR id LIKE ? ESCAPE '\\' LIMIT 2"
+        params = (tournament_id, like_prefix(tournament_id))
+    with store.reading() as db:
+        rows = db.execute(query, params).fetchall()
+    if tournament_id is not None:
+        exact = [row for row in rows if row[0] == tournament_id]
+        rows = exact or (rows if len(rows) == 1 else [])
+    return [_config_json(row[0], row[1], row[2], row[3]) for row in rows]
+
+
+def list_tournaments(store: Store) -> list[dict[str, Any]]:
+    """Every tournament known to the records, most recent first."""
+    found = {entry["id"]: entry for entry in _stored(store)}
+    for tournament, game, count, started in _tagged(store):
+        entry = found.setdefault(
+            tournament,
+            {
+                "id": tournament,
+                "game": game,
+                "options": {},
+                "players": None,
+                "games_per_pair": None,
+                "move_time": None,
+                "status": "unknown",
+                "created_at": started,
+            },
+        )
+        entry["matches"] = count
+    for entry in found.values():
+        entry.setdefault("matches", 0)
+    return sorted(found.values(), key=lambda e: e["created_at"] or 0.0, reverse=True)
+
+
+def _seats(record: MatchRecord) -> list[str]:
+    seats = record.extra.get("seats")
+    if isinstance(seats, list) and all(isinstance(s, str) for s in seats):
+        return seats
+    return list(record.players)
+
+
+def tournament_document(store: Store, tournament_id: str) -> dict[str, Any] | None:
+    """Standings, crosstable and games of one tournament; None if unknown."""
+    stored = _stored(store, tournament_id)
+    config = stored[0] if stored else None
+    key = config["id"] if config is not None else tournament_id
+    records = store.list_matches(MAX_GAMES, tournament=key)
+    if config is None and not records:
+        return None
+    games: list[dict[str, Any]] = []
+    rated: list[RatedGame] = []
+    names: list[str] = list(config["players"] or []) if config is not None else []
+    for record in sorted(records, key=lambda r: (r.game_index is None, r.game_index, r.id)):
+        seats = _seats(record)
+        for name in seats:
+            if name not in names:
+                names.append(name)
+        games.append(
+            {
+                "index": record.game_index,
+                "match": record.id,
+                "seats": seats,
+                "status": record.status,
+                "scores": record.scores,
+                "termination": record.termination,
+                "plies": record.plies,
+            }
+        )
+        if record.status == "finished" and record.scores is not None and len(seats) == 2:
+            rated.append(RatedGame(seats[0], seats[1], float(record.scores[0])))
+    table = standings(names, rated) if len(names) >= 2 else []
+    cross = crosstable(names, rated) if len(names) >= 2 else {}
+    total = None
+    per_pair = config["games_per_pair"] if config is not None else None
+    if isinstance(per_pair, int):
+        total = len(names) * (len(names) - 1) // 2 * per_pair
+    first = records[0] if records else None
+    return {
+        "id": key,
+        "game": config["game"] if config else (first.game if first else None),
+        "options": config["options"] if config else (first.options if first else {}),
+        "move_time": config["move_time"] if config else None,
+        "games_per_pair": per_pair,
+        "status": config["status"] if config else "unknown",
+        "players": names,
+        "finished": len(rated),
+        "total": total,
+        "standings": [
+            {
+                "rank": rank,
+                "name": s.player,
+                "games": s.games,
+                "wins": s.wins,
+                "draws": s.draws,
+                "losses": s.losses,
+                "points": s.points,
+                "score": s.score,
+                "elo": s.elo if s.games else None,
+                "elo_margin": s.elo_margin if math.isfinite(s.elo_margin) else None,
+            }
+            for rank, s in enumerate(table, 1)
+        ],
+        "crosstable": {
+            row: {col: {"points": points, "games": n} for col, (points, n) in cols.items()}
+            for row, cols in cross.items()
+        },
+        "games": games,
+    }
