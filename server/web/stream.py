@@ -56,16 +56,6 @@ def json_to_body(text: str) -> bytes:
         raise ValueError(f"cannot be a protocol value: {exc}") from None
 
 
-class PeerAddress:
-    """What `server.connection` reads for a peer's name: ``socket.getpeername()``."""
-
-    def __init__(self, client: Any) -> None:
-        self._client = tuple(client) if client else ("?", 0)
-
-    def getpeername(self) -> tuple[Any, ...]:
-        return self._client
-
-
 class WebSocketStream(trio.abc.Stream):
     """An accepted ASGI WebSocket as a byte stream of length-prefixed protocol frames."""
 
@@ -75,7 +65,8 @@ class WebSocketStream(trio.abc.Stream):
         self._receive = receive
         self._send = send
         self.json = json
-        self.socket = PeerAddress(client)
+        #: the browser's address (host, port) as the server library saw it
+        self.client = tuple(client) if client else None
         self._inbound = bytearray()
         self._outbound = bytearray()
         self._eof = False
