@@ -93,7 +93,7 @@ async def ws_client(
     running: Running, *, json_framing: bool = True, origin: str | None = None
 ) -> AsyncIterator[Client]:
     protocol = "arena.json" if json_framing else "arena.msgpack"
-    headers = [] if origin is None else [("Origin", origin)]
+    headers = [] if origin is None else [(b"Origin", origin.encode())]
     async with open_websocket_url(
         running.ws_url, subprotocols=[protocol], extra_headers=headers
     ) as ws:
