@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from games import GameError, make_game
+from records.schema import opening_of
 from server.store import MatchRecord, Store, StoreError
 
 
@@ -47,6 +48,8 @@ def _when(timestamp: float | None) -> str:
 
 
 def _result(record: MatchRecord) -> str:
+    if record.status == "aborted":
+        return "aborted"  # its scores are a placeholder, not a draw
     if record.scores is None:
         return "-"
     if len(record.scores) == 2:
@@ -103,23 +106,33 @@ def run_show(args: argparse.Namespace) -> int:
         label = names[seat] if seat < len(names) else f"seat {seat}"
         print(f"  {label}: {player}")
     print(f"  time control: {record.move_time:g}s per move (+{record.lag_margin:g}s margin)")
+    moves = store.get_moves(record.id)
+    book = len(opening_of(record))
+    if book:
+        notation = " ".join(move.notation for move in moves[:book])
+        print(f"  opening: {notation} ({book} plies, played by the server before the first turn)")
+    if record.tournament:
+        print(f"  tournament: {record.tournament}, game {record.extra.get('index', '?')}")
     print(f"  started {_when(record.started_at)}, status {record.status}\n")
     state = game.initial_state()
     print(game.render(state))
-    for move in store.get_moves(record.id):
+    for move in moves:
         try:
             state = game.play(state, game.decode_move(move.move))
         except GameError as exc:
             print(f"\nply {move.ply + 1}: cannot replay {move.notation!r}: {exc}", file=sys.stderr)
             return 1
         label = names[move.seat] if move.seat < len(names) else f"seat {move.seat}"
+        timing = "opening" if move.ply < book else f"{move.think_time * 1000:.0f} ms"
         print(
             f"\n{move.ply + 1}. {label} ({record.players[move.seat]}) plays {move.notation}"
-            f"  [{move.think_time * 1000:.0f} ms]"
+            f"  [{timing}]"
         )
         print(game.render(state))
     print()
-    if record.scores is None:
+    if record.status == "aborted":
+        print(f"result: aborted, no result ({record.reason or 'stopped'})")
+    elif record.scores is None:
         print(f"result: none ({record.status})")
     else:
         print(f"result: {_result(record)} ({record.termination}) {record.reason or ''}".rstrip())

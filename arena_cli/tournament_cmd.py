@@ -1,29 +1,25 @@
-"""`arena tournament`: a round-robin among agent specs and remote players.
+"""`arena tournament`: round-robin, gauntlet or SPRT among agent specs and remote players.
 
-It starts an embedded server (or uses ``--server host:port``), launches each
-local player spec as its own `arena play` process that connects over TCP like
-any other client, and directs the games through the server. Players that
-crash are restarted; a player that keeps failing is withdrawn.
+Parsing, calling and printing only: the tournament itself is `tournament`
+(configuration, schedule, openings, adjudication, statistics, the director),
+the local run (embedded server, player processes, signals) is
+`arena_cli.tournament_run`, and the output is `arena_cli.tournament_view`.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
-import math
 import os
 import secrets
-import subprocess
+import shlex
+import signal
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import structlog
 import trio
 from rich.console import Console
 from rich.progress import (
@@ -33,36 +29,43 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
-
-from games import Termination, make_game, parse_options
-from server.app import ArenaServer, open_store
-from server.config import MatchPolicy, ServerConfig
-from server.ratings import GameResult as RatedGame
-from server.ratings import crosstable, los, standings
-from server.store import Store, StoreError
-from server.tournament import (
-    FAILURES,
-    GameResult,
-    TournamentConfig,
-    TournamentDirector,
-    TournamentError,
-    TournamentPlayer,
-    TournamentRecords,
 )
 
-log = structlog.get_logger("arena.tournament")
+from arena_cli import tournament_view as view
+from arena_cli.tournament_run import Run, run_tournament
+from games import make_game, parse_options
+from server.app import open_store
+from server.store import StoreError
+from tournament.adjudication import Adjudication
+from tournament.config import TournamentConfig, TournamentPlayer
+from tournament.director import TournamentDirector, TournamentError
+from tournament.openings import (
+    FileOpenings,
+    OpeningError,
+    RandomOpenings,
+    load_opening_file,
+)
+from tournament.ratings import standings
+from tournament.records import GameResult, TournamentRecords, TournamentRunning
+from tournament.report import rated, results_document, sprt_state
+from tournament.sprt import parse_sprt
+
+EXAMPLE = """examples:
+  arena tournament connect4 -p mcts:time=0.5 -p mcts:time=0.5,c=2.0 -p random --games-per-pair 10
+  arena tournament tictactoe -o size=4 -o k=3 -p mcts:time=0.05 -p random \\
+      --sprt elo0=0,elo1=100 --random-openings 2 --max-pairs 200
+  arena tournament connect4 --gauntlet -p mcts:time=0.2 -p random -p greedy --openings book.txt
+"""
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "tournament",
-        help="run a round-robin tournament between agent specs",
-        description="Round-robin among player specs over TCP; results stored and resumable.",
-        epilog="example: arena tournament connect4 --player mcts:time=0.5"
-        " --player mcts:time=0.5,c=2.0 --player random --games-per-pair 10 --concurrency 2",
+        help="run a round-robin, gauntlet or SPRT between agent specs",
+        description="Round-robin, gauntlet or SPRT among player specs over TCP;"
+        " openings played in seat-swapped pairs; results stored and resumable.",
+        epilog=EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_arguments(parser)
     parser.set_defaults(func=run, default_log_level="warning")
@@ -70,8 +73,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The tournament's flags (shared with `arena demo`)."""
-    parser.add_argument("game", nargs="?", help="game to play (not needed with --resume)")
-    parser.add_argument(
+    add = parser.add_argument
+    add("game", nargs="?", help="game to play (not needed with --resume or --list)")
+    add(
         "--player",
         "-p",
         action="append",
@@ -79,64 +83,107 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="a local player: an agent spec, optionally NAME=SPEC (repeatable)",
     )
-    parser.add_argument(
+    add(
         "--remote",
         action="append",
         default=[],
         metavar="NAME",
         help="a remote player that connects by itself with this name (repeatable)",
     )
-    parser.add_argument(
-        "-o", "--option", action="append", default=[], metavar="KEY=VALUE", help="game option"
+    add("-o", "--option", action="append", default=[], metavar="KEY=VALUE", help="game option")
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument(
+        "--gauntlet",
+        action="store_true",
+        help="the first player plays each other player (not all pairs)",
     )
-    parser.add_argument(
-        "--games-per-pair", type=int, default=2, help="games per pair, even (default 2)"
+    form.add_argument(
+        "--sprt",
+        default=None,
+        metavar="elo0=0,elo1=5,alpha=0.05,beta=0.05",
+        help="SPRT between exactly two players, pairs until it decides",
     )
-    parser.add_argument(
-        "--move-time", type=float, default=None, help="seconds per move [$ARENA_MOVE_TIME, 0.5]"
+    add(
+        "--max-pairs",
+        type=int,
+        default=None,
+        help="SPRT: stop undecided after this many game pairs (default: no limit)",
     )
-    parser.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
-    parser.add_argument(
-        "--instances", type=int, default=1, help="processes per local player (default 1)"
+    add(
+        "--games-per-pair",
+        type=int,
+        default=2,
+        help="round-robin/gauntlet: games between two players, even (default 2)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    parser.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
-    parser.add_argument(
+    add(
+        "--random-openings",
+        type=int,
+        default=None,
+        metavar="PLIES",
+        help="each pair of games starts from a random opening of PLIES moves (seeded)",
+    )
+    add(
+        "--openings",
+        default=None,
+        metavar="FILE",
+        help="opening file: one move sequence per line in the game's notation",
+    )
+    add(
+        "--openings-order",
+        choices=("sequential", "random"),
+        default="sequential",
+        help="order of the opening file's lines (random: shuffled by --seed)",
+    )
+    add(
+        "--max-plies",
+        type=int,
+        default=None,
+        help="adjudicate a draw when a game reaches this many plies",
+    )
+    add(
+        "--adjudicate-proven",
+        type=int,
+        default=None,
+        metavar="NODES",
+        help="end a game whose result a solver proves within NODES positions",
+    )
+    add("--move-time", type=float, default=None, help="seconds per move [$ARENA_MOVE_TIME, 0.5]")
+    add("--concurrency", type=int, default=1, help="games at once (default 1)")
+    add("--instances", type=int, default=1, help="processes per local player (default 1)")
+    add("--seed", type=int, default=0, help="tournament seed (default 0)")
+    add("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
+    add(
         "--server",
         default=None,
         metavar="HOST:PORT",
         help="use this server instead of an embedded one",
     )
-    parser.add_argument(
-        "--pool", default=None, help="pool name on the server [$ARENA_POOL, the tournament id]"
-    )
-    parser.add_argument(
-        "--secret", default=None, help="join secret of remote players [$ARENA_SECRET, random]"
-    )
-    parser.add_argument("--resume", default=None, metavar="ID", help="resume a stored tournament")
-    parser.add_argument(
+    add("--pool", default=None, help="pool name on the server [$ARENA_POOL, the tournament id]")
+    add("--secret", default=None, help="join secret of remote players [$ARENA_SECRET, random]")
+    add("--resume", default=None, metavar="ID", help="resume a stored tournament")
+    add(
         "--max-failures",
         type=int,
         default=3,
         help="forfeits/crashes in a row before a player is withdrawn",
     )
-    parser.add_argument(
+    add(
         "--reconnect-grace",
         type=float,
         default=3.0,
         help="embedded server: seconds a dropped player may take to return",
     )
-    parser.add_argument(
+    add(
         "--out",
         action="append",
         default=[],
         metavar="FILE",
-        help="write results to FILE (.json or .csv; repeatable)",
+        help="write results to FILE (.json, .csv or .md; repeatable)",
     )
-    parser.add_argument("--list", action="store_true", help="list stored tournaments and exit")
-    parser.add_argument(
-        "--no-progress", action="store_true", help="plain line output instead of a progress bar"
-    )
+    add("--json", action="store_true", help="print results (or --list) as JSON on stdout")
+    add("--list", action="store_true", help="list stored tournaments and exit")
+    add("--no-progress", action="store_true",
+        help="plain line output instead of a progress bar")  # fmt: skip
     parser.set_defaults(func=run, default_log_level="warning")
 
 
@@ -168,28 +215,23 @@ def validate_specs(specs: Sequence[str]) -> None:
         agent.close()
 
 
-@dataclass
-class Run:
-    """Everything the running tournament shares between its tasks."""
-
-    config: TournamentConfig
-    records: TournamentRecords
-    secrets: dict[str, str]
-    concurrency: int
-    max_failures: int
-    log_dir: Path
-    console: Console
-    progress: Progress | None = None
-    task: TaskID | None = None
-    director: TournamentDirector | None = None
-    crashes: dict[str, int] = field(default_factory=dict)
-    finished: bool = False
-
-    def is_finished(self) -> bool:
-        return self.finished
+def _openings(args: argparse.Namespace, game: Any) -> dict[str, Any] | None:
+    if args.openings and args.random_openings is not None:
+        raise ValueError("give --openings FILE or --random-openings PLIES, not both")
+    if args.random_openings is not None:
+        book = RandomOpenings(game, args.random_openings, args.seed)
+        book.opening(0)  # an impossible length fails now, not at the first game
+        return book.describe()
+    if args.openings:
+        openings = load_opening_file(game, args.openings)
+        return FileOpenings(
+            openings, order=args.openings_order, seed=args.seed, source=args.openings
+        ).describe()
+    return None
 
 
-def _resolve_config(args: argparse.Namespace, records: TournamentRecords) -> TournamentConfig:
+def resolve_config(args: argparse.Namespace, records: TournamentRecords) -> TournamentConfig:
+    """The stored configuration (--resume) or a new one from the flags (ValueError if bad)."""
     if args.resume:
         found = records.load(args.resume)
         if found is None:
@@ -206,6 +248,9 @@ def _resolve_config(args: argparse.Namespace, records: TournamentRecords) -> Tou
         options.update(parse_options(item))
     game = make_game(args.game, options)  # validates the game and its options
     move_time = args.move_time or float(os.environ.get("ARENA_MOVE_TIME") or 0.5)
+    if args.max_pairs is not None and not args.sprt:
+        raise ValueError("--max-pairs limits an SPRT; give --sprt too")
+    rules = Adjudication(max_plies=args.max_plies, proven_nodes=args.adjudicate_proven)
     return TournamentConfig(
         game=game.name,
         options=game.options,
@@ -213,337 +258,148 @@ def _resolve_config(args: argparse.Namespace, records: TournamentRecords) -> Tou
         games_per_pair=args.games_per_pair,
         move_time=move_time,
         seed=args.seed,
+        format="sprt" if args.sprt else "gauntlet" if args.gauntlet else "round-robin",
+        sprt=parse_sprt(args.sprt).as_dict() if args.sprt else None,
+        max_pairs=args.max_pairs,
+        openings=_openings(args, game),
+        adjudication=rules.as_dict(),
     )
 
 
-# --- player processes -------------------------------------------------------------
+def _server_address(text: str | None) -> tuple[str, int] | None:
+    if not text:
+        return None
+    host, _, port_text = text.rpartition(":")
+    if not host or not port_text.isdigit():
+        raise ValueError(f"--server must be HOST:PORT, not {text!r}")
+    return host, int(port_text)
 
 
-def player_command(
-    run: Run, player: TournamentPlayer, host: str, port: int, pool: str
-) -> list[str]:
-    assert player.spec is not None
-    command = [
-        sys.executable,
-        "-m",
-        "arena_cli.main",
-        "--log-format",
-        "json",
-        "play",
-        run.config.game,
-        player.spec,
-        "--host",
-        host,
-        "--port",
-        str(port),
-        "--name",
-        player.name,
-        "--pool",
-        pool,
-        "--games",
-        "0",
-        "--move-time",
-        str(run.config.move_time),
-        "--connect-wait",
-        "10",
-    ]
-    for key, value in run.config.options.items():
-        command += ["-o", f"{key}={value}"]
-    return command
+def resume_command(args: argparse.Namespace, config: TournamentConfig) -> str:
+    """The exact command that continues this tournament."""
+    words = ["arena", "tournament", "--resume", config.id]
+    for flag, value in (
+        ("--db", args.db),
+        ("--server", args.server),
+        ("--pool", args.pool),
+        ("--secret", args.secret),
+    ):
+        if value:
+            words += [flag, value]
+    if args.concurrency != 1:
+        words += ["--concurrency", str(args.concurrency)]
+    for path in args.out:
+        words += ["--out", path]
+    if args.json:
+        words.append("--json")
+    if args.no_progress:
+        words.append("--no-progress")
+    return shlex.join(words)
 
 
-async def supervise(
-    run: Run, player: TournamentPlayer, instance: int, host: str, port: int, pool: str
-) -> None:
-    """Run one player process; restart it when it dies, withdraw the player if it keeps dying."""
-    log_path = run.log_dir / f"{player.name.replace('/', '_')}.{instance}.log"
-    env = dict(os.environ, ARENA_SECRET=run.secrets[player.name], ARENA_LOG_LEVEL="info")
-    command = player_command(run, player, host, port, pool)
-    while not run.finished:
-        started = trio.current_time()
-        log_file = await trio.open_file(log_path, "ab")
-        try:
-            process = await trio.run_process(
-                command, check=False, stdout=log_file.wrapped, stderr=subprocess.STDOUT, env=env
+# --- live output ------------------------------------------------------------------
+
+
+class Live:
+    """Progress as games finish: a bar on a terminal, else one line per game."""
+
+    def __init__(self, console: Console, config: TournamentConfig, interactive: bool) -> None:
+        self.console = console
+        self.config = config
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
+        if interactive:
+            self.progress = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
             )
-        finally:
-            await log_file.aclose()
-        if run.is_finished():  # set by another task meanwhile
+
+    def note(self, text: str) -> None:
+        (self.progress.console if self.progress else self.console).print(text)
+
+    def start(self, total: int | None, done: int) -> None:
+        if self.progress is not None:
+            self.progress.start()
+            self.task = self.progress.add_task("starting", total=total, completed=done)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+    def on_result(self, director: TournamentDirector, result: GameResult) -> None:
+        results = director.results
+        summary = self._summary(results) if self.config.format == "sprt" else None
+        if self.progress is not None and self.task is not None:
+            description = summary or self._leaders(results)
+            self.progress.update(self.task, completed=len(results), description=description)
             return
-        director = run.director
-        lived = trio.current_time() - started
-        run.crashes[player.name] = run.crashes.get(player.name, 0) + 1
-        crashes = run.crashes[player.name]
-        message = f"{player.name} (instance {instance}) exited with code {process.returncode} after {lived:.1f}s"
-        _note(
-            run,
-            f"[yellow]{message}; restarting[/]"
-            if crashes < run.max_failures
-            else f"[red]{message}[/]",
-        )
-        if crashes >= run.max_failures and director is not None:
-            tail = _tail(log_path)
-            director.withdraw(
-                player.name, f"its process died {crashes} times in a row; last output: {tail}"
-            )
-            return
-        await trio.sleep(min(0.5 * crashes, 5.0))
+        self.console.print(view.game_line(result, len(results), director.total), markup=False)
+        if summary and (result.index ^ 1) in results:  # a pair is complete
+            self.console.print(summary, markup=False)
 
+    def _summary(self, results: dict[int, GameResult]) -> str:
+        state = sprt_state(self.config, results)
+        return "" if state is None else state.summary()
 
-def _tail(path: Path, lines: int = 1) -> str:
-    try:
-        text = path.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return "(no log)"
-    return " | ".join(text[-lines:])[:300] if text else "(no output)"
-
-
-def _note(run: Run, text: str) -> None:
-    if run.progress is not None:
-        run.progress.console.print(text)
-    else:
-        run.console.print(text)
-
-
-# --- running ----------------------------------------------------------------------
-
-
-async def run_tournament(
-    run: Run, server_address: tuple[str, int] | None, db_path: str, pool: str, grace: float
-) -> dict[int, GameResult]:
-    config = run.config
-    done = await trio.to_thread.run_sync(run.records.results, config.id)
-    director = TournamentDirector(
-        config,
-        secrets=run.secrets,
-        concurrency=run.concurrency,
-        done=done,
-        pool=pool,
-        max_failures=run.max_failures,
-        on_result=lambda result: _on_result(run, result),
-        on_withdrawn=lambda name, why: _note(run, f"[red]withdrawn: {name}: {why}[/]"),
-    )
-    run.director = director
-    if run.progress is not None and run.task is not None:
-        run.progress.update(run.task, total=director.total, completed=len(done))
-    async with trio.open_nursery() as nursery:
-        if server_address is None:
-            store = Store(db_path)
-            policy = MatchPolicy(move_time=config.move_time, reconnect_grace=grace)
-            server = ArenaServer(
-                ServerConfig(host="127.0.0.1", port=0, db=db_path, policy=policy), store=store
-            )
-            port = await nursery.start(server.serve)
-            host = "127.0.0.1"
-        else:
-            host, port = server_address
-        for player in config.players:
-            if player.spec is None:
-                _note(
-                    run,
-                    f"waiting for remote player [bold]{player.name}[/]: arena play {config.game} SPEC"
-                    f" --host HOST --port {port} --name '{player.name}' --pool {pool}"
-                    f" --secret {run.secrets[player.name]} --games 0",
-                )
-                continue
-            for instance in range(player.instances):
-                nursery.start_soon(supervise, run, player, instance, host, port, pool)
-        error: TournamentError | None = None
-        try:
-            results = await director.run(host, port)
-        except TournamentError as exc:
-            error = exc
-        finally:
-            run.finished = True
-            nursery.cancel_scope.cancel()
-    if error is not None:
-        raise error
-    return results
-
-
-def _on_result(run: Run, result: GameResult) -> None:
-    run.records.add_result(run.config.id, result)  # committed before anything else happens
-    if result.termination not in FAILURES | {Termination.WITHDRAWN.value}:
-        for name in result.seats:  # a game played to its end: the crash streak is over
-            run.crashes[name] = 0
-    if run.progress is not None and run.task is not None:
-        run.progress.update(run.task, advance=1, description=_leaders(run))
-    else:
-        seats = " vs ".join(result.seats)
-        run.console.print(
-            f"game {result.index + 1}: {seats}: {'-'.join(f'{s:g}' for s in result.scores)} ({result.termination})"
-        )
-
-
-def _leaders(run: Run) -> str:
-    director = run.director
-    if director is None:
-        return "starting"
-    table = standings(run.config.names, rated(director.results.values()))
-    top = ", ".join(f"{s.player} {s.points:g}/{s.games}" for s in table[:3])
-    return top or "waiting for players"
-
-
-def rated(results: Any) -> list[RatedGame]:
-    return [RatedGame(r.seats[0], r.seats[1], r.scores[0]) for r in results if len(r.seats) == 2]
-
-
-# --- output -----------------------------------------------------------------------
-
-
-def results_document(config: TournamentConfig, results: dict[int, GameResult]) -> dict[str, Any]:
-    games = [results[i] for i in sorted(results)]
-    table = standings(config.names, rated(games))
-    cross = crosstable(config.names, rated(games))
-    return {
-        "tournament": config.id,
-        "game": config.game,
-        "options": config.options,
-        "move_time": config.move_time,
-        "games_per_pair": config.games_per_pair,
-        "seed": config.seed,
-        "players": [{"name": p.name, "spec": p.spec} for p in config.players],
-        "standings": [
-            {
-                "rank": rank,
-                "name": s.player,
-                "games": s.games,
-                "wins": s.wins,
-                "draws": s.draws,
-                "losses": s.losses,
-                "points": s.points,
-                "score": s.score,
-                "elo": s.elo,
-                "elo_margin": s.elo_margin if math.isfinite(s.elo_margin) else None,
-            }
-            for rank, s in enumerate(table, 1)
-        ],
-        "crosstable": {
-            row: {col: {"points": pts, "games": n} for col, (pts, n) in cols.items()}
-            for row, cols in cross.items()
-        },
-        "games": [
-            {
-                "index": g.index,
-                "seats": list(g.seats),
-                "scores": list(g.scores),
-                "termination": g.termination,
-                "match": g.match_id,
-                "plies": g.plies,
-            }
-            for g in games
-        ],
-    }
-
-
-def print_results(
-    console: Console, config: TournamentConfig, results: dict[int, GameResult]
-) -> None:
-    games = [results[i] for i in sorted(results)]
-    table = standings(config.names, rated(games))
-    title = f"Tournament {config.id}: {config.game}, {config.move_time:g}s/move, {len(games)} games"
-    out = Table(title=title)
-    for column in ("#", "player", "games", "W", "D", "L", "points", "score", "Elo", "±95%"):
-        out.add_column(column, justify="right" if column not in ("player",) else "left")
-    for rank, s in enumerate(table, 1):
-        margin = f"{s.elo_margin:.0f}" if math.isfinite(s.elo_margin) else "-"
-        score = "-" if s.score is None else f"{100 * s.score:.1f}%"
-        out.add_row(
-            str(rank),
-            s.player,
-            str(s.games),
-            str(s.wins),
-            str(s.draws),
-            str(s.losses),
-            f"{s.points:g}",
-            score,
-            f"{s.elo:+.0f}",
-            margin,
-        )
-    console.print(out)
-    if len(config.names) == 2 and len(table) == 2:
-        a, b = table[0], table[1]
-        console.print(
-            f"LOS ({a.player} stronger than {b.player}): {100 * los(a.wins, a.losses):.1f}%"
-        )
-    cross = crosstable(config.names, rated(games))
-    grid = Table(title="Crosstable (points of row player against column player)")
-    grid.add_column("")
-    for name in config.names:
-        grid.add_column(name[:16], justify="center")
-    for row in config.names:
-        cells = []
-        for col in config.names:
-            if row == col:
-                cells.append("-")
-            else:
-                points, n = cross[row][col]
-                cells.append(f"{points:g}/{n}")
-        grid.add_row(row, *cells)
-    console.print(grid)
-
-
-def write_outputs(
-    paths: Sequence[str], config: TournamentConfig, results: dict[int, GameResult]
-) -> None:
-    document = results_document(config, results)
-    for path in paths:
-        if path.lower().endswith(".csv"):
-            with open(path, "w", newline="") as handle:
-                writer = csv.writer(handle)
-                columns = [
-                    "rank",
-                    "name",
-                    "games",
-                    "wins",
-                    "draws",
-                    "losses",
-                    "points",
-                    "score",
-                    "elo",
-                    "elo_margin",
-                ]
-                writer.writerow(columns)
-                for row in document["standings"]:
-                    writer.writerow([row[c] for c in columns])
-        else:
-            Path(path).write_text(json.dumps(document, indent=2) + "\n")
+    def _leaders(self, results: dict[int, GameResult]) -> str:
+        table = standings(self.config.names, rated(results.values()))
+        top = ", ".join(f"{s.player} {s.points:g}/{s.games}" for s in table[:3])
+        return top or "waiting for players"
 
 
 # --- entry point ------------------------------------------------------------------
 
 
+def _fail(message: str, code: int = 2) -> int:
+    print(f"arena tournament: {message}", file=sys.stderr)
+    return code
+
+
 def run(args: argparse.Namespace) -> int:
-    console = Console(stderr=False)
+    console = Console(stderr=args.json)  # with --json, stdout holds only the JSON
     db_path = args.db or os.environ.get("ARENA_DB") or "arena.sqlite"
+    if args.list and args.db and not os.path.exists(args.db):
+        return _fail(f"no records database at {args.db!r}")
     try:
         store = open_store(db_path)
         assert store is not None
         records = TournamentRecords(store)
     except (StoreError, OSError) as exc:
-        print(f"arena tournament: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     if args.list:
-        for config, status, created in records.list():
-            names = ", ".join(config.names)
-            console.print(
-                f"{config.id}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(created))}  {status:9}  {config.game}: {names}"
-            )
+        listed = records.list()
+        if args.json:
+            print(json.dumps(view.list_document(listed), indent=2))
+        else:
+            view.print_list(console, listed)
         return 0
     try:
-        config = _resolve_config(args, records)
+        config = resolve_config(args, records)
         validate_specs([p.spec for p in config.players if p.spec])
         if args.concurrency < 1:
             raise ValueError(f"--concurrency must be >= 1, not {args.concurrency}")
-        server_address = None
-        if args.server:
-            host, _, port_text = args.server.rpartition(":")
-            if not host or not port_text.isdigit():
-                raise ValueError(f"--server must be HOST:PORT, not {args.server!r}")
-            server_address = (host, int(port_text))
-    except ValueError as exc:
-        print(f"arena tournament: {exc}", file=sys.stderr)
-        return 2
+        server_address = _server_address(args.server)
+        view.check_out_paths(args.out)
+    except (ValueError, OpeningError) as exc:
+        return _fail(str(exc))
+    try:
+        with records.running(config.id):
+            return _play(args, console, records, config, server_address, db_path)
+    except TournamentRunning as exc:
+        return _fail(str(exc), 1)
+
+
+def _play(
+    args: argparse.Namespace,
+    console: Console,
+    records: TournamentRecords,
+    config: TournamentConfig,
+    server_address: tuple[str, int] | None,
+    db_path: str,
+) -> int:
     remote_secret = args.secret or os.environ.get("ARENA_SECRET")
     secret_of = {
         p.name: (remote_secret if (p.spec is None and remote_secret) else secrets.token_urlsafe(12))
@@ -565,11 +421,12 @@ def run(args: argparse.Namespace) -> int:
     records.save(config, "running")
     done_before = len(records.results(config.id))
     console.print(
-        f"tournament {config.id}: {config.game} ({', '.join(config.names)}),"
-        f" {config.games_per_pair} games per pair, {config.move_time:g}s/move;"
-        + (f" resuming with {done_before} games done" if done_before else " starting")
+        f"tournament {config.id}: {config.describe()};"
+        + (f" resuming with {done_before} games done" if done_before else " starting"),
+        markup=False,
     )
     log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{config.id}-"))
+    live = Live(console, config, console.is_terminal and not args.no_progress and not args.json)
     state = Run(
         config,
         records,
@@ -577,44 +434,44 @@ def run(args: argparse.Namespace) -> int:
         args.concurrency,
         args.max_failures,
         log_dir,
-        console,
+        note=live.note,
+        on_result=live.on_result,
     )
-    interactive = console.is_terminal and not args.no_progress
     try:
-        if interactive:
-            with Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                console=console,
-            ) as progress:
-                state.progress = progress
-                state.task = progress.add_task("starting", total=None)
-                results = trio.run(
-                    run_tournament, state, server_address, db_path, pool, args.reconnect_grace
-                )
-        else:
-            results = trio.run(
-                run_tournament, state, server_address, db_path, pool, args.reconnect_grace
-            )
-    except KeyboardInterrupt:
-        records.save(config, "stopped")
-        done = len(records.results(config.id))
-        console.print(
-            f"\ninterrupted: {done} games stored. Resume with: arena tournament --resume {config.id}"
-            + (f" --db {db_path}" if args.db else "")
+        live.start(None, done_before)
+        outcome = trio.run(
+            run_tournament, state, server_address, db_path, pool, args.reconnect_grace
         )
-        return 130
+    except KeyboardInterrupt:  # before the signal handler was in place
+        outcome = None
     except TournamentError as exc:
+        live.stop()
         records.save(config, "stopped")
         print(f"arena tournament: {exc}", file=sys.stderr)
+        print(f"resume with: {resume_command(args, config)}", file=sys.stderr)
         return 1
+    finally:
+        live.stop()
+    if outcome is None or outcome.signal is not None:
+        records.save(config, "stopped")
+        signum = signal.SIGINT if outcome is None else outcome.signal
+        done = len(records.results(config.id))
+        name = signal.Signals(signum).name if signum else "signal"
+        print(
+            f"stopped by {name}: {done} games stored; resume with: {resume_command(args, config)}",
+            flush=True,
+        )
+        return 128 + int(signum or signal.SIGINT)
     records.save(config, "finished")
-    print_results(console, config, results)
-    write_outputs(args.out, config, results)
-    for path in args.out:
-        console.print(f"results written to {path}")
-    console.print(f"player logs: {log_dir}")
+    game = make_game(config.game, config.options)
+    document = results_document(config, outcome.results, status="finished", game=game)
+    if args.json:
+        print(json.dumps(document, indent=2))
+    else:
+        view.print_results(console, document)
+    view.write_outputs(args.out, document)
+    if not args.json:
+        for path in args.out:
+            console.print(f"results written to {path}")
+        console.print(f"player logs: {log_dir}")
     return 0

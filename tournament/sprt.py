@@ -298,8 +298,8 @@ class SprtState:
         estimate = stats.elo_pentanomial()
         if estimate is not None:
             parts.append(f"score {100 * estimate.score:.1f}%")
-            parts.append(f"Elo {_number(estimate.elo)} ± {_number(estimate.error)}")
-            parts.append(f"nElo {_number(estimate.nelo)} ± {_number(estimate.nelo_error)}")
+            parts.append(f"Elo {_plus_minus(estimate.elo, estimate.error)}")
+            parts.append(f"nElo {_plus_minus(estimate.nelo, estimate.nelo_error)}")
             parts.append(f"LOS {100 * estimate.los:.1f}%")
         parts.append(
             f"LLR {status.llr:.2f} ({status.lower:.2f}, {status.upper:.2f})"
@@ -317,6 +317,13 @@ class SprtState:
         except ValueError as exc:
             raise SprtError(str(exc)) from None
         return cls(sprt, penta)
+
+
+def _plus_minus(value: float, error: float) -> str:
+    """``34.9 ± 60.2``; just ``inf`` when a perfect score leaves no finite interval."""
+    if math.isfinite(value) and math.isfinite(error):
+        return f"{value:.1f} ± {error:.1f}"
+    return _number(value)
 
 
 def _number(value: float) -> str:

@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from server.ratings import (
+from tournament.ratings import (
     ELO_SCALE,
     GameResult,
     crosstable,

@@ -1,0 +1,243 @@
+"""What `arena tournament` prints and writes: live lines, tables, result files, the list.
+
+Everything is drawn from `tournament.report.results_document`, so the tables,
+``--json`` and the ``--out`` files always agree.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from tournament.records import GameResult, Listed
+from tournament.schedule import build_schedule
+
+__all__ = [
+    "OUT_FORMATS",
+    "check_out_paths",
+    "game_line",
+    "list_document",
+    "print_list",
+    "print_results",
+    "write_outputs",
+]
+
+OUT_FORMATS = (".json", ".csv", ".md")
+
+STANDING_COLUMNS = [
+    "rank",
+    "name",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "points",
+    "score",
+    "draw_ratio",
+    "elo",
+    "elo_margin",
+]
+
+
+def check_out_paths(paths: Sequence[str]) -> None:
+    """Refuse (ValueError, one line) an output file that cannot be written, before any game."""
+    for path in paths:
+        suffix = Path(path).suffix.lower()
+        if suffix not in OUT_FORMATS:
+            raise ValueError(
+                f"--out {path!r}: unknown format {suffix or '(no extension)'!r};"
+                f" use {', '.join(OUT_FORMATS)}"
+            )
+        target = Path(path)
+        if target.is_dir():
+            raise ValueError(f"--out {path!r} is a directory")
+        parent = target.parent if str(target.parent) else Path(".")
+        if not parent.is_dir():
+            raise ValueError(f"--out {path!r}: no directory {str(parent)!r}")
+        if target.exists() and not os.access(target, os.W_OK):
+            raise ValueError(f"--out {path!r} is not writable")
+        if not target.exists() and not os.access(parent, os.W_OK | os.X_OK):
+            raise ValueError(f"--out {path!r}: cannot create files in {str(parent)!r}")
+
+
+def game_line(result: GameResult, done: int, total: int | None) -> str:
+    scores = "-".join(_score(s) for s in result.scores)
+    count = f"{done}/{total}" if total else str(done)
+    return (
+        f"game {count} (#{result.index + 1}): {' vs '.join(result.seats)}: {scores}"
+        f" ({result.termination}, {result.plies} plies)"
+    )
+
+
+def _score(value: float) -> str:
+    return {1.0: "1", 0.0: "0", 0.5: "½"}.get(value, f"{value:g}")
+
+
+def _number(value: float | None, spec: str = ".0f") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def print_results(console: Console, document: dict[str, Any]) -> None:
+    """Standings, per-pairing statistics, crosstable and (for an SPRT) the verdict."""
+    title = (
+        f"Tournament {document['tournament']} ({document['format']}, {document['status']}):"
+        f" {document['game']}, {document['move_time']:g}s/move, {len(document['games'])} games"
+    )
+    out = Table(title=title)
+    columns = ("#", "player", "games", "W", "D", "L", "points", "score", "draws", "Elo", "±95%")
+    for column in columns:
+        if column == "player":
+            out.add_column(column, overflow="fold")
+        else:
+            out.add_column(column, justify="right")
+    for row in document["standings"]:
+        out.add_row(
+            str(row["rank"]),
+            row["name"],
+            str(row["games"]),
+            str(row["wins"]),
+            str(row["draws"]),
+            str(row["losses"]),
+            f"{row['points']:g}",
+            "-" if row["score"] is None else f"{100 * row['score']:.1f}%",
+            "-" if row["draw_ratio"] is None else f"{100 * row['draw_ratio']:.0f}%",
+            f"{row['elo']:+.0f}",
+            _number(row["elo_margin"]),
+        )
+    console.print(out)
+    pairs = Table(
+        title="Pairings (first player's side)",
+        caption="pairs: one opening played twice, seats swapped; penta: pairs LL LD WL DD WD WW",
+    )
+    for column in ("pairing", "games", "+/=/-", "draws", "Elo", "95%", "LOS", "pairs", "penta"):
+        pairs.add_column(
+            column, overflow="fold", justify="left" if column == "pairing" else "right"
+        )
+    for pairing in document["pairings"]:
+        elo = pairing["elo_pentanomial"] if pairing["pairs"] else pairing["elo"]
+        penta = pairing["pentanomial"]
+        pairs.add_row(
+            " vs ".join(pairing["players"]),
+            str(pairing["games"]),
+            f"+{pairing['wins']} ={pairing['draws']} -{pairing['losses']}",
+            "-" if pairing["draw_ratio"] is None else f"{100 * pairing['draw_ratio']:.0f}%",
+            "-"
+            if elo is None
+            else f"{_number(elo['elo'], '+.1f')} ± {_number(elo['error'], '.1f')}",
+            "-" if elo is None else f"[{_number(elo['lower'])}, {_number(elo['upper'])}]",
+            "-" if elo is None else f"{100 * elo['los']:.1f}%",
+            str(pairing["pairs"]),
+            " ".join(str(v) for v in penta.values()),
+        )
+    console.print(pairs)
+    names = [row["name"] for row in document["players"]]
+    cross = document["crosstable"]
+    grid = Table(title="Crosstable (points of row player against column player)")
+    grid.add_column("", overflow="fold")
+    for name in names:
+        grid.add_column(name, justify="center", overflow="fold")
+    for row in names:
+        cells = []
+        for col in names:
+            cell = cross[row].get(col)
+            cells.append("-" if cell is None else f"{cell['points']:g}/{cell['games']}")
+        grid.add_row(row, *cells)
+    console.print(grid)
+    sprt = document.get("sprt")
+    if sprt is not None:
+        verdict = {"H0": "H0 accepted", "H1": "H1 accepted", "continue": "undecided"}
+        console.print(f"SPRT: {sprt['summary']}")
+        console.print(f"SPRT verdict: {verdict[sprt['decision']]}")
+
+
+def write_outputs(paths: Sequence[str], document: dict[str, Any]) -> None:
+    for path in paths:
+        suffix = Path(path).suffix.lower()
+        if suffix == ".csv":
+            with open(path, "w", newline="") as handle:
+                writer = csv.writer(handle)
+                writer.writerow(STANDING_COLUMNS)
+                for row in document["standings"]:
+                    writer.writerow([row[c] for c in STANDING_COLUMNS])
+        elif suffix == ".md":
+            Path(path).write_text(_markdown(document))
+        else:
+            Path(path).write_text(json.dumps(document, indent=2) + "\n")
+
+
+def _markdown(document: dict[str, Any]) -> str:
+    lines = [
+        f"# Tournament {document['tournament']}",
+        "",
+        f"{document['format']}, {document['game']}, {document['move_time']:g}s/move,"
+        f" {len(document['games'])} games ({document['status']})",
+        "",
+        "| # | player | games | W | D | L | points | Elo | ±95% |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in document["standings"]:
+        lines.append(
+            f"| {row['rank']} | {row['name']} | {row['games']} | {row['wins']} | {row['draws']}"
+            f" | {row['losses']} | {row['points']:g} | {row['elo']:+.0f}"
+            f" | {_number(row['elo_margin'])} |"
+        )
+    if "sprt" in document:
+        lines += ["", f"SPRT: {document['sprt']['summary']}"]
+    return "\n".join(lines) + "\n"
+
+
+def _total(listed: Listed) -> int | None:
+    config = listed.config
+    if config.format == "sprt":
+        if listed.status == "finished":
+            return listed.done  # decided (or at its limit)
+        return None if config.max_pairs is None else 2 * config.max_pairs
+    try:
+        return len(build_schedule(config))
+    except ValueError:
+        return None
+
+
+def list_document(listed: Sequence[Listed]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": item.config.id,
+            "status": item.status,
+            "format": item.config.format,
+            "game": item.config.game,
+            "players": item.config.names,
+            "done": item.done,
+            "total": _total(item),
+            "created_at": item.created_at,
+        }
+        for item in listed
+    ]
+
+
+def print_list(console: Console, listed: Sequence[Listed]) -> None:
+    if not listed:
+        console.print("no tournaments stored")
+        return
+    table = Table()
+    for column in ("id", "created", "status", "done", "format", "game", "players"):
+        table.add_column(column, overflow="fold")
+    for row in list_document(listed):
+        total = "?" if row["total"] is None else str(row["total"])
+        table.add_row(
+            row["id"],
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(row["created_at"])),
+            row["status"],
+            f"{row['done']}/{total}",
+            row["format"],
+            row["game"],
+            ", ".join(row["players"]),
+        )
+    console.print(table)

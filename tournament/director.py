@@ -1,0 +1,363 @@
+"""The tournament director: a protocol client that has a server play a tournament's games.
+
+Why a protocol client: players are ordinary clients that seek in the
+tournament's *pool* with a join secret, and the director is one more client
+that tells the server whom to pair (``direct``, ``pair``) and hears each
+result (``match_end``). So a tournament runs the same way against an embedded
+server or a remote one, and grows by adding player instances on any machine.
+
+What to play comes from a `Plan` (a fixed schedule, or an SPRT that adds
+pairs until it decides); each ``pair`` request carries the game's opening and
+the ply limit. With the ``proven_nodes`` rule the director also watches its
+games (``spectate``) and adjudicates the positions its solver proves
+(``adjudicate``), off the event loop.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+import trio
+
+from games import Game, Termination, make_game
+from protocol.codec import (
+    ConnectionClosed,
+    FrameReader,
+    ProtocolError,
+    encode_message,
+    server_message_decoder,
+)
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Adjudicate,
+    Direct,
+    Error,
+    Hello,
+    MatchEnd,
+    MatchStart,
+    Pair,
+    Paired,
+    Ping,
+    Pong,
+    PoolPlayer,
+    PoolStatus,
+    Spectate,
+    Update,
+    Welcome,
+)
+from tournament.adjudication import prove
+from tournament.config import TournamentConfig
+from tournament.records import GameResult
+from tournament.schedule import Plan, ScheduledGame, make_plan
+
+__all__ = ["FAILURES", "TournamentDirector", "TournamentError"]
+
+log = structlog.get_logger("arena.tournament")
+
+#: terminations that count as the loser's failure (not a fair loss over the board)
+FAILURES = frozenset(
+    {
+        Termination.TIMEOUT.value,
+        Termination.DISCONNECT.value,
+        Termination.PROTOCOL_ERROR.value,
+        Termination.ILLEGAL_MOVE.value,
+    }
+)
+
+#: server error codes that are expected races, not problems
+_RACES = frozenset({"stale_position", "unknown_match"})
+
+
+class TournamentError(Exception):
+    """The tournament cannot go on (bad configuration, server refused, ...)."""
+
+
+@dataclass
+class PlayerState:
+    name: str
+    secret: str
+    failures: int = 0  # consecutive forfeits
+    withdrawn: str | None = None  # the reason, once withdrawn
+
+
+class _Wake:
+    """An internal event for the director's queue (a withdrawal from outside)."""
+
+
+class TournamentDirector:
+    """Plays a tournament's missing games through a server, as a protocol client."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        *,
+        secrets: dict[str, str],
+        concurrency: int,
+        done: dict[int, GameResult] | None = None,
+        pool: str | None = None,
+        max_failures: int = 3,
+        on_result: Callable[[GameResult], None] | None = None,
+        on_withdrawn: Callable[[str, str], None] | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, not {concurrency}")
+        self.config = config
+        self.id = config.id
+        self.pool = pool or config.id
+        self.game: Game[Any, Any] = make_game(config.game, config.options)
+        self.rules = config.rules
+        self.concurrency = concurrency
+        self.max_failures = max_failures
+        self.on_result = on_result
+        self.on_withdrawn = on_withdrawn
+        self.results: dict[int, GameResult] = dict(done or {})
+        self.plan: Plan = make_plan(config, self.game, concurrency)
+        self.players = {name: PlayerState(name, secrets[name]) for name in config.names}
+        self.pending = self.plan.initial(self.results)
+        self.requested: collections.deque[ScheduledGame] = collections.deque()
+        self.running: dict[str, ScheduledGame] = {}
+        self.idle: dict[str, int] = {}
+        self.adjudicated = 0  # adjudicate requests sent
+        self._judging: set[str] = set()
+        self._stream: trio.SocketStream | None = None
+        self._queue_send, self._queue = trio.open_memory_channel[Any](256)
+
+    @property
+    def total(self) -> int | None:
+        """Games in all (None for an SPRT without a pair limit)."""
+        return self.plan.total
+
+    def withdraw(self, name: str, reason: str) -> None:
+        """Take a player out: its unplayed games become forfeits (losses)."""
+        player = self.players[name]
+        if player.withdrawn is not None:
+            return
+        player.withdrawn = reason
+        log.warning("player_withdrawn", tournament=self.id, player=name, reason=reason)
+        if self.on_withdrawn:
+            self.on_withdrawn(name, reason)
+        with contextlib.suppress(trio.WouldBlock):  # a full queue: the director is awake anyway
+            self._queue_send.send_nowait(_Wake())
+
+    async def run(self, host: str, port: int) -> dict[int, GameResult]:
+        """Connect, play every pending game, return all results by index."""
+        try:
+            stream = await trio.open_tcp_stream(host, port)
+        except OSError as exc:
+            raise TournamentError(f"cannot connect to the server at {host}:{port}: {exc}") from None
+        self._stream = stream
+        async with stream:
+            await self._send(Hello(version=PROTOCOL_VERSION, name=f"director-{self.id}"[:64]))
+            await self._send(
+                Direct(
+                    pool=self.pool,
+                    players=[PoolPlayer(p.name, p.secret) for p in self.players.values()],
+                )
+            )
+            error: TournamentError | None = None
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._read, stream)
+                try:
+                    await self._direct(nursery)
+                except TournamentError as exc:
+                    error = exc
+                nursery.cancel_scope.cancel()
+        if error is not None:
+            raise error
+        return self.results
+
+    async def _send(self, message: Any) -> None:
+        assert self._stream is not None
+        try:
+            await self._stream.send_all(encode_message(message))
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            raise TournamentError(f"lost the server connection: {exc}") from None
+
+    async def _read(self, stream: trio.SocketStream) -> None:
+        reader = FrameReader(stream, 1 << 24)
+        decoder = server_message_decoder()
+        try:
+            while True:
+                message = decoder.decode(await reader.read_frame())
+                if isinstance(message, Ping):
+                    await stream.send_all(encode_message(Pong(message.id)))
+                    continue
+                await self._queue_send.send(message)
+        except (ConnectionClosed, ProtocolError, trio.BrokenResourceError) as exc:
+            await self._queue_send.send(TournamentError(f"lost the server connection: {exc}"))
+
+    def _busy(self) -> bool:
+        return bool(self.pending or self.requested or self.running)
+
+    async def _direct(self, nursery: trio.Nursery) -> None:
+        while self._busy():
+            await self._forfeit_withdrawn()
+            await self._request_pairs()
+            if not self._busy():
+                break
+            message = await self._queue.receive()
+            if isinstance(message, TournamentError):
+                raise message
+            if isinstance(message, PoolStatus):
+                self.idle = dict(message.idle)
+            elif isinstance(message, Paired):
+                scheduled = self.requested.popleft()
+                self.running[message.match] = scheduled
+                if self.rules.proven_nodes is not None:
+                    await self._send(Spectate(match=message.match))
+            elif isinstance(message, MatchStart | Update):
+                self._watch(nursery, message)
+            elif isinstance(message, MatchEnd):
+                scheduled_or_none = self.running.pop(message.match, None)
+                if scheduled_or_none is not None:
+                    self._finished(scheduled_or_none, message)
+            elif isinstance(message, Error):
+                await self._on_error(message)
+            elif isinstance(message, Welcome | _Wake):
+                pass
+
+    async def _on_error(self, message: Error) -> None:
+        if message.code == "not_available" and self.requested:
+            # a player left between our view of the pool and the request
+            self.pending.insert(0, self.requested.popleft())
+            await trio.sleep(0.05)
+        elif message.fatal or message.code in {"pool_taken", "not_director", "bad_request"}:
+            raise TournamentError(f"the server refused: {message.code}: {message.message}")
+        elif message.code not in _RACES:
+            log.warning("server_error", code=message.code, error=message.message)
+
+    async def _request_pairs(self) -> None:
+        idle = dict(self.idle)
+        for scheduled in list(self.pending):
+            if len(self.running) + len(self.requested) >= self.concurrency:
+                break
+            if any(self.players[name].withdrawn for name in scheduled.seats):
+                continue
+            needed = collections.Counter(scheduled.seats)
+            if any(idle.get(name, 0) < count for name, count in needed.items()):
+                continue
+            for name, count in needed.items():
+                idle[name] -= count
+            self.pending.remove(scheduled)
+            self.requested.append(scheduled)
+            await self._send(
+                Pair(
+                    pool=self.pool,
+                    seats=list(scheduled.seats),
+                    game=self.config.game,
+                    options=self.config.options,
+                    move_time=self.config.move_time,
+                    tournament=self.id,
+                    index=scheduled.index,
+                    seed=scheduled.seed,
+                    opening=scheduled.opening.wire(self.game),
+                    max_plies=self.rules.max_plies,
+                )
+            )
+        self.idle = idle
+
+    # --- adjudication by proof ------------------------------------------------------
+
+    def _watch(self, nursery: trio.Nursery, message: MatchStart | Update) -> None:
+        """A new position of a watched game: try to prove it (one search per game at a time)."""
+        budget = self.rules.proven_nodes
+        if budget is None or message.match not in self.running or message.match in self._judging:
+            return
+        try:
+            state = self.game.decode_state(message.state)
+        except ValueError:
+            return
+        if self.game.is_terminal(state):
+            return
+        self._judging.add(message.match)
+        nursery.start_soon(self._judge, message.match, message.ply, state, budget)
+
+    async def _judge(self, match: str, ply: int, state: Any, budget: int) -> None:
+        try:
+            proof = await trio.to_thread.run_sync(prove, self.game, state, budget)
+        finally:
+            self._judging.discard(match)
+        if proof is None or match not in self.running:
+            return
+        names = self.running[match].seats
+        verdict = "a draw" if proof.winner is None else f"a win for {names[proof.winner]}"
+        self.adjudicated += 1
+        with contextlib.suppress(TournamentError):  # the reader reports a lost connection
+            await self._send(
+                Adjudicate(
+                    match=match,
+                    ply=ply,
+                    winner=proof.winner,
+                    termination="proven",
+                    reason=f"proven {verdict} at ply {ply} ({proof.nodes} nodes searched)",
+                )
+            )
+
+    # --- results -------------------------------------------------------------------
+
+    def _finished(self, scheduled: ScheduledGame, end: MatchEnd) -> None:
+        if end.termination == Termination.ABORTED.value:
+            self.pending.insert(0, scheduled)  # the server stopped it: play it again
+            return
+        result = GameResult(
+            scheduled.index,
+            scheduled.seats,
+            tuple(end.scores),
+            end.termination,
+            end.match,
+            end.ply,
+        )
+        self._record(result)
+        if result.termination in FAILURES:
+            loser = min(range(len(result.scores)), key=lambda s: result.scores[s])
+            player = self.players[scheduled.seats[loser]]
+            player.failures += 1
+            if player.failures >= self.max_failures:
+                self.withdraw(
+                    player.name,
+                    f"{player.failures} forfeits in a row (last: {result.termination})",
+                )
+        else:
+            for name in scheduled.seats:
+                self.players[name].failures = 0
+
+    def _record(self, result: GameResult) -> None:
+        self.results[result.index] = result
+        if self.on_result:
+            self.on_result(result)
+        if self.plan.stopped(self.results):
+            self.pending.clear()  # decided: nothing new starts; games under way finish
+        else:
+            outstanding = len(self.pending) + len(self.requested) + len(self.running)
+            self.pending += self.plan.more(self.results, outstanding)
+
+    async def _forfeit_withdrawn(self) -> None:
+        """Score the pending games of withdrawn players as their losses."""
+        for scheduled in list(self.pending):
+            withdrawn = [n for n in scheduled.seats if self.players[n].withdrawn]
+            if not withdrawn or scheduled not in self.pending:
+                continue
+            self.pending.remove(scheduled)
+            n = len(scheduled.seats)
+            losers = {i for i, name in enumerate(scheduled.seats) if name in withdrawn}
+            if len(losers) == n:
+                scores = tuple(1.0 / n for _ in range(n))
+            else:
+                share = 1.0 / (n - len(losers))
+                scores = tuple(0.0 if i in losers else share for i in range(n))
+            self._record(
+                GameResult(
+                    scheduled.index,
+                    scheduled.seats,
+                    scores,
+                    Termination.WITHDRAWN.value,
+                    "-",
+                    0,
+                )
+            )
+        await trio.lowlevel.checkpoint()
