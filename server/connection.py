@@ -6,12 +6,22 @@ too slow to play and is disconnected (``slow_consumer``) instead of delaying
 anyone else. Frames are encoded once and the same bytes go to every
 recipient of a broadcast, and everything queued for a client leaves in one
 write: on loopback a `send` system call costs more than the rest of a move.
+
+Why frames are written from the caller when they can be: waking the writer
+task for every frame costs a task switch on top of the system call, which on
+loopback is most of what a move costs the server. So when nothing is being
+sent, an urgent frame (with whatever waits before it) is written at once,
+without blocking, to the socket; only what the socket does not take now is
+left to the writer task, which waits until the client reads. Order is kept:
+bytes go out in the order they were queued, and the caller never writes while
+the writer is sending.
 """
 
 from __future__ import annotations
 
 import collections
 import itertools
+import os
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -36,17 +46,21 @@ class LazyFlusher:
     """Sends every connection's waiting non-urgent frames every `LAZY_FLUSH` seconds.
 
     One task for the whole server, instead of a timer per connection per move.
+    Two generations: a frame is sent after between half and all of
+    `LAZY_FLUSH`, so one queued just before a tick still gets its chance to
+    ride with the client's next frame (usually a millisecond away).
     """
 
     def __init__(self) -> None:
         self.pending: set[Connection] = set()
+        self._older: set[Connection] = set()
 
     async def run(self) -> None:
         while True:
-            await trio.sleep(LAZY_FLUSH)
-            pending, self.pending = self.pending, set()
-            for conn in pending:
-                conn.flush()
+            await trio.sleep(LAZY_FLUSH / 2)
+            older, self._older, self.pending = self._older, self.pending, set()
+            for conn in older:
+                conn.flush()  # nothing to do if its frames already left
 
 
 class Connection:
@@ -69,6 +83,9 @@ class Connection:
         self._wake = trio.Event()
         self._urgent = False
         self._flusher = flusher
+        # a plain socket that can be written without blocking (POSIX only; not TLS)
+        self._socket = getattr(stream, "socket", None) if os.name == "posix" else None
+        self._sending = False  # the writer task owns the socket until its queue is empty
         self.name = "?"
         self.role = "unknown"
         self.peer = _peer_name(stream)
@@ -115,7 +132,24 @@ class Connection:
         return True
 
     def flush(self) -> None:
-        """Have the writer send everything queued now."""
+        """Send everything queued now: written at once if the socket takes it, else by the writer."""
+        queue = self._queue
+        if not queue:
+            return
+        if self._socket is not None and not self._sending and not self.closed:
+            data = b"".join(queue) if len(queue) > 1 else queue[0]
+            queue.clear()
+            try:
+                sent = os.write(self._socket.fileno(), data)
+            except BlockingIOError:
+                sent = 0
+            except OSError:  # reset, broken pipe: the connection is gone
+                self.close("connection_lost")
+                return
+            if sent == len(data):
+                return
+            queue.append(data[sent:])
+            self._sending = True  # the rest waits for the client to read
         self._urgent = True
         self._wake.set()
 
@@ -149,7 +183,9 @@ class Connection:
                     data = b"".join(queue) if len(queue) > 1 else queue[0]
                     queue.clear()
                     self._urgent = False
+                    self._sending = True
                     await stream.send_all(data)
+                    self._sending = False
                     continue
                 if self.closed:
                     return

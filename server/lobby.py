@@ -6,6 +6,7 @@ Trio switches tasks only at `await`.
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -91,7 +92,13 @@ class Lobby:
 
     def _game_for(self, name: str, options: dict[str, Any]) -> Game[Any, Any]:
         try:
-            return make_game(name, options)
+            # the value's type is part of the key: 7, 7.0 and True must not share a game
+            key = (name, tuple(sorted((k, type(v).__name__, v) for k, v in options.items())))
+            hash(key)
+        except TypeError:  # unhashable option values: the game will say what is wrong
+            key = None
+        try:
+            return make_game(name, options) if key is None else _cached_game(*key)
         except ValueError as exc:  # unknown game or bad options
             raise RequestError("bad_request", str(exc)) from None
 
@@ -475,3 +482,9 @@ def _opening_moves(game: Game[Any, Any], wire_moves: list[Any]) -> list[Any]:
 
 def _with_move_time(policy: MatchPolicy, move_time: float) -> MatchPolicy:
     return replace(policy, move_time=move_time)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_game(name: str, options: tuple[tuple[str, str, Any], ...]) -> Game[Any, Any]:
+    """Rule objects are immutable: one per (game, options) serves every match."""
+    return make_game(name, {key: value for key, _, value in options})

@@ -134,12 +134,16 @@ class Match:
         # to move is disconnected) or "over"
         self.phase = "starting"
         self.deadline = math.inf
-        self._changed = trio.Event()
+        # the match task's sleep: moving `deadline` moves this scope's deadline
+        # instead of waking the task on every move
+        self._sleep: trio.CancelScope | None = None
         self._ending: Outcome | None = None
         self._turn_started = 0.0
         self._time_left = policy.move_time
         self._retries = policy.illegal_retries
         self._last_received: float | None = None
+        self._legal: Sequence[Any] = ()
+        self._legal_ply = -1
         for seat in self.seats:
             if seat.conn is not None:
                 seat.conn.seats.add((self, seat.index))
@@ -170,11 +174,16 @@ class Match:
             moves=list(self.moves),
         )
 
-    def _broadcast(self, frame: bytes, mover: int | None = None) -> None:
-        """Send to every seat and spectator; the mover's copy may ride with its next frame."""
+    def _broadcast(self, frame: bytes, *, lazy_seats: bool = False) -> None:
+        """Send to every seat and spectator.
+
+        `lazy_seats`: the seats' copies wait for the caller's flush (or the
+        seat's next frame), so an update and the turn that follows it leave
+        in one write.
+        """
         for seat in self.seats:
             if seat.conn is not None:
-                seat.conn.send_frame(frame, urgent=seat.index != mover)
+                seat.conn.send_frame(frame, urgent=not lazy_seats)
         for spectator in list(self.spectators):
             if not spectator.send_frame(frame):
                 self.spectators.discard(spectator)
@@ -222,9 +231,9 @@ class Match:
             self._begin_turn()
             try:
                 while self._ending is None:
-                    self._changed = trio.Event()
-                    with trio.move_on_at(self.deadline):
-                        await self._changed.wait()
+                    with trio.CancelScope(deadline=self.deadline) as self._sleep:
+                        await trio.sleep_forever()
+                    self._sleep = None
                     if self._ending is None and trio.current_time() >= self.deadline:
                         self._on_deadline()
             finally:
@@ -314,7 +323,8 @@ class Match:
             self._ending = outcome
             self.phase = "over"
             self.deadline = math.inf
-            self._changed.set()
+            if self._sleep is not None:
+                self._sleep.cancel()
 
     def _begin_turn(self) -> None:
         """A fresh clock for the seat to move."""
@@ -330,12 +340,23 @@ class Match:
             away_since = seat.disconnected_at
             if away_since is None:
                 away_since = trio.current_time()
-            self.deadline = away_since + self.policy.reconnect_grace
+            self._set_deadline(away_since + self.policy.reconnect_grace)
         else:
             self.phase = "turn"
             self._send_turn(seat)
-            self.deadline = self._turn_started + self._time_left + self.policy.lag_margin
-        self._changed.set()
+            self._set_deadline(self._turn_started + self._time_left + self.policy.lag_margin)
+
+    def _legal_moves(self) -> Sequence[Any]:
+        """The legal moves at this ply (computed once: for the turn, then to check the move)."""
+        if self._legal_ply != self.ply:
+            self._legal = self.game.legal_moves(self.state)
+            self._legal_ply = self.ply
+        return self._legal
+
+    def _set_deadline(self, deadline: float) -> None:
+        self.deadline = deadline
+        if self._sleep is not None:
+            self._sleep.deadline = deadline
 
     def _on_deadline(self) -> None:
         seat = self.seats[self.to_move]
@@ -371,7 +392,7 @@ class Match:
                 match=self.id,
                 ply=self.ply,
                 state=self._encoded_state,
-                legal_moves=[self.game.encode_move(m) for m in self.game.legal_moves(self.state)],
+                legal_moves=[self.game.encode_move(m) for m in self._legal_moves()],
                 time_left=time_left,
             )
         )
@@ -395,7 +416,7 @@ class Match:
         try:
             move = self.game.decode_move(message.move)
             kind = "illegal"
-            legal = move in self.game.legal_moves(self.state)
+            legal = move in self._legal_moves()
             reason = "" if legal else f"{self.game.format_move(move)} is not legal in this position"
         except InvalidMoveError as exc:
             kind, legal, reason = "invalid", False, str(exc)
@@ -411,6 +432,11 @@ class Match:
                 self._end(Outcome.draw(self.game.num_players, Termination.MAX_PLIES))
             else:
                 self._begin_turn()
+            # the update leaves now for everyone but the mover (whose copy
+            # rides with its next frame); the next mover's went with its turn
+            for seat in self.seats:
+                if seat.conn is not None and seat.index != seat_index:
+                    seat.conn.flush()
             return
         conn.send(
             Illegal(
@@ -479,7 +505,7 @@ class Match:
             MoveRecord(self.id, played_ply, seat, wire_move, notation, think, time.time())
         )
         self._broadcast(
-            mover=seat,
+            lazy_seats=True,
             frame=encode_message(
                 Update(
                     match=self.id,

@@ -5,7 +5,7 @@ Match code talks only to `Recorder`; the recorder to a `Backend` (SQLite's
 """
 
 from server.store.journal import Journal as Journal
-from server.store.recorder import GROUP_COMMIT as GROUP_COMMIT
+from server.store.recorder import MOVE_FLUSH as MOVE_FLUSH
 from server.store.recorder import Recorder as Recorder
 from server.store.recorder import StoreStatus as StoreStatus
 from server.store.recorder import StoreUnavailable as StoreUnavailable

@@ -5,9 +5,10 @@ disk, a lock held by another process, an I/O error), and play must go on
 meanwhile. So every match's records live here, in memory, from the match's
 start until they are committed: the match row, every move, the result. A
 writer task takes whatever is unwritten, writes it from a worker thread
-(group commit: one transaction for everything that arrived within
-`GROUP_COMMIT` seconds, a savepoint per match) and forgets only what
-committed. A failed write loses nothing: the records stay queued, are retried
+(group commit: one transaction for everything waiting, a savepoint per match)
+and forgets only what committed. A result is written at once (whatever else
+is waiting goes with it); moves of a running match wait up to `MOVE_FLUSH`
+seconds, so most short matches are written in one piece with their result. A failed write loses nothing: the records stay queued, are retried
 with exponential backoff, and ended matches are also appended to the fallback
 `Journal` when the disk allows. The store degrades and recovers by itself;
 the log says when.
@@ -41,8 +42,9 @@ from server.store.sqlite import result_of
 
 log = structlog.get_logger("arena.server")
 
-#: how long moves may wait to be committed together (a waiting result cuts it short)
-GROUP_COMMIT = 0.005
+#: how long moves of running matches may wait to be written (a result cuts it short);
+#: nothing acknowledged waits: a match's result is written at once
+MOVE_FLUSH = 1.0
 #: retry delays after a failed write: first, growth factor, cap (seconds)
 RETRY_FIRST, RETRY_FACTOR, RETRY_MAX = 0.05, 2.0, 2.0
 #: at shutdown, how long to keep trying before journaling what is left
@@ -151,7 +153,7 @@ class Recorder:
             self._pending_results += 1
         entry.result = result
         self._mark(result.match_id)
-        self._urgent.set()
+        self._urgent.set()  # a result is written at once
         if self.degraded_since is None and not self._stopped.is_set():
             with trio.move_on_after(self.record_wait):
                 await entry.written.wait()
@@ -242,7 +244,7 @@ class Recorder:
                             self._wake = trio.Event()
                             await self._wake.wait()
             elif not self._urgent.is_set() and not self._closing:
-                with trio.move_on_after(GROUP_COMMIT):
+                with trio.move_on_after(MOVE_FLUSH):
                     await self._urgent.wait()
             self._urgent = trio.Event()
             await self._write_once()
