@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import trio
 
-from protocol.messages import MatchEnd, MatchStart, Paired, PoolStatus, Seeking
+from protocol.messages import Error, MatchEnd, MatchStart, Paired, PoolStatus, Seeking, Turn, Update
+from records.schema import opening_of
+from server.store import Store
 from tests.server.harness import RawClient, play_randomly, running_server
 
 PAIR = {
@@ -90,3 +93,87 @@ async def test_a_tournament_game_is_played_once_and_handed_back_after_a_restart(
         end = await director.expect(MatchEnd, skip=(PoolStatus,))
         assert paired.existing and paired.match == end.match == first.match
         assert end.scores == ends[0].scores and end.ply == ends[0].ply
+
+
+def _pair(index: int, **extra: Any) -> dict[str, Any]:
+    return {**PAIR, "index": index, **extra}
+
+
+async def test_a_pair_with_an_opening_starts_after_it_and_stores_it(tmp_path: Path) -> None:
+    db = str(tmp_path / "arena.sqlite")
+    async with running_server(db=db) as server:
+        assert server.port is not None
+        director = await _director(server.port)
+        players = await _seekers(server.port)
+        await _idle(director, 2)
+        # an illegal opening (the same cell twice) is refused, and nothing changes
+        await director.send(_pair(1, opening=[4, 4]))
+        error: Error = await director.expect(Error, skip=(PoolStatus,))
+        assert error.code == "bad_request" and "opening move 2" in error.message
+        await director.send(_pair(2, opening=[0, 1, 3, 4, 6]))  # ends the game: refused
+        error = await director.expect(Error, skip=(PoolStatus,))
+        assert error.code == "bad_request" and "ends the game" in error.message
+        # the players are still idle: a legal opening starts their match after three plies
+        await director.send(_pair(3, opening=[4, 0, 8]))
+        paired: Paired = await director.expect(Paired, skip=(PoolStatus,))
+        starts = [await player.expect(MatchStart) for player in players]
+        for start in starts:
+            assert start.match == paired.match
+            assert start.ply == 3 and start.moves == [4, 0, 8] and start.to_move == 1
+        async with trio.open_nursery() as nursery:
+            for i, player in enumerate(players):
+                nursery.start_soon(play_randomly, player, i)
+        end: MatchEnd = await director.expect(MatchEnd, skip=(PoolStatus,))
+        assert end.recorded and end.ply > 3
+    store = Store(db)
+    record = store.get_match(paired.match)
+    assert record is not None and opening_of(record) == [4, 0, 8]
+    moves = store.get_moves(paired.match)
+    assert [m.move for m in moves[:3]] == [4, 0, 8]
+    assert [m.seat for m in moves[:3]] == [0, 1, 0]
+    assert all(m.think_time == 0.0 for m in moves[:3]) and len(moves) == end.ply
+    store.close()
+
+
+async def test_max_plies_ends_a_game_in_a_draw(tmp_path: Path) -> None:
+    async with running_server(db=str(tmp_path / "arena.sqlite")) as server:
+        assert server.port is not None
+        director = await _director(server.port)
+        players = await _seekers(server.port)
+        await _idle(director, 2)
+        await director.send(_pair(4, opening=[4], max_plies=3))
+        await director.expect(Paired, skip=(PoolStatus,))
+        for player in players:
+            await player.expect(MatchStart)
+        async with trio.open_nursery() as nursery:
+            for i, player in enumerate(players):
+                nursery.start_soon(play_randomly, player, i)
+        end: MatchEnd = await director.expect(MatchEnd, skip=(PoolStatus,))
+        assert end.termination == "max_plies" and end.ply == 3
+        assert end.winner is None and end.scores == [0.5, 0.5]
+
+
+async def test_the_director_adjudicates_only_the_position_it_judged(tmp_path: Path) -> None:
+    async with running_server(db=str(tmp_path / "arena.sqlite")) as server:
+        assert server.port is not None
+        director = await _director(server.port)
+        players = await _seekers(server.port)
+        await _idle(director, 2)
+        await director.send(_pair(5))
+        paired: Paired = await director.expect(Paired, skip=(PoolStatus,))
+        starts = {(await p.expect(MatchStart)).seat: p for p in players}
+        turn: Turn = await starts[0].expect(Turn)
+        await starts[0].send({"type": "move", "match": paired.match, "ply": 0, "move": 4})
+        await starts[1].expect(Turn, skip=(Update,))
+        assert turn.ply == 0
+        stale = {"type": "adjudicate", "match": paired.match, "winner": 0}
+        await director.send({**stale, "ply": 0, "termination": "proven"})
+        error: Error = await director.expect(Error, skip=(PoolStatus,))
+        assert error.code == "stale_position"
+        # a player cannot adjudicate: only the pool's director
+        await starts[1].send({**stale, "ply": 1, "termination": "proven"})
+        assert (await starts[1].expect(Error, skip=(Update,))).code == "not_director"
+        await director.send({**stale, "ply": 1, "termination": "proven", "reason": "proof"})
+        end: MatchEnd = await director.expect(MatchEnd, skip=(PoolStatus,))
+        assert end.termination == "proven" and end.winner == 0 and end.ply == 1
+        assert end.reason == "proof"
