@@ -29,7 +29,8 @@ class LiveView {
   start(msg) {
     Object.assign(this, { id: msg.match, game: msg.game, names: msg.players, seat: msg.seat, state: msg.state,
       ply: msg.ply, moveTime: msg.time_control.move_time, ended: false, last: null, legal: null });
-    this.notations = msg.moves.map((m) => JSON.stringify(m));
+    this.notations = msg.moves.map((m) => JSON.stringify(m));  // notations come from the record
+    this.raw = msg.moves.length;
     this.last = msg.moves.length ? msg.moves[msg.moves.length - 1] : null;
     this.turnStart = performance.now();
     this.deadline = null;
@@ -43,7 +44,8 @@ class LiveView {
   async fillNotations() {
     try {
       const doc = await getJSON(`/api/matches/${encodeURIComponent(this.id)}`);
-      doc.moves.forEach((m) => { if (m.ply < this.notations.length) this.notations[m.ply] = m.notation; });
+      doc.moves.forEach((m) => { if (m.ply < this.raw) this.notations[m.ply] = m.notation; });
+      if (doc.moves.length >= this.raw) this.raw = 0;
       this.renderMoves();
     } catch { /* the record is optional: raw moves stay */ }
   }
@@ -87,6 +89,7 @@ class LiveView {
     this.result.replaceChildren(`${text}${mine} (${msg.termination})`, " ",
       h("a", { href: `/replay/${encodeURIComponent(msg.match)}` }, "replay"));
     this.setStatus(msg.reason || "");
+    if (this.raw) this.fillNotations();  // the record has every move once the match is over
     this.render();
   }
 

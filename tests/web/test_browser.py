@@ -1,0 +1,237 @@
+"""The web pages in a real headless Chromium (Playwright driving the system browser).
+
+Screenshots go to tests/web/artifacts/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from games import make_game
+from tests.web.browser import WebServer, chromium_path, screenshot, start_player, web_server
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+TIMEOUT = 60_000  # ms
+MOVE_LIST = (
+    "n => [...document.querySelectorAll('#moves span')].map(s => s.textContent).join('|') === n"
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    chromium_path()  # skip early without a browser
+    with web_server(tmp_path_factory.mktemp("web"), "--engine", "random") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    executable = chromium_path()
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=executable, args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.set_default_timeout(TIMEOUT)
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def wait_for_live_match(server: WebServer, game: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for match in server.get("/api/live")["matches"]:
+            if match["game"] == game:
+                return dict(match)
+        time.sleep(0.05)
+    raise AssertionError(f"no live {game} match appeared")
+
+
+def test_lobby_loads(server: WebServer, page: Any) -> None:
+    page.goto(server.url)
+    page.get_by_role("heading", name="Lobby").wait_for()
+    for section in ("Live matches", "Open seeks", "Recent results", "Tournaments"):
+        page.get_by_text(section, exact=True).first.wait_for()
+    screenshot(page, "lobby.png")
+
+
+def test_watch_a_live_connect4_to_its_end_then_replay_it(server: WebServer, page: Any) -> None:
+    room = ["--room", "browser-c4", "--move-time", "0.4"]
+    players = [
+        start_player(server, "connect4", "mcts:time=0.2", *room, "--seat", "0", "--name", "mcts"),
+        start_player(server, "connect4", "random", *room, "--seat", "1", "--name", "random"),
+    ]
+    try:
+        match = wait_for_live_match(server, "connect4")
+        page.goto(server.url)  # the lobby lists it, with a link to watch it
+        page.locator(f'#live a[href="/watch/{match["match"]}"]').click()
+        page.wait_for_url(f"**/watch/{match['match']}")
+        page.locator("#board svg[data-game=connect4]").wait_for()
+        page.locator("#players").get_by_text("mcts").wait_for()
+        result = page.locator("#result")
+        result.wait_for(state="visible", timeout=TIMEOUT)
+        screenshot(page, "watch-connect4-end.png")
+        text = result.inner_text()
+        assert re.search(r"(mcts|random) wins|draw", text), text
+        for process in players:
+            assert process.wait(timeout=30) == 0
+    finally:
+        for process in players:
+            if process.poll() is None:
+                process.kill()
+    record = server.get(f"/api/matches/{match['match']}")
+    plies = record["match"]["plies"]
+    # every move was seen live, in order, with its notation
+    expected = "|".join(f"{i + 1}. {m['notation']}" for i, m in enumerate(record["moves"]))
+    page.wait_for_function(MOVE_LIST, arg=expected)
+    assert page.locator("#board .piece").count() == plies
+
+    page.locator("#result a", has_text="replay").click()
+    page.wait_for_url(re.compile(rf"/replay/{match['match']}"))
+    page.locator("#ply-label").wait_for()
+    assert page.locator("#ply-label").inner_text().startswith(f"ply {plies} / {plies}")
+    page.click("#first")
+    assert page.locator("#board .piece").count() == 0
+    page.click("#next")
+    page.click("#next")
+    assert page.locator("#ply-label").inner_text().startswith(f"ply 2 / {plies}")
+    assert page.url.endswith("?ply=2")
+    assert page.locator("#board .piece").count() == 2
+    page.click("#prev")
+    assert page.locator("#board .piece").count() == 1
+    # a link to a ply opens at that ply
+    page.goto(f"{server.url}/replay/{match['match']}?ply=3")
+    page.locator("#ply-label").wait_for()
+    assert page.locator("#ply-label").inner_text().startswith(f"ply 3 / {plies}")
+    assert page.locator("#board .piece").count() == 3
+    assert page.locator("#moves span.current").inner_text().startswith("3.")
+    screenshot(page, "replay-connect4-ply3.png")
+
+
+def play_until_over(page: Any, *, reload_after: int | None = None) -> None:
+    """Click a legal move whenever it is our turn until the result shows."""
+    moves = 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if page.locator("#result").is_visible():
+            return
+        legal = page.locator("#board svg .legal")
+        if legal.count():
+            legal.first.click()
+            moves += 1
+            if moves == reload_after:
+                page.reload()  # the page rejoins its seat with the stored token
+                page.locator("#board svg").wait_for()
+                page.get_by_text("you play seat 0").wait_for()
+        else:
+            page.wait_for_timeout(50)
+    raise AssertionError("the game did not end")
+
+
+def test_play_tictactoe_against_the_random_engine_by_clicking(
+    server: WebServer, page: Any
+) -> None:
+    page.goto(f"{server.url}/play")
+    page.locator("#play-form").wait_for()
+    page.select_option("#game", "tictactoe")
+    page.select_option("#opponent", "random")
+    page.select_option("#seat", "0")
+    page.fill("#move-time", "20")
+    page.fill("#name", "clicker")
+    screenshot(page, "play-form.png")
+    page.click("#start")
+    page.locator("#board svg[data-game=tictactoe]").wait_for()
+    page.locator("#board svg .legal").first.wait_for()  # seat 0 moves first
+    assert page.locator("#board svg .legal").count() == 9
+    screenshot(page, "play-tictactoe-first-turn.png")
+    play_until_over(page, reload_after=1)
+    screenshot(page, "play-tictactoe-end.png")
+    assert re.search(r"you (win|lose)|draw", page.locator("#result").inner_text())
+    assert page.evaluate("localStorage.getItem('arena.seat')") is None
+    recent = server.get("/api/matches?status=finished&limit=5")["matches"]
+    [mine] = [m for m in recent if m["players"] == ["clicker", "random"]]
+    record = server.get(f"/api/matches/{mine['id']}")
+    expected = "|".join(f"{i + 1}. {m['notation']}" for i, m in enumerate(record["moves"]))
+    page.wait_for_function(MOVE_LIST, arg=expected)  # also the moves before the reload
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "gomoku", "connect4", "reversi", "ultimate"])
+def test_every_builtin_board_renders_pieces_and_legal_moves(
+    server: WebServer, page: Any, name: str
+) -> None:
+    game = make_game(name, {"width": 9, "height": 9} if name == "gomoku" else {})
+    state = game.initial_state()
+    rng = random.Random(5)
+    for _ in range(14):
+        if game.is_terminal(state):
+            break
+        state = game.apply(state, rng.choice(list(game.legal_moves(state))))
+    encoded = game.encode_state(state)
+    legal = [game.encode_move(m) for m in game.legal_moves(state)]
+    page.goto(server.url)
+    page.get_by_role("heading", name="Lobby").wait_for()
+    page.evaluate(
+        """async ([game, state, legal]) => {
+            const { drawBoard } = await import('/static/boards.js');
+            const box = document.createElement('div');
+            box.id = 'sample';
+            box.className = 'board';
+            document.getElementById('app').replaceChildren(box);
+            drawBoard(box, { game, state, legal, last: legal.length ? null : null, onMove: null });
+        }""",
+        [name, encoded, legal],
+    )
+    pieces = sum(row.count("X") + row.count("O") for row in encoded["board"])
+    assert page.locator(f"#sample svg[data-game={name}] .piece").count() == pieces
+    assert page.locator("#sample svg .legal").count() == len([m for m in legal if m >= 0])
+    screenshot(page, f"board-{name}.png")
+
+
+def test_generic_view_for_a_game_without_a_renderer(server: WebServer, page: Any) -> None:
+    """A plug-in game's state is shown as text (its board rows, else JSON)."""
+    page.goto(server.url)
+    page.get_by_role("heading", name="Lobby").wait_for()
+    page.evaluate(
+        """async () => {
+            const { drawBoard } = await import('/static/boards.js');
+            const box = document.createElement('div');
+            box.id = 'generic';
+            document.body.append(box);
+            drawBoard(box, { game: 'hex', state: { board: ['.X', 'O.'], to_move: 0 }, legal: [1, 2] });
+        }"""
+    )
+    text = page.locator("#generic pre.generic").inner_text()
+    assert text.startswith(".X\nO.") and '"to_move":0' in text
+
+
+def test_pages_ship_no_external_resources(server: WebServer, page: Any) -> None:
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(server.url)
+    page.get_by_role("heading", name="Lobby").wait_for()
+    assert requested and all(url.startswith(server.url) for url in requested), requested
+
+
+def test_missing_match_pages(server: WebServer, page: Any, tmp_path: Path) -> None:
+    page.goto(f"{server.url}/watch/m9999-none")
+    page.get_by_text("is not being played").wait_for()
+    page.goto(f"{server.url}/replay/m9999-none")
+    page.get_by_text("no recorded match").wait_for()
