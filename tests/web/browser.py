@@ -55,8 +55,7 @@ def web_server(tmp: Path, *extra: str) -> Iterator[WebServer]:
     env = {**os.environ, "ARENA_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1"}
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [*ARENA, "serve", "--port", "0", "--db", str(tmp / "arena.sqlite")]
-            + ["--web", "127.0.0.1:0", *extra],
+            [*ARENA, "serve", "--port", "0", "--db", str(tmp / "arena.sqlite"), "--web", "127.0.0.1:0", *extra],  # fmt: skip
             stdout=out,
             stderr=subprocess.STDOUT,
             env=env,
