@@ -53,9 +53,10 @@ def web_server(tmp: Path, *extra: str) -> Iterator[WebServer]:
     """`arena serve --web 127.0.0.1:0` with a fresh database; stopped with SIGINT."""
     log = tmp / "serve.log"
     env = {**os.environ, "ARENA_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1"}
+    argv = [*ARENA, "serve", "--port", "0", "--db", str(tmp / "arena.sqlite")]
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [*ARENA, "serve", "--port", "0", "--db", str(tmp / "arena.sqlite"), "--web", "127.0.0.1:0", *extra],  # fmt: skip
+            [*argv, "--web", "127.0.0.1:0", *extra],
             stdout=out,
             stderr=subprocess.STDOUT,
             env=env,

@@ -146,9 +146,7 @@ def play_until_over(page: Any, *, reload_after: int | None = None) -> None:
     raise AssertionError("the game did not end")
 
 
-def test_play_tictactoe_against_the_random_engine_by_clicking(
-    server: WebServer, page: Any
-) -> None:
+def test_play_tictactoe_against_the_random_engine_by_clicking(server: WebServer, page: Any) -> None:
     page.goto(f"{server.url}/play")
     page.locator("#play-form").wait_for()
     page.select_option("#game", "tictactoe")
