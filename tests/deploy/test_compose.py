@@ -24,6 +24,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -146,7 +147,9 @@ def test_server_listens_on_the_network_with_its_records_on_the_volume() -> None:
     env = server.environment
     assert env["ARENA_HOST"] == "0.0.0.0"
     port = env["ARENA_PORT"]
-    assert [str(p).rsplit(":", 1)[-1] for p in server.raw["ports"]] == [port]
+    web_host, _, web_port = env["ARENA_WEB"].rpartition(":")
+    assert web_host == "0.0.0.0"  # the web app too listens on the network
+    assert [str(p).rsplit(":", 1)[-1] for p in server.raw["ports"]] == [port, web_port]
     assert server.healthcheck == ["arena", "ping", "--host", "127.0.0.1", "--port", port]
     assert under_volume(server, env["ARENA_DB"])
     for volume in server.volumes.values():
@@ -272,7 +275,7 @@ class LocalStack:
             for volume in service.volumes.values():
                 self.volumes[volume] = tmp_path / "volumes" / volume
                 self.volumes[volume].mkdir(parents=True, exist_ok=True)
-        self.ports = {4242: free_port()}
+        self.ports = {4242: free_port(), 8080: free_port()}
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         stage = final_stage(dockerfile_instructions(DOCKERFILE.read_text()))
         self.image_env = image_environment(stage)
@@ -289,7 +292,7 @@ class LocalStack:
         if kind == "port" and text.isdigit():
             return str(self.ports.get(int(text), int(text)))
         host, sep, port = text.rpartition(":")
-        if sep and host in self.services and port.isdigit():
+        if sep and (host in self.services or host == "0.0.0.0") and port.isdigit():
             return f"127.0.0.1:{self.ports.get(int(port), int(port))}"
         return text
 
@@ -442,6 +445,15 @@ def test_server_players_and_tournament_work_together(stack: LocalStack) -> None:
     assert recorded == 2
     tournament_db = stack.volume_path("tournament", tournament.environment["ARENA_DB"])
     assert tournament_db.is_file()
+
+    # the server's web app (ARENA_WEB) shows that tournament from the server's own records
+    server = stack.services["server"]
+    web = stack.localize(server, server.environment["ARENA_WEB"])
+    url = f"http://{web}/api/tournaments/{document['tournament']}"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        shown = json.loads(response.read())
+    assert {row["name"] for row in shown["standings"]} == names
+    assert shown["finished"] == 2
 
     # SIGTERM: a clean shutdown; every stdout line was a JSON log record
     assert stack.stop("server") == 0
