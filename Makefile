@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all install demo test lint test-fast test-slow bench clean
+.PHONY: all install chromium demo test lint test-fast test-slow bench clean
 
 all: test
 
@@ -16,6 +16,15 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Debian's Chromium for the browser tests (tests/web); they skip without it.
+# Playwright drives this system browser: it never downloads one.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	@chromium --version
 
 demo: $(STAMP)
 	$(BIN)/arena demo
@@ -38,6 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.mcts
 	$(BIN)/python -m benchmarks.server
 	$(BIN)/python -m benchmarks.tournament
+	$(BIN)/python -m benchmarks.web
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -29,11 +29,17 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 
 def chromium_path() -> str:
-    """The system Chromium, or skip the test saying how to get it."""
+    """The system Chromium, or skip the test saying how to get it.
+
+    With ARENA_REQUIRE_BROWSER=1 (set by .ci/run) a missing browser fails instead.
+    """
     for candidate in (os.environ.get("ARENA_CHROMIUM"), "chromium", "chromium-browser"):
         if candidate and (found := shutil.which(candidate)):
             return found
-    pytest.skip("no system Chromium: install it with `make chromium` (apt-get install chromium)")
+    message = "no system Chromium: install it with `make chromium` (apt-get install chromium)"
+    if os.environ.get("ARENA_REQUIRE_BROWSER"):
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 @dataclass
