@@ -44,6 +44,7 @@ TARGET_SHARE_OF_ECHO = 0.5  # with durable commits: at least half the transport'
 TARGET_P99_MS = 5.0
 NO_DB = False  # --no-db: measure without the records database
 LAST_CPU_PER_MOVE = 0.0  # server CPU seconds per move in the last measure_arena run
+LAST_ECHO_CPU_PER_MOVE = 0.0  # the same for the echo baseline
 
 
 # --- the client process ---------------------------------------------------------
@@ -174,8 +175,11 @@ async def measure_echo(matches: int, seconds: float, game: str) -> float:
         await trio.sleep(1.0)
         count = 0
         start = trio.current_time()
+        cpu_start = time.process_time()
         await trio.sleep(seconds)
         rate = count / (trio.current_time() - start)
+        global LAST_ECHO_CPU_PER_MOVE
+        LAST_ECHO_CPU_PER_MOVE = (time.process_time() - cpu_start) / max(count, 1)
         await trio.to_thread.run_sync(clients.wait)
         nursery.cancel_scope.cancel()
     return rate
@@ -208,7 +212,7 @@ def main() -> None:
     )
     print(
         f"{'matches':>8} {'moves/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'CPU us/move':>12}"
-        f" {'ended/s':>8} {'recorded':>9} {'echo moves/s':>13} {'of echo':>8}"
+        f" {'ended/s':>8} {'recorded':>9} {'echo moves/s':>13} {'echo CPU us':>12} {'of echo':>8}"
     )
     results = {}
     for matches in args.matches:
@@ -218,7 +222,8 @@ def main() -> None:
         cpu_us = LAST_CPU_PER_MOVE * 1e6
         print(
             f"{matches:>8} {rate:>10,.0f} {p50:>8.3f} {p99:>8.3f} {cpu_us:>12.0f}"
-            f" {ended:>8,.1f} {recorded:>9.0%} {echo:>13,.0f} {rate / echo:>8.0%}",
+            f" {ended:>8,.1f} {recorded:>9.0%} {echo:>13,.0f}"
+            f" {LAST_ECHO_CPU_PER_MOVE * 1e6:>12.0f} {rate / max(echo, 1e-9):>8.0%}",
             flush=True,
         )
     top = max(results)

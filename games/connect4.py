@@ -100,6 +100,7 @@ class Connect4(Game[Connect4State, int]):
             bits = [1 << (c * stride + row) for c in range(self.width)]
             self._row_bits.append((sum(bits), bits))
         self._empty_row = "." * self.width
+        self._row_cache: dict[tuple[int, int], str] = {}  # a row's discs -> its text
 
     # --- rules -----------------------------------------------------------------
 
@@ -264,12 +265,21 @@ class Connect4(Game[Connect4State, int]):
         stones0, stones1 = state[0], state[1]
         occupied = stones0 | stones1
         empty = self._empty_row
-        return [
-            "".join(["X" if stones0 & b else "O" if stones1 & b else "." for b in bits])
-            if occupied & mask
-            else empty
-            for mask, bits in self._row_bits
-        ]
+        cache = self._row_cache
+        rows = []
+        for mask, bits in self._row_bits:
+            if not occupied & mask:
+                rows.append(empty)
+                continue
+            key = (stones0 & mask, stones1 & mask)  # rows' bits are disjoint: unique per row
+            text = cache.get(key)
+            if text is None:
+                if len(cache) >= 65_536:
+                    cache.clear()
+                text = "".join(["X" if stones0 & b else "O" if stones1 & b else "." for b in bits])
+                cache[key] = text
+            rows.append(text)
+        return rows
 
     def encode_state(self, state: Connect4State) -> dict[str, Any]:
         return {"board": self._rows(state), "to_move": self.to_move(state)}

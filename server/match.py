@@ -143,6 +143,8 @@ class Match:
         self._retries = policy.illegal_retries
         self._last_received: float | None = None
         self._legal: Sequence[Any] = ()
+        # bound once: the per-move line costs no logger construction
+        self._log = log.bind(match=self.id)
         self._legal_ply = -1
         for seat in self.seats:
             if seat.conn is not None:
@@ -354,8 +356,13 @@ class Match:
         return self._legal
 
     def _set_deadline(self, deadline: float) -> None:
+        """Move the deadline; the sleeping match task is woken only if it must wake sooner.
+
+        A later deadline (every new turn) is left for the task to find when its
+        old one passes: no rescheduling per move.
+        """
         self.deadline = deadline
-        if self._sleep is not None:
+        if self._sleep is not None and deadline < self._sleep.deadline:
             self._sleep.deadline = deadline
 
     def _on_deadline(self) -> None:
@@ -518,9 +525,7 @@ class Match:
                 )
             ),
         )
-        log.info(
-            "move", match=self.id, seat=seat, ply=played_ply, move=notation, think=round(think, 4)
-        )
+        self._log.info("move", seat=seat, ply=played_ply, move=notation, think=round(think, 4))
         if self.stats is not None:
             self.stats.moves += 1
 
