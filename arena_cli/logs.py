@@ -11,9 +11,10 @@ import contextlib
 import logging
 import os
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import structlog
+if TYPE_CHECKING:
+    import structlog
 
 LEVELS = {
     "debug": logging.DEBUG,
@@ -79,6 +80,14 @@ class _CurrentStream:
 FAILED_SINKS: list[_CurrentStream] = []
 
 
+def check_level(level: str | None) -> str:
+    """The log level name to use (`level`, $ARENA_LOG_LEVEL or info); ValueError if unknown."""
+    name = (level or os.environ.get("ARENA_LOG_LEVEL") or "info").lower()
+    if name not in LEVELS:
+        raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {name!r}")
+    return name
+
+
 def configure_logging(
     level: str | None = None, *, json: bool | None = None, stream: TextIO | None = None
 ) -> None:
@@ -92,9 +101,9 @@ def configure_logging(
         out = _CurrentStream("stdout")
     elif out is sys.stderr:
         out = _CurrentStream("stderr")
-    name = (level or os.environ.get("ARENA_LOG_LEVEL") or "info").lower()
-    if name not in LEVELS:
-        raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {name!r}")
+    name = check_level(level)
+    import structlog  # here, not at the top: commands that never log start faster
+
     if json is None:
         fmt = os.environ.get("ARENA_LOG_FORMAT", "").lower()
         json = fmt == "json" if fmt in {"json", "console"} else not out.isatty()

@@ -2,6 +2,12 @@
 
 Each subcommand lives in its own module exposing `add_parser(subparsers)`,
 which registers the parser and sets `func` to a `run(args) -> int` function.
+
+Start-up is lazy: `COMMANDS` names each command's module and one-line help,
+so `arena --help` imports no command module at all and `arena X` imports only
+X's module (benchmarks/startup.py measures it). Command modules keep their
+heavy imports (trio, the server, the player) inside their `run` functions
+where that matters for start-up.
 """
 
 from __future__ import annotations
@@ -10,36 +16,105 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-SUBCOMMAND_MODULES = (
-    "arena_cli.games_cmd",
-    "arena_cli.demo_cmd",
-    "arena_cli.serve_cmd",
-    "arena_cli.records_cmd",
-    "arena_cli.export_cmd",
-    "arena_cli.import_cmd",
-    "arena_cli.tournament_cmd",
-    "arena_cli.play_cmd",
-    "arena_cli.watch_cmd",
-    "arena_cli.ping_cmd",
-    "arena_cli.status_cmd",
-    "arena_cli.backup_cmd",
-)
+#: command -> (module registering it, one-line help shown by `arena --help`)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "games": ("arena_cli.games_cmd", "list the available games and their options"),
+    "play": (
+        "arena_cli.play_cmd",
+        "play matches on a server with an agent (mcts, random, human, ...)",
+    ),
+    "watch": (
+        "arena_cli.watch_cmd",
+        "watch a match (or --all) in the terminal; without arguments, list matches",
+    ),
+    "serve": ("arena_cli.serve_cmd", "run the match server"),
+    "tournament": (
+        "arena_cli.tournament_cmd",
+        "run a round-robin, gauntlet or SPRT between agent specs",
+    ),
+    "demo": (
+        "arena_cli.demo_cmd",
+        "a small round-robin on an embedded server (what `make demo` runs)",
+    ),
+    "matches": ("arena_cli.records_cmd", "list recorded matches"),
+    "show": ("arena_cli.records_cmd", "replay a recorded match, board after each move"),
+    "export": ("arena_cli.export_cmd", "write recorded games as JSON Lines or SGF"),
+    "import": ("arena_cli.import_cmd", "read JSON Lines or SGF game records into the database"),
+    "backup": (
+        "arena_cli.backup_cmd",
+        "copy the records database safely, even while a server writes to it",
+    ),
+    "ping": ("arena_cli.ping_cmd", "check that a server answers (exit 0 or 1)"),
+    "status": (
+        "arena_cli.status_cmd",
+        "show a running server's store health and load (exit 1 if degraded)",
+    ),
+}
+
+EPILOG = """examples:
+  arena play connect4 human --vs mcts:time=1   play an engine yourself (one command)
+  arena serve                                  run a server on 127.0.0.1:4242
+  arena play connect4 mcts:time=0.5 --games 4  connect an engine to that server
+  arena tournament connect4 --player mcts --player random
+  arena matches                                list recorded matches
+
+`arena COMMAND --help` describes each command."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("mcts-arena")
+    except PackageNotFoundError:  # run from a source tree without installing
+        return "unknown"
+
+
+class _VersionAction(argparse.Action):
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        print(f"arena (mcts-arena) {version()}")
+        parser.exit()
+
+
+def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
+    """The `arena` parser; with `command` given, only that command's module is imported.
+
+    ``"*"`` (the default) registers every command in full (tests, docs);
+    None registers none in full (enough for `arena --help`).
+    """
     parser = argparse.ArgumentParser(
         prog="arena",
         description="MCTS Arena: networked board-game matches and tournaments.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("--log-level", default=None, help="debug, info, warning or error")
     parser.add_argument(
         "--log-format", choices=("console", "json"), default=None, help="log line format"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in SUBCOMMAND_MODULES:
-        importlib.import_module(module_name).add_parser(subparsers)
+    if command == "*":
+        full = {module for module, _ in COMMANDS.values()}
+    else:
+        full = {COMMANDS[command][0]} if command in COMMANDS else set()
+    loaded: set[str] = set()
+    for name, (module_name, help_text) in COMMANDS.items():
+        if name in loaded:
+            continue
+        if module_name in full:
+            before = set(subparsers.choices)
+            importlib.import_module(module_name).add_parser(subparsers)
+            loaded |= set(subparsers.choices) - before
+        else:
+            subparsers.add_parser(name, help=help_text)
+            loaded.add(name)
     # the global flags also work after the command (`arena serve --log-level debug`)
     for sub in subparsers.choices.values():
         sub.add_argument("--log-level", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
@@ -52,38 +127,73 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from arena_cli.logs import configure_logging
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command word in `argv` (skipping the global options and their values)."""
+    skip = False
+    for item in argv:
+        if skip:
+            skip = False
+        elif item in ("--log-level", "--log-format"):
+            skip = True
+        elif not item.startswith("-"):
+            return item
+    return None
 
-    parser = build_parser()
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from arena_cli import stops
+
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    restore = stops.install()
+    try:
+        return _main(args_list)
+    except BaseException as exc:
+        if not stops.is_interrupt(exc):
+            raise
+        code, line = stops.stop_status()
+        print(line, file=sys.stderr, flush=True)
+        return code
+    finally:
+        restore()
+        _silence_failed_sinks()
+
+
+def _main(argv: list[str]) -> int:
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
+        if args.command is not None:  # a command registered without its module: a bug
+            parser.error(f"command {args.command!r} is not available")
         parser.print_help()
         return 2
+    from arena_cli.logs import check_level, configure_logging
+
     try:
-        # commands whose logs are their output (serve) log to stdout, the others to stderr
-        stream = sys.stdout if getattr(args, "log_stream", "stderr") == "stdout" else sys.stderr
-        configure_logging(
-            args.log_level or getattr(args, "default_log_level", None),
-            json=None if args.log_format is None else args.log_format == "json",
-            stream=stream,
-        )
+        if not getattr(args, "logs", True):  # a command that never logs (start-up time)
+            check_level(args.log_level)
+        else:
+            _configure(args, configure_logging)
     except ValueError as exc:
         parser.error(str(exc))
-    try:
-        return int(args.func(args))
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    finally:
-        _silence_failed_sinks()
+    return int(args.func(args))
+
+
+def _configure(args: argparse.Namespace, configure_logging: Callable[..., None]) -> None:
+    # commands whose logs are their output (serve) log to stdout, the others to stderr
+    stream = sys.stdout if getattr(args, "log_stream", "stderr") == "stdout" else sys.stderr
+    configure_logging(
+        args.log_level or getattr(args, "default_log_level", None),
+        json=None if args.log_format is None else args.log_format == "json",
+        stream=stream,
+    )
 
 
 def _silence_failed_sinks() -> None:
     """Point a log sink that failed (a closed pipe) at /dev/null, so exiting stays quiet."""
-    from arena_cli.logs import FAILED_SINKS
-
-    for sink in FAILED_SINKS:
+    logs = sys.modules.get("arena_cli.logs")
+    if logs is None:
+        return
+    for sink in logs.FAILED_SINKS:
         stream = getattr(sys, sink.name)
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)

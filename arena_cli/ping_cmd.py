@@ -11,7 +11,7 @@ import sys
 
 import trio
 
-from arena_cli.play_cmd import add_address_options, address, env_setting
+from arena_cli.options import add_address_options, address, env_setting
 from player.client import ClientError, PingResult, ServerUnreachable, ping_server
 
 

@@ -10,55 +10,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
 import trio
 
+# re-exported: older callers import the address helpers from here
+from arena_cli.options import DEFAULT_HOST as DEFAULT_HOST
+from arena_cli.options import DEFAULT_PORT as DEFAULT_PORT
+from arena_cli.options import add_address_options as add_address_options
+from arena_cli.options import address as address
+from arena_cli.options import env_setting as env_setting
 from games import make_game, parse_options
 from player.client import ClientError, MatchResult, PlayerClient, PlayerConfig, default_player_name
 from player.spec import make_agent, parse_agent_spec
-
-T = TypeVar("T")
-
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 4242
-
-
-KINDS: dict[Any, str] = {int: "integer", float: "number", str: "string"}
-
-
-def env_setting(value: T | None, var: str, parse: Callable[[str], T], default: T) -> T:
-    """`value` if given, else $`var` parsed with `parse`, else `default`."""
-    if value is not None:
-        return value
-    raw = os.environ.get(var, "").strip()
-    if not raw:
-        return default
-    try:
-        return parse(raw)
-    except ValueError:
-        raise ValueError(f"${var}={raw!r} is not a valid {KINDS.get(parse, 'value')}") from None
-
-
-def add_address_options(parser: argparse.ArgumentParser) -> None:
-    """--host and --port, falling back to $ARENA_HOST and $ARENA_PORT."""
-    parser.add_argument(
-        "--host", default=None, help=f"server address [$ARENA_HOST, {DEFAULT_HOST}]"
-    )
-    parser.add_argument(
-        "--port", type=int, default=None, help=f"server port [$ARENA_PORT, {DEFAULT_PORT}]"
-    )
-
-
-def address(args: argparse.Namespace) -> tuple[str, int]:
-    """The server address from the flags or the environment."""
-    host = env_setting(args.host, "ARENA_HOST", str, DEFAULT_HOST)
-    port = env_setting(args.port, "ARENA_PORT", int, DEFAULT_PORT)
-    if not 0 < port <= 65535:
-        raise ValueError(f"port must be in 1..65535, not {port}")
-    return host, port
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -1,42 +1,64 @@
-"""`arena matches` and `arena show MATCH`: read the records database."""
+"""`arena matches` and `arena show MATCH`: read the records database.
+
+Both only read: a database that does not exist is an error, never created.
+Imports are kept to the SQLite store (no trio, no logging) so `arena matches`
+starts fast; the games are imported by `show` only.
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
+import json
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
+from arena_cli.options import db_path as db_path
 
-from games import GameError, make_game
-from records.schema import opening_of
-from server.store import MatchRecord, Store, StoreError
+if TYPE_CHECKING:
+    from server.store.records import MatchRecord
+    from server.store.sqlite import Store
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    matches = subparsers.add_parser("matches", help="list recorded matches")
+    matches = subparsers.add_parser(
+        "matches",
+        help="list recorded matches",
+        description="List recorded matches, most recent first. Ids are unique in a database;"
+        " `arena show` takes any unique prefix of one.",
+        epilog="examples: arena matches --limit 10; arena matches --status finished --json",
+    )
     matches.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
-    matches.add_argument("--limit", type=int, default=30, help="how many (most recent first)")
+    matches.add_argument("--limit", type=int, default=30, help="how many, most recent first [30]")
     matches.add_argument("--status", choices=("running", "finished", "aborted"), default=None)
     matches.add_argument("--tournament", default=None, help="only this tournament's matches")
-    matches.set_defaults(func=run_matches)
-    show = subparsers.add_parser("show", help="replay a recorded match, board after each move")
+    matches.add_argument("--json", action="store_true", help="print JSON (one array) for scripts")
+    matches.set_defaults(func=run_matches, logs=False)
+    show = subparsers.add_parser(
+        "show",
+        help="replay a recorded match, board after each move",
+        epilog="example: arena show m5 (any unique prefix of a match id)",
+    )
     show.add_argument("match", help="match id (or a unique prefix)")
     show.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
-    show.set_defaults(func=run_show)
+    show.add_argument("--json", action="store_true", help="print the record and moves as JSON")
+    show.set_defaults(func=run_show, logs=False)
 
 
-def db_path(path: str | None) -> str:
-    """The records file: `--db`, else $ARENA_DB, else arena.sqlite."""
-    return path or os.environ.get("ARENA_DB") or "arena.sqlite"
+class RecordsError(Exception):
+    """A user error reading the records (one line for the user)."""
 
 
 def open_existing(path: str | None) -> Store:
     """The records database named by `--db` / $ARENA_DB, which must exist (never created)."""
+    from server.store.sqlite import Store
+
     db = db_path(path)
     if not os.path.exists(db):
+        from server.store.records import StoreError
+
         raise StoreError(f"no records database at {db!r} (use --db or $ARENA_DB)")
     return Store(db)
 
@@ -58,82 +80,103 @@ def _result(record: MatchRecord) -> str:
     return "-".join(f"{s:g}" for s in record.scores)
 
 
-def run_matches(args: argparse.Namespace) -> int:
+def _time_control(record: MatchRecord) -> str:
+    clock = record.extra.get("clock")
+    if isinstance(clock, dict) and "initial" in clock:
+        return f"{clock['initial'] / 60:g}+{clock.get('increment', 0):g}"
+    return f"{record.move_time:g}s/move"
+
+
+def _as_json(record: MatchRecord) -> dict[str, Any]:
+    data = dataclasses.asdict(record)
+    data["result"] = _result(record)
+    return data
+
+
+def _open(args: argparse.Namespace, command: str) -> Store | None:
+    from server.store.records import StoreError
+
     try:
-        store = open_existing(args.db)
+        return open_existing(args.db)
     except StoreError as exc:
-        print(f"arena matches: {exc}", file=sys.stderr)
+        print(f"arena {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def run_matches(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        print(f"arena matches: --limit must be >= 1, not {args.limit}", file=sys.stderr)
         return 2
-    records = store.list_matches(args.limit, status=args.status, tournament=args.tournament)
-    table = Table(title=f"Matches in {store.path}")
-    for column in ("id", "started", "game", "players", "plies", "status", "result", "termination"):
-        table.add_column(column)
-    for record in records:
-        table.add_row(
+    store = _open(args, "matches")
+    if store is None:
+        return 2
+    try:
+        records = store.list_matches(args.limit, status=args.status, tournament=args.tournament)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps([_as_json(r) for r in records], indent=1))
+        return 0
+    from arena_cli.table import render
+
+    headers = ("id", "started", "game", "players", "time", "plies", "status", "result", "end")
+    rows = [
+        (
             record.id,
             _when(record.started_at),
             record.game,
             " vs ".join(record.players),
+            _time_control(record),
             str(record.plies),
             record.status,
             _result(record),
             record.termination or "-",
         )
-    Console().print(table)
-    if not records:
+        for record in records
+    ]
+    print(f"Matches in {store.path}")
+    if records:
+        print(render(headers, rows))
+        print("time: seconds per move, or minutes+increment for a clock; end: how it ended")
+    else:
         print("no matches recorded yet")
     return 0
 
 
+def resolve_match(store: Store, text: str) -> MatchRecord:
+    """The match whose id is `text` or starts with it; RecordsError names the candidates."""
+    record = store.get_match(text)
+    if record is not None and record.id == text:
+        return record
+    candidates = store.match_ids(text, limit=11)
+    if not candidates:
+        raise RecordsError(f"no match {text!r} in {store.path} (see `arena matches`)")
+    if len(candidates) > 1:
+        shown = ", ".join(candidates[:10]) + (", ..." if len(candidates) > 10 else "")
+        raise RecordsError(f"{text!r} is ambiguous: it starts {shown}; type more of the id")
+    found = store.get_match(candidates[0])
+    assert found is not None
+    return found
+
+
 def run_show(args: argparse.Namespace) -> int:
-    try:
-        store = open_existing(args.db)
-    except StoreError as exc:
-        print(f"arena show: {exc}", file=sys.stderr)
+    store = _open(args, "show")
+    if store is None:
         return 2
-    record = store.get_match(args.match)
-    if record is None:
-        print(f"arena show: no match {args.match!r} (or the prefix is ambiguous)", file=sys.stderr)
-        return 1
     try:
-        game = make_game(record.game, record.options)
-    except ValueError as exc:
-        print(f"arena show: cannot load game {record.game!r}: {exc}", file=sys.stderr)
-        return 1
-    names = game.seat_names
-    print(f"match {record.id}: {game.describe()}")
-    for seat, player in enumerate(record.players):
-        label = names[seat] if seat < len(names) else f"seat {seat}"
-        print(f"  {label}: {player}")
-    print(f"  time control: {record.move_time:g}s per move (+{record.lag_margin:g}s margin)")
-    moves = store.get_moves(record.id)
-    book = len(opening_of(record))
-    if book:
-        notation = " ".join(move.notation for move in moves[:book])
-        print(f"  opening: {notation} ({book} plies, played by the server before the first turn)")
-    if record.tournament:
-        print(f"  tournament: {record.tournament}, game {record.extra.get('index', '?')}")
-    print(f"  started {_when(record.started_at)}, status {record.status}\n")
-    state = game.initial_state()
-    print(game.render(state))
-    for move in moves:
         try:
-            state = game.play(state, game.decode_move(move.move))
-        except GameError as exc:
-            print(f"\nply {move.ply + 1}: cannot replay {move.notation!r}: {exc}", file=sys.stderr)
+            record = resolve_match(store, args.match)
+        except RecordsError as exc:
+            print(f"arena show: {exc}", file=sys.stderr)
             return 1
-        label = names[move.seat] if move.seat < len(names) else f"seat {move.seat}"
-        timing = "opening" if move.ply < book else f"{move.think_time * 1000:.0f} ms"
-        print(
-            f"\n{move.ply + 1}. {label} ({record.players[move.seat]}) plays {move.notation}"
-            f"  [{timing}]"
-        )
-        print(game.render(state))
-    print()
-    if record.status == "aborted":
-        print(f"result: aborted, no result ({record.reason or 'stopped'})")
-    elif record.scores is None:
-        print(f"result: none ({record.status})")
-    else:
-        print(f"result: {_result(record)} ({record.termination}) {record.reason or ''}".rstrip())
-    return 0
+        moves = store.get_moves(record.id)
+    finally:
+        store.close()
+    if args.json:
+        data = _as_json(record)
+        data["moves"] = [dataclasses.asdict(move) for move in moves]
+        print(json.dumps(data, indent=1))
+        return 0
+    from arena_cli.replay_view import print_replay
+
+    return print_replay(record, moves)

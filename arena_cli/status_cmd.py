@@ -15,7 +15,7 @@ import sys
 import msgspec
 import trio
 
-from arena_cli.play_cmd import add_address_options, address
+from arena_cli.options import add_address_options, address
 from protocol.codec import (
     ConnectionClosed,
     FrameReader,

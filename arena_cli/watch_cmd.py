@@ -12,7 +12,7 @@ import sys
 
 import trio
 
-from arena_cli.play_cmd import add_address_options, address, env_setting
+from arena_cli.options import add_address_options, address, env_setting
 from player.client import ClientError
 from player.watch import format_matches, list_matches, watch_all, watch_match
 

@@ -1,0 +1,77 @@
+"""`arena show`'s text: the header of a recorded match, then the board after each move."""
+
+from __future__ import annotations
+
+import datetime
+import sys
+from collections.abc import Sequence
+
+from games import GameError, make_game
+from records.schema import opening_of
+from server.store.records import MatchRecord, MoveRecord
+
+
+def _when(timestamp: float | None) -> str:
+    if timestamp is None:
+        return "-"
+    return datetime.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def describe_time_control(record: MatchRecord) -> str:
+    """``5+3 clock (5 min, +3 s a move)`` or ``1s per move``, with the lag margin."""
+    clock = record.extra.get("clock")
+    margin = f"+{record.lag_margin:g}s margin"
+    if isinstance(clock, dict) and "initial" in clock:
+        initial, increment = float(clock["initial"]), float(clock.get("increment", 0.0))
+        return (
+            f"{initial / 60:g}+{increment:g} clock ({initial:g}s, +{increment:g}s a move;"
+            f" lag compensated)"
+        )
+    return f"{record.move_time:g}s per move ({margin})"
+
+
+def print_replay(record: MatchRecord, moves: Sequence[MoveRecord]) -> int:
+    """Print the replay; 1 if the record cannot be replayed (an error line says why)."""
+    from arena_cli.records_cmd import _result
+
+    try:
+        game = make_game(record.game, record.options)
+    except ValueError as exc:
+        print(f"arena show: cannot load game {record.game!r}: {exc}", file=sys.stderr)
+        return 1
+    names = game.seat_names
+    print(f"match {record.id}: {game.describe()}")
+    for seat, player in enumerate(record.players):
+        label = names[seat] if seat < len(names) else f"seat {seat}"
+        print(f"  {label}: {player}")
+    print(f"  time control: {describe_time_control(record)}")
+    book = len(opening_of(record))
+    if book:
+        notation = " ".join(move.notation for move in moves[:book])
+        print(f"  opening: {notation} ({book} plies, played by the server before the first turn)")
+    if record.tournament:
+        print(f"  tournament: {record.tournament}, game {record.extra.get('index', '?')}")
+    print(f"  started {_when(record.started_at)}, status {record.status}\n")
+    state = game.initial_state()
+    print(game.render(state))
+    for move in moves:
+        try:
+            state = game.play(state, game.decode_move(move.move))
+        except GameError as exc:
+            print(f"\nply {move.ply + 1}: cannot replay {move.notation!r}: {exc}", file=sys.stderr)
+            return 1
+        label = names[move.seat] if move.seat < len(names) else f"seat {move.seat}"
+        timing = "opening" if move.ply < book else f"{move.think_time * 1000:.0f} ms"
+        print(
+            f"\n{move.ply + 1}. {label} ({record.players[move.seat]}) plays {move.notation}"
+            f"  [{timing}]"
+        )
+        print(game.render(state))
+    print()
+    if record.status == "aborted":
+        print(f"result: aborted, no result ({record.reason or 'stopped'})")
+    elif record.scores is None:
+        print(f"result: none ({record.status})")
+    else:
+        print(f"result: {_result(record)} ({record.termination}) {record.reason or ''}".rstrip())
+    return 0
