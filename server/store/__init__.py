@@ -2,26 +2,70 @@
 
 Match code talks only to `Recorder`; the recorder to a `Backend` (SQLite's
 `Store` today). The CLI reads records through `Store` directly.
+
+The names below load on first use (PEP 562), so a command that only reads the
+database (`arena matches`) does not import the recorder's trio and structlog.
 """
 
-from server.store.journal import Journal as Journal
-from server.store.recorder import MOVE_FLUSH as MOVE_FLUSH
-from server.store.recorder import Recorder as Recorder
-from server.store.recorder import StoreStatus as StoreStatus
-from server.store.recorder import StoreUnavailable as StoreUnavailable
-from server.store.recorder import TournamentGame as TournamentGame
-from server.store.recorder import import_journal as import_journal
-from server.store.records import Backend as Backend
-from server.store.records import BatchReport as BatchReport
-from server.store.records import MatchRecord as MatchRecord
-from server.store.records import MatchWrite as MatchWrite
-from server.store.records import MoveRecord as MoveRecord
-from server.store.records import ResultRecord as ResultRecord
-from server.store.records import StoreError as StoreError
-from server.store.records import from_json as from_json
-from server.store.records import move_row as move_row
-from server.store.records import to_json as to_json
-from server.store.schema import SCHEMA_VERSION as SCHEMA_VERSION
-from server.store.sqlite import Store as Store
-from server.store.sqlite import like_prefix as like_prefix
-from server.store.sqlite import result_of as result_of
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.store.journal import Journal as Journal
+    from server.store.recorder import MOVE_FLUSH as MOVE_FLUSH
+    from server.store.recorder import Recorder as Recorder
+    from server.store.recorder import StoreStatus as StoreStatus
+    from server.store.recorder import StoreUnavailable as StoreUnavailable
+    from server.store.recorder import TournamentGame as TournamentGame
+    from server.store.recorder import import_journal as import_journal
+    from server.store.records import Backend as Backend
+    from server.store.records import BatchReport as BatchReport
+    from server.store.records import MatchRecord as MatchRecord
+    from server.store.records import MatchWrite as MatchWrite
+    from server.store.records import MoveRecord as MoveRecord
+    from server.store.records import ResultRecord as ResultRecord
+    from server.store.records import StoreError as StoreError
+    from server.store.records import from_json as from_json
+    from server.store.records import move_row as move_row
+    from server.store.records import to_json as to_json
+    from server.store.schema import SCHEMA_VERSION as SCHEMA_VERSION
+    from server.store.sqlite import Store as Store
+    from server.store.sqlite import like_prefix as like_prefix
+    from server.store.sqlite import result_of as result_of
+
+_HOMES = {
+    "Journal": "journal",
+    "MOVE_FLUSH": "recorder",
+    "Recorder": "recorder",
+    "StoreStatus": "recorder",
+    "StoreUnavailable": "recorder",
+    "TournamentGame": "recorder",
+    "import_journal": "recorder",
+    "Backend": "records",
+    "BatchReport": "records",
+    "MatchRecord": "records",
+    "MatchWrite": "records",
+    "MoveRecord": "records",
+    "ResultRecord": "records",
+    "StoreError": "records",
+    "from_json": "records",
+    "move_row": "records",
+    "to_json": "records",
+    "SCHEMA_VERSION": "schema",
+    "Store": "sqlite",
+    "like_prefix": "sqlite",
+    "result_of": "sqlite",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'server.store' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"server.store.{home}"), name)
+    globals()[name] = value
+    return value

@@ -353,6 +353,15 @@ class Store:
             return _match_from_row(exact[0])
         return _match_from_row(rows[0]) if len(rows) == 1 else None
 
+    def match_ids(self, prefix: str, limit: int = 10) -> list[str]:
+        """Up to `limit` match ids starting with `prefix`, in order (to resolve a prefix)."""
+        with self.reading() as db:
+            rows = db.execute(
+                "SELECT id FROM matches WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?",
+                (like_prefix(prefix), limit),
+            ).fetchall()
+        return [row[0] for row in rows]
+
     def get_moves(self, match_id: str) -> list[MoveRecord]:
         with self.reading() as db:
             rows = db.execute(
