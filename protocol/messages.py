@@ -45,14 +45,31 @@ class Hello(Message, tag="hello"):
     client: Annotated[str, msgspec.Meta(max_length=128)] = ""
 
 
+class Clock(msgspec.Struct, frozen=True):
+    """A chess clock: `initial` seconds for each seat, `increment` seconds added per own move."""
+
+    initial: Seconds
+    increment: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 0.0
+
+    def label(self) -> str:
+        """``5+3`` (minutes + seconds per move), the notation of lichess and cutechess."""
+        return f"{self.initial / 60:g}+{self.increment:g}"
+
+
 class Seek(Message, tag="seek"):
-    """Ask to be paired with another seeker of the same game, options and time."""
+    """Ask to be paired with another seeker of the same game, options and time.
+
+    `clock` asks for a clock instead of a per-move limit (additive in v1);
+    `any_time` accepts whatever time control the other seeker asks for.
+    """
 
     game: Name
     options: Options = msgspec.field(default_factory=dict)
     move_time: Seconds | None = None
     pool: Annotated[str, msgspec.Meta(max_length=64)] = ""
     secret: Annotated[str, msgspec.Meta(max_length=128)] = ""
+    clock: Clock | None = None
+    any_time: bool = False
 
 
 class Join(Message, tag="join"):
@@ -173,20 +190,45 @@ class Error(Message, tag="error"):
     match: str | None = None
 
 
+class OpenSeek(msgspec.Struct):
+    """Players waiting in the lobby for a time control other than the seeker's."""
+
+    game: str
+    options: dict[str, Any]
+    move_time: float
+    clock: Clock | None
+    players: int
+
+
 class Seeking(Message, tag="seeking"):
-    """Acknowledges a ``seek``/``join``: the client waits for ``match_start``."""
+    """Acknowledges a ``seek``/``join``: the client waits for ``match_start``.
+
+    `clock`, `any_time` and `others` are additive in v1: the time control
+    asked for, and the seeks of the same game waiting with another one.
+    """
 
     game: str
     options: dict[str, Any]
     move_time: float
     room: str | None = None
+    clock: Clock | None = None
+    any_time: bool = False
+    others: list[OpenSeek] = msgspec.field(default_factory=list)
 
 
 class TimeControl(msgspec.Struct, frozen=True):
-    """Per-move time limit and the lag margin the server adds before a timeout."""
+    """Per-move time limit and the lag margin the server adds before a timeout.
+
+    With a `clock` (additive in v1) the clock decides instead of `move_time`.
+    """
 
     move_time: float
     lag_margin: float
+    clock: Clock | None = None
+
+    def label(self) -> str:
+        """``5+3`` for a clock, ``1s/move`` for a per-move limit."""
+        return self.clock.label() if self.clock is not None else f"{self.move_time:g}s/move"
 
 
 class MatchStart(Message, tag="match_start"):
@@ -211,6 +253,9 @@ class Turn(Message, tag="turn"):
     state: Any
     legal_moves: list[Any]
     time_left: float
+    #: with a clock (additive in v1): every seat's remaining seconds, and the increment
+    clocks: list[float] | None = None
+    increment: float = 0.0
 
 
 class Update(Message, tag="update"):
@@ -221,6 +266,8 @@ class Update(Message, tag="update"):
     notation: str
     state: Any
     think_time: float
+    #: with a clock (additive in v1): every seat's remaining seconds after this move
+    clocks: list[float] | None = None
 
 
 class Illegal(Message, tag="illegal"):
