@@ -336,9 +336,10 @@ class Live:
             description = summary or self._leaders(results)
             self.progress.update(self.task, completed=len(results), description=description)
             return
-        self.console.print(view.game_line(result, len(results), director.total), markup=False)
+        line = view.game_line(result, len(results), director.total)
+        self.console.print(line, markup=False, soft_wrap=True)
         if summary and (result.index ^ 1) in results:  # a pair is complete
-            self.console.print(summary, markup=False)
+            self.console.print(summary, markup=False, soft_wrap=True)
 
     def _summary(self, results: dict[int, GameResult]) -> str:
         state = sprt_state(self.config, results)
@@ -424,6 +425,7 @@ def _play(
         f"tournament {config.id}: {config.describe()};"
         + (f" resuming with {done_before} games done" if done_before else " starting"),
         markup=False,
+        soft_wrap=True,
     )
     log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{config.id}-"))
     live = Live(console, config, console.is_terminal and not args.no_progress and not args.json)

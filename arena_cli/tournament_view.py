@@ -154,7 +154,7 @@ def print_results(console: Console, document: dict[str, Any]) -> None:
     sprt = document.get("sprt")
     if sprt is not None:
         verdict = {"H0": "H0 accepted", "H1": "H1 accepted", "continue": "undecided"}
-        console.print(f"SPRT: {sprt['summary']}")
+        console.print(f"SPRT: {sprt['summary']}", markup=False, soft_wrap=True)
         console.print(f"SPRT verdict: {verdict[sprt['decision']]}")
 
 

@@ -322,7 +322,7 @@ class SprtState:
 def _plus_minus(value: float, error: float) -> str:
     """``34.9 ± 60.2``; just ``inf`` when a perfect score leaves no finite interval."""
     if math.isfinite(value) and math.isfinite(error):
-        return f"{value:.1f} ± {error:.1f}"
+        return f"{value + 0.0:.1f} ± {error:.1f}"  # + 0.0: never "-0.0"
     return _number(value)
 
 
