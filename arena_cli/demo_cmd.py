@@ -1,16 +1,26 @@
 """`arena demo`: the main job shown by `make demo`.
 
-An embedded server and a small connect-four round-robin between MCTS at two
-settings and a random player, each a separate process playing over TCP; the
-standings are printed at the end. Records go to a fresh temporary database
-unless --db is given.
+A server with its web app (`arena serve --web`, a child process) and a small
+connect-four round-robin between MCTS at two settings and a random player,
+each a separate process playing over TCP; the web app's address is printed
+first (watch the games live in a browser) and the standings at the end. The
+server records the matches in a fresh temporary database unless --db is
+given; the tournament's own tables go to `tournament.sqlite` beside it.
+`--web off` runs the tournament on an embedded server instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
+import signal
+import subprocess
+import sys
 import tempfile
+import time
+from collections.abc import Iterator
 
 from arena_cli import tournament_cmd
 
@@ -29,7 +39,57 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--move-time", type=float, default=0.25)
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--db", default=None, help="records file (default: a fresh temporary one)")
+    parser.add_argument(
+        "--web",
+        default="127.0.0.1:0",
+        metavar="[HOST:]PORT",
+        help="serve the web app here while the demo runs (default: a free port); 'off' for none",
+    )
+    parser.add_argument(
+        "--linger",
+        type=float,
+        default=0.0,
+        help="seconds the server and web app stay up after the tournament (default 0)",
+    )
     parser.set_defaults(func=run, default_log_level="warning")
+
+
+@contextlib.contextmanager
+def demo_server(db: str, web: str) -> Iterator[tuple[int, str]]:
+    """`arena serve --web` on a free TCP port: yields (TCP port, web app URL)."""
+    log = f"{db}.serve.log"
+    env = {**os.environ, "ARENA_LOG_FORMAT": "json", "ARENA_LOG_LEVEL": "info"}
+    argv = [sys.executable, "-m", "arena_cli.main", "serve", "--port", "0", "--db", db]
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [*argv, "--web", web], stdout=out, stderr=subprocess.STDOUT, env=env
+        )
+    try:
+        port, url = None, None
+        deadline = time.monotonic() + 30
+        while not (port and url):
+            if process.poll() is not None or time.monotonic() > deadline:
+                with open(log, errors="replace") as failed:
+                    tail = failed.read().strip().splitlines()[-3:]
+                raise RuntimeError("the demo server did not start: " + " / ".join(tail))
+            time.sleep(0.05)
+            with open(log, errors="replace") as lines:
+                for line in lines:
+                    with contextlib.suppress(ValueError):
+                        entry = json.loads(line)
+                        if entry.get("event") == "listening":
+                            port = int(entry["port"])
+                        elif entry.get("event") == "web_listening":
+                            url = str(entry["url"])
+        yield port, url
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,11 +101,24 @@ def run(args: argparse.Namespace) -> int:
         "--move-time", str(args.move_time),
         "--concurrency", str(args.concurrency),
         "--instances", "2",
-        "--db", db,
     ]  # fmt: skip
     parser = argparse.ArgumentParser(prog="arena demo")
     tournament_cmd.add_arguments(parser)
-    code = tournament_cmd.run(parser.parse_args(argv))
+    if args.web == "off":
+        code = tournament_cmd.run(parser.parse_args([*argv, "--db", db]))
+    else:
+        tournament_db = os.path.join(os.path.dirname(os.path.abspath(db)), "tournament.sqlite")
+        try:
+            with demo_server(db, args.web) as (port, url):
+                print(f"web app: {url}  (open it to watch the games live)", flush=True)
+                argv += ["--server", f"127.0.0.1:{port}", "--db", tournament_db]
+                code = tournament_cmd.run(parser.parse_args(argv))
+                if args.linger > 0:
+                    print(f"\nweb app: {url}  (up for {args.linger:g} more seconds)", flush=True)
+                    time.sleep(args.linger)
+        except RuntimeError as exc:
+            print(f"arena demo: {exc}", file=sys.stderr)
+            return 1
     if code == 0:
-        print(f"\nrecords: {db}  (try: arena matches --db {db})")
+        print(f"\nrecords: {db}  (try: arena matches --db {db}; arena serve --db {db} --web 8080)")
     return code
