@@ -73,11 +73,20 @@ UPDATE matches SET game_index = json_extract(extra, '$.index')
 CREATE INDEX IF NOT EXISTS matches_tournament_game ON matches(tournament, game_index);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+#: version 3: accounts (registered player names with a password hash, docs/PROTOCOL.md)
+_V3 = """
+CREATE TABLE IF NOT EXISTS accounts (
+    name TEXT PRIMARY KEY,
+    password_hash TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 #: tables of an arena database (any other table means the file belongs to something else)
-ARENA_TABLES = frozenset({"matches", "moves", "tournaments", "tournament_games"})
+ARENA_TABLES = frozenset({"matches", "moves", "tournaments", "tournament_games", "accounts"})
 
 
 def check_compatible(db: sqlite3.Connection, path: str) -> int:
