@@ -72,7 +72,6 @@ class WebSocketStream(trio.abc.Stream):
         self._eof = False
         self._closed = False
         self._disconnected = False
-        self._send_lock = trio.Lock()
 
     # --- reading: WebSocket messages -> frames ------------------------------------
 
@@ -137,12 +136,12 @@ class WebSocketStream(trio.abc.Stream):
             message["text"] = body_to_json(body)
         else:
             message["bytes"] = body
-        async with self._send_lock:
-            try:
-                await self._send(message)
-            except OSError as exc:  # the peer went away under the server library
-                self._disconnected = True
-                raise trio.BrokenResourceError(f"WebSocket send failed: {exc}") from None
+        # no lock of our own: the server library serialises sends on its socket
+        try:
+            await self._send(message)
+        except OSError as exc:  # the peer went away under the server library
+            self._disconnected = True
+            raise trio.BrokenResourceError(f"WebSocket send failed: {exc}") from None
 
     async def wait_send_all_might_not_block(self) -> None:
         await trio.lowlevel.checkpoint()
