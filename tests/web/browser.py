@@ -48,6 +48,7 @@ class WebServer:
     url: str
     tcp_port: int
     log: Path
+    db: Path
 
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(self.url + path, timeout=10) as response:
@@ -70,7 +71,7 @@ def web_server(tmp: Path, *extra: str) -> Iterator[WebServer]:
         )
     try:
         url, port = _wait_for_web(process, log)
-        yield WebServer(process, url, port, log)
+        yield WebServer(process, url, port, log, tmp / "arena.sqlite")
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)

@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 
 from games import make_game
+from server.store import Store
 from tests.web.browser import WebServer, chromium_path, screenshot, start_player, web_server
+from tests.web.test_api import add_tournament
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -201,6 +203,24 @@ def test_every_builtin_board_renders_pieces_and_legal_moves(
     assert page.locator(f"#sample svg[data-game={name}] .piece").count() == pieces
     assert page.locator("#sample svg .legal").count() == len([m for m in legal if m >= 0])
     screenshot(page, f"board-{name}.png")
+
+
+def test_tournament_standings_and_crosstable(server: WebServer, page: Any) -> None:
+    store = Store(str(server.db))
+    try:
+        add_tournament(store)
+    finally:
+        store.close()
+    page.goto(server.url)
+    lobby = page.locator('#tournaments [data-tournament="t-demo"]')
+    lobby.wait_for()  # the lobby shows it (it refreshes by itself)
+    assert "2/2 games" in lobby.inner_text()
+    page.goto(f"{server.url}/tournament/t-demo")
+    page.locator("table.crosstable").wait_for()
+    standings = page.locator(".tournament table").first.inner_text()
+    assert re.search(r"1\s+mcts\s+2\s+2/0/0\s+2", standings), standings
+    assert "2/2" in page.locator("table.crosstable").inner_text()
+    screenshot(page, "tournament.png")
 
 
 def test_generic_view_for_a_game_without_a_renderer(server: WebServer, page: Any) -> None:
