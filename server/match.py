@@ -13,14 +13,19 @@ enforces it, then records the result. The state is the server's: clients only
 ever propose moves.
 
 Clock rules (docs/PROTOCOL.md): each move has `move_time` seconds, plus a
-`lag_margin` of network slack before it is a timeout. While the seat to move
-is disconnected its clock is paused; it forfeits if it is not back within
+`lag_margin` of network slack before it is a timeout; or, with a `Clock`
+(``5+3``), each seat has its own remaining time, an increment per move and a
+bounded lag compensation (`server.clock`). While the seat to move is
+disconnected its clock is paused; it forfeits if it is not back within
 `reconnect_grace` seconds.
+
+Match ids are unique per database forever: the time in milliseconds (made
+strictly increasing within a process) and random bits against other
+processes writing the same database.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import secrets
 import time
@@ -34,6 +39,7 @@ import trio
 from games import Game, InvalidMoveError, Outcome, Termination
 from protocol.codec import encode_message
 from protocol.messages import (
+    Clock,
     Illegal,
     MatchEnd,
     MatchInfo,
@@ -43,17 +49,32 @@ from protocol.messages import (
     Turn,
     Update,
 )
+from server.clock import GameClock
 from server.config import MatchPolicy
 from server.connection import Connection
 from server.store import MatchRecord, MoveRecord, Recorder, ResultRecord
 
 log = structlog.get_logger("arena.server")
 
-_counter = itertools.count(1)
+_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford's base 32, lower case
+_last_id_ms = 0
+
+
+def _base32(value: int, digits: int) -> str:
+    return "".join(_ALPHABET[(value >> (5 * i)) & 31] for i in reversed(range(digits)))
 
 
 def new_match_id() -> str:
-    return f"m{next(_counter):04d}-{secrets.token_hex(3)}"
+    """``m`` + 9 characters of milliseconds + 4 random characters, e.g. ``m1jx2k7w0q9hb3e``.
+
+    Ids sort by creation time; within a process no two are equal (the
+    millisecond count is bumped when it repeats), and 20 random bits keep
+    servers sharing a database apart.
+    """
+    global _last_id_ms
+    now = max(int(time.time() * 1000), _last_id_ms + 1)
+    _last_id_ms = now
+    return f"m{_base32(now, 9)}{_base32(secrets.randbits(20), 4)}"
 
 
 @dataclass
@@ -94,6 +115,7 @@ class Match:
         seed: int | None = None,
         opening: Sequence[Any] = (),
         max_plies: int | None = None,
+        clock: Clock | None = None,
     ) -> None:
         if len(players) != game.num_players:
             raise ValueError(f"{game.name} needs {game.num_players} players, got {len(players)}")
@@ -103,6 +125,14 @@ class Match:
         self.recorder = recorder
         self.tournament = tournament
         self.extra = extra or {}
+        self.clock = (
+            None if clock is None else GameClock(clock, policy.lag_margin, game.num_players)
+        )
+        if clock is not None:
+            self.extra = {
+                **self.extra,
+                "clock": {"initial": clock.initial, "increment": clock.increment},
+            }
         self.stats = stats
         self.seed = seed
         self.aborted = False
@@ -140,6 +170,7 @@ class Match:
         self._ending: Outcome | None = None
         self._turn_started = 0.0
         self._time_left = policy.move_time
+        self._turn_time = policy.move_time  # the time the current turn started with
         self._retries = policy.illegal_retries
         self._last_received: float | None = None
         self._legal: Sequence[Any] = ()
@@ -167,7 +198,7 @@ class Match:
             options=self.game.options,
             seat=seat,
             players=self.players,
-            time_control=TimeControl(self.policy.move_time, self.policy.lag_margin),
+            time_control=self.time_control,
             token=None if seat is None else self.seats[seat].token,
             state=self._encoded_state,
             ply=self.ply,
@@ -175,6 +206,11 @@ class Match:
             seed=self.seed,
             moves=list(self.moves),
         )
+
+    @property
+    def time_control(self) -> TimeControl:
+        clock = None if self.clock is None else self.clock.clock
+        return TimeControl(self.policy.move_time, self.policy.lag_margin, clock)
 
     def _broadcast(self, frame: bytes, *, lazy_seats: bool = False) -> None:
         """Send to every seat and spectator.
@@ -329,8 +365,12 @@ class Match:
                 self._sleep.cancel()
 
     def _begin_turn(self) -> None:
-        """A fresh clock for the seat to move."""
-        self._time_left = self.policy.move_time
+        """A fresh turn for the seat to move: its move time, or what is left on its clock."""
+        if self.clock is None:
+            self._time_left = self.policy.move_time
+        else:
+            self._time_left = self.clock.remaining[self.to_move]
+        self._turn_time = self._time_left
         self._retries = self.policy.illegal_retries
         self._start_clock()
 
@@ -346,7 +386,7 @@ class Match:
         else:
             self.phase = "turn"
             self._send_turn(seat)
-            self._set_deadline(self._turn_started + self._time_left + self.policy.lag_margin)
+            self._set_deadline(self._turn_started + self._time_left + self._slack(seat.index))
 
     def _legal_moves(self) -> Sequence[Any]:
         """The legal moves at this ply (computed once: for the turn, then to check the move)."""
@@ -354,6 +394,11 @@ class Match:
             self._legal = self.game.legal_moves(self.state)
             self._legal_ply = self.ply
         return self._legal
+
+    def _slack(self, seat: int) -> float:
+        """Seconds past the time left before the flag falls: the lag margin, or what the
+        clock's lag quota can still refund."""
+        return self.policy.lag_margin if self.clock is None else self.clock.allowance(seat)
 
     def _set_deadline(self, deadline: float) -> None:
         """Move the deadline; the sleeping match task is woken only if it must wake sooner.
@@ -368,10 +413,14 @@ class Match:
     def _on_deadline(self) -> None:
         seat = self.seats[self.to_move]
         if self.phase == "turn":
-            self.reason = (
-                f"{seat.name} did not move within {self.policy.move_time:g}s"
-                f" (+{self.policy.lag_margin:g}s margin)"
-            )
+            if self.clock is None:
+                self.reason = (
+                    f"{seat.name} did not move within {self.policy.move_time:g}s"
+                    f" (+{self.policy.lag_margin:g}s margin)"
+                )
+            else:
+                self.reason = f"{seat.name} ran out of time ({self.clock.clock.label()} clock)"
+                self.clock.remaining[seat.index] = 0.0
             log.info("timeout", match=self.id, seat=seat.index)
             self._end(self._forfeit(seat.index, Termination.TIMEOUT))
         elif self.phase == "away":
@@ -394,6 +443,9 @@ class Match:
         else:  # a replacing connection continues the same clock
             time_left = max(self._time_left - (trio.current_time() - self._turn_started), 0.0)
         assert seat.conn is not None
+        clocks, increment = None, 0.0
+        if self.clock is not None:
+            clocks, increment = self.clock.view(seat.index, time_left), self.clock.clock.increment
         seat.conn.send(
             Turn(
                 match=self.id,
@@ -401,6 +453,8 @@ class Match:
                 state=self._encoded_state,
                 legal_moves=[self.game.encode_move(m) for m in self._legal_moves()],
                 time_left=time_left,
+                clocks=clocks,
+                increment=increment,
             )
         )
         if self._last_received is not None:
@@ -428,6 +482,9 @@ class Match:
         except InvalidMoveError as exc:
             kind, legal, reason = "invalid", False, str(exc)
         if legal:
+            if self.clock is not None:
+                used = self._turn_time - self._time_left + think
+                self.clock.move_made(seat_index, used, think)
             self._apply(seat_index, move, message.move, think)
             self._last_received = received
             outcome = self.game.outcome(self.state)
@@ -522,6 +579,7 @@ class Match:
                     notation=notation,
                     state=self._encoded_state,
                     think_time=think,
+                    clocks=None if self.clock is None else self.clock.view(),
                 )
             ),
         )
