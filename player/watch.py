@@ -25,6 +25,7 @@ from player.client import (
     ServerRejected,
     open_connection,
 )
+from player.timefmt import clocks_line
 from protocol.messages import (
     Error,
     ListMatches,
@@ -35,6 +36,7 @@ from protocol.messages import (
     Ping,
     Pong,
     Spectate,
+    TimeControl,
     Update,
 )
 
@@ -49,6 +51,13 @@ class UnknownMatch(ClientError):
     """The server is not playing the requested match."""
 
 
+def _describe(tc: TimeControl) -> str:
+    """``5+3 clock`` or ``1 s per move`` (what a spectator is told at the start)."""
+    if tc.clock is not None:
+        return f"{tc.clock.label()} clock"
+    return f"{tc.move_time:g} s per move"
+
+
 @dataclass
 class MatchView:
     """What a spectator knows of one match, and how it is printed."""
@@ -60,6 +69,7 @@ class MatchView:
     move_time: float
     state: Any
     ply: int
+    time_control: str = ""
 
     @classmethod
     def from_start(cls, start: MatchStart) -> MatchView:
@@ -69,6 +79,7 @@ class MatchView:
             game = None
         view = cls(start.match, start.game, game, tuple(start.players), 0.0, None, start.ply)
         view.move_time = start.time_control.move_time
+        view.time_control = _describe(start.time_control)
         view.state = view._decode(start.state)
         return view
 
@@ -98,7 +109,7 @@ class MatchView:
         title = self.game.describe() if self.game is not None else self.game_name
         seats = ", ".join(self.seat_label(s) for s in range(len(self.players)))
         lines = [
-            f"=== match {self.match}: {title}; {seats}; {self.move_time:g} s per move ===",
+            f"=== match {self.match}: {title}; {seats}; {self.time_control or f'{self.move_time:g} s per move'} ===",
             self.board(),
         ]
         if (
@@ -119,7 +130,14 @@ class MatchView:
             f"[{self.match}] ply {update.ply}: {self.seat_label(update.seat)} played"
             f" {update.notation} in {update.think_time:.2f} s"
         )
-        return f"{head}\n{self.board()}"
+        if update.clocks is None:
+            return f"{head}\n{self.board()}"
+        to_move = None
+        game, state = self.game, self.state
+        if game is not None and state is not None and not game.is_terminal(state):
+            to_move = game.to_move(state)
+        labels = [self.seat_label(s) for s in range(len(self.players))]
+        return f"{head}\n{self.board()}\n{clocks_line(labels, update.clocks, to_move)}"
 
     def end_text(self, end: MatchEnd) -> str:
         if end.winner is None:

@@ -1,0 +1,248 @@
+"""The transport: one framed, typed connection to the server, connecting with backoff, ping.
+
+Server not up yet (refused, unresolvable): `open_connection` retries with
+capped, jittered exponential backoff for up to ``wait`` seconds (docker
+starts the players before the server), logging each retry.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+import trio
+
+from player.errors import (
+    ConnectionLost,
+    ServerProtocolError,
+    ServerRejected,
+    ServerUnreachable,
+)
+from protocol.codec import (
+    DEFAULT_MAX_FRAME,
+    ConnectionClosed,
+    FrameReader,
+    ProtocolError,
+    encode_message,
+    server_message_decoder,
+)
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    ClientMessage,
+    Error,
+    Hello,
+    Ping,
+    Pong,
+    Role,
+    ServerMessage,
+    Welcome,
+)
+
+log = structlog.get_logger("arena.player")
+
+#: the largest frame accepted from the server (a match list can exceed 64 KiB)
+SERVER_MAX_FRAME = 16 * DEFAULT_MAX_FRAME
+CLIENT_ID = "mcts-arena-player/1"
+
+Connector = Callable[[str, int], Awaitable[trio.abc.Stream]]
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Capped exponential backoff with jitter: attempt n waits about ``initial * factor**n``.
+
+    ``jitter`` is the fraction of each delay that is randomised away, so many
+    players started together do not reconnect in lockstep.
+    """
+
+    initial: float = 0.1
+    factor: float = 2.0
+    cap: float = 5.0
+    jitter: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not self.initial > 0:
+            raise ValueError(f"backoff initial must be > 0 seconds, not {self.initial!r}")
+        if self.factor < 1:
+            raise ValueError(f"backoff factor must be >= 1, not {self.factor!r}")
+        if self.cap < self.initial:
+            raise ValueError(f"backoff cap ({self.cap!r}) must be >= initial ({self.initial!r})")
+        if not 0 <= self.jitter <= 1:
+            raise ValueError(f"backoff jitter must be in [0, 1], not {self.jitter!r}")
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        """Seconds to wait before retry number `attempt` (0-based)."""
+        base = min(self.cap, self.initial * self.factor ** min(attempt, 64))
+        return base * (1.0 - self.jitter * rng.random())
+
+
+class Connection:
+    """One framed connection to the server: typed send and receive.
+
+    Sends are serialised by a lock, so several tasks (the reader answering
+    pings, the thinker sending its move) may send. Transport failures become
+    `ConnectionLost`; malformed frames from the server `ServerProtocolError`.
+    """
+
+    def __init__(self, stream: trio.abc.Stream, *, max_frame: int = SERVER_MAX_FRAME) -> None:
+        self.stream = stream
+        self._reader = FrameReader(stream, max_frame)
+        self._decoder = server_message_decoder()
+        self._send_lock = trio.Lock()
+
+    async def send(self, message: ClientMessage) -> None:
+        """Send one message (whole frame)."""
+        data = encode_message(message)
+        async with self._send_lock:
+            try:
+                await self.stream.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                raise ConnectionLost(f"connection lost while sending: {exc or 'closed'}") from None
+
+    async def receive(self) -> ServerMessage:
+        """The next message from the server."""
+        try:
+            body = await self._reader.read_frame()
+        except ConnectionClosed as exc:
+            raise ConnectionLost(str(exc)) from None
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            raise ConnectionLost(f"connection lost: {exc or 'closed'}") from None
+        except ProtocolError as exc:
+            raise ServerProtocolError(
+                f"the server sent a bad frame ({exc.code}): {exc.message}"
+            ) from None
+        try:
+            return self._decoder.decode(body)
+        except ProtocolError as exc:
+            raise ServerProtocolError(
+                f"the server sent a bad message ({exc.code}): {exc.message}"
+            ) from None
+
+    async def handshake(self, name: str, role: Role) -> Welcome:
+        """Send ``hello`` and wait for ``welcome``, answering pings meanwhile.
+
+        The caller bounds the wait with a cancel scope (see `handshake_within`).
+        """
+        await self.send(Hello(version=PROTOCOL_VERSION, name=name, role=role, client=CLIENT_ID))
+        while True:
+            message = await self.receive()
+            if isinstance(message, Welcome):
+                if message.version != PROTOCOL_VERSION:
+                    raise ServerProtocolError(
+                        f"the server speaks protocol version {message.version},"
+                        f" this client {PROTOCOL_VERSION}"
+                    )
+                return message
+            if isinstance(message, Ping):
+                await self.send(Pong(id=message.id))
+            elif isinstance(message, Error):
+                raise ServerRejected(message.code, message.message)
+            else:
+                raise ServerProtocolError(
+                    f"expected 'welcome' after 'hello', got {_tag(message)!r}"
+                )
+
+    async def handshake_within(self, seconds: float, name: str, role: Role) -> Welcome:
+        """`handshake`, failing with `ServerProtocolError` after `seconds`."""
+        with trio.move_on_after(seconds):
+            return await self.handshake(name, role)
+        raise ServerProtocolError(f"no 'welcome' from the server within {seconds:g} s")
+
+    async def aclose(self) -> None:
+        """Close the connection (never raises)."""
+        await trio.aclose_forcefully(self.stream)
+
+
+async def _open_tcp(host: str, port: int) -> trio.abc.Stream:
+    return await trio.open_tcp_stream(host, port)
+
+
+async def open_connection(
+    host: str,
+    port: int,
+    *,
+    wait: float = 0.0,
+    backoff: Backoff | None = None,
+    attempt_timeout: float = 5.0,
+    connect: Connector | None = None,
+    rng: random.Random | None = None,
+) -> Connection:
+    """Connect to ``host:port``, retrying for up to `wait` seconds.
+
+    Raises `ServerUnreachable` naming the address and the last error.
+    """
+    policy = backoff or Backoff()
+    opener = connect or _open_tcp
+    rand = rng or random.Random()
+    deadline = trio.current_time() + wait
+    attempt = 0
+    while True:
+        attempt += 1
+        error = f"no answer within {attempt_timeout:g} s"
+        with trio.move_on_after(attempt_timeout):
+            try:
+                return Connection(await opener(host, port))
+            except OSError as exc:
+                error = _describe_os_error(exc)
+        delay = policy.delay(attempt - 1, rand)
+        if trio.current_time() + delay > deadline:
+            tries = "" if attempt == 1 else f"; {attempt} attempts over {wait:g} s"
+            raise ServerUnreachable(
+                f"cannot connect to the server at {host}:{port} ({error}{tries})"
+            )
+        log.info("connect_retry", host=host, port=port, attempt=attempt, error=error, delay=delay)
+        await trio.sleep(delay)
+
+
+def _describe_os_error(exc: OSError) -> str:
+    """The OS's words for a failed connect (trio wraps one error per address tried)."""
+    cause = exc.__cause__
+    if isinstance(cause, BaseExceptionGroup):
+        for leaf in cause.exceptions:
+            if isinstance(leaf, OSError) and leaf.strerror:
+                # "Error connecting to ('127.0.0.1', 1): Connection refused"
+                return leaf.strerror.rpartition("): ")[2] or leaf.strerror
+    if isinstance(cause, OSError) and cause.strerror:
+        return cause.strerror
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _tag(message: Any) -> str:
+    config = getattr(type(message), "__struct_config__", None)
+    return str(config.tag) if config is not None else type(message).__name__
+
+
+@dataclass(frozen=True, slots=True)
+class PingResult:
+    """What `ping_server` measured."""
+
+    server: str
+    session: str
+    round_trip: float
+
+
+async def ping_server(host: str, port: int, *, connect: Connector | None = None) -> PingResult:
+    """Connect, shake hands as a spectator, send ``ping`` and wait for its ``pong``.
+
+    Bound it with ``trio.fail_after``. Raises `ClientError` subclasses.
+    """
+    conn = await open_connection(host, port, connect=connect)
+    try:
+        welcome = await conn.handshake(f"ping-{os.getpid()}", "spectator")
+        token = random.randrange(1, 2**31)
+        sent = trio.current_time()
+        await conn.send(Ping(id=token))
+        while True:
+            message = await conn.receive()
+            if isinstance(message, Pong) and message.id == token:
+                return PingResult(welcome.server, welcome.session, trio.current_time() - sent)
+            if isinstance(message, Ping):
+                await conn.send(Pong(id=message.id))
+            elif isinstance(message, Error) and message.fatal:
+                raise ServerRejected(message.code, message.message)
+    finally:
+        await conn.aclose()

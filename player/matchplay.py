@@ -1,0 +1,352 @@
+"""Playing one match: the server's match events turned into agent calls and moves.
+
+Why a separate piece: `PlayerClient` (player/runtime.py) owns connections
+and reconnection; this mixin owns what happens inside a match (start, turns,
+budgets, updates, the end) and the agent's worker thread. The policies:
+
+- Budget: per-move limit: ``min(agent's own time limit, time_left -
+  safety_margin)``; clock: see `clock_budget`. Never below ``min_budget``;
+  the agent's iteration cap (if any) is kept.
+- The agent runs in a worker thread (``abandon_on_cancel``) while the
+  session's reader answers pings. Every agent call holds one
+  `threading.Lock`: an abandoned search (its match ended meanwhile) finishes
+  before the agent is called again, as the `Agent` contract requires.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+import structlog
+import trio
+
+from games import Game, InvalidMoveError, InvalidStateError, Outcome, Termination, make_game
+from player.agent import Agent, SearchLimit
+from player.connection import Connection
+from player.errors import AgentError, ClientError, ResignMatch, ServerProtocolError
+from player.results import MatchResult
+from protocol.messages import (
+    MatchEnd,
+    MatchStart,
+    Move,
+    Resign,
+    TimeControl,
+    Turn,
+    Update,
+)
+
+log = structlog.get_logger("arena.player")
+
+T = TypeVar("T")
+
+
+@dataclass
+class _Match:
+    """The match being played: the server's view, kept up to date by updates."""
+
+    id: str
+    game: Game[Any, Any]
+    seat: int
+    players: tuple[str, ...]
+    token: str | None
+    time_control: TimeControl
+    state: Any
+    ply: int
+
+
+@dataclass
+class _Choice:
+    ply: int
+    budget: float | None
+    elapsed: float
+
+
+class MatchPlay:
+    """The match half of `PlayerClient` (see the module docstring)."""
+
+    agent: Agent
+    config: Any  # PlayerConfig
+    game: Game[Any, Any]
+    results: list[MatchResult]
+    _on_result: Callable[[MatchResult], None] | None
+    _agent_lock: threading.Lock
+    _match: _Match | None
+    _pending: Literal["seek", "join", "rejoin"] | None
+    _progress: int
+    _stop: bool
+    _think_scope: trio.CancelScope | None
+    _session_scope: trio.CancelScope | None
+    _failure: ClientError | None
+    _choice: _Choice | None
+
+    @property
+    def done(self) -> bool:
+        """True when no further match will be played."""
+        games = self.config.games
+        return self._stop or (games > 0 and len(self.results) >= games)
+
+    async def _request_match(self, conn: Connection) -> None:
+        raise NotImplementedError
+
+    # --- match events -------------------------------------------------------------
+
+    def _decode_state(self, game: Game[Any, Any], data: Any) -> Any:
+        try:
+            return game.decode_state(data)
+        except InvalidStateError as exc:
+            raise ServerProtocolError(
+                f"the server sent an invalid {game.name} state: {exc}"
+            ) from None
+
+    def _decode_move(self, game: Game[Any, Any], data: Any) -> Any:
+        try:
+            return game.decode_move(data)
+        except InvalidMoveError as exc:
+            raise ServerProtocolError(
+                f"the server sent an invalid {game.name} move: {exc}"
+            ) from None
+
+    async def _on_match_start(self, start: MatchStart) -> None:
+        if start.seat is None:
+            raise ServerProtocolError(f"match_start for {start.match!r} gives this player no seat")
+        self._pending = None
+        if start.game == self.game.name and start.options == self.game.options:
+            game = self.game
+        else:
+            try:
+                game = make_game(start.game, start.options)
+            except ValueError as exc:
+                raise ServerProtocolError(
+                    f"the server started a match this client cannot play: {exc}"
+                ) from None
+        state = self._decode_state(game, start.state)
+        history = [self._decode_move(game, move) for move in start.moves]
+        current = self._match
+        self._progress += 1
+        if current is not None and current.id == start.match:
+            resync = current.state != state or current.seat != start.seat
+            current.state, current.ply, current.seat = state, start.ply, start.seat
+            current.token = start.token or current.token
+            log.info("match_rejoined", ply=start.ply, resync=resync)
+            if resync:  # moves were missed: the agent starts over from this position
+                await self._agent_call(self.agent.start, game, start.seat)
+            await self._agent_call(self.agent.sync, state, history)
+            return
+        if current is not None:
+            await self._lose_track(current, "a new match started before this one ended")
+        self._match = _Match(
+            id=start.match,
+            game=game,
+            seat=start.seat,
+            players=tuple(start.players),
+            token=start.token,
+            time_control=start.time_control,
+            state=state,
+            ply=start.ply,
+        )
+        structlog.contextvars.bind_contextvars(match=start.match, seat=start.seat)
+        log.info(
+            "match_start",
+            game=game.describe(),
+            players=start.players,
+            move_time=start.time_control.move_time,
+            seed=start.seed,
+        )
+        if start.seed is not None:  # a tournament game: reproducible agents
+            await self._agent_call(self.agent.seed_match, start.seed)
+        await self._agent_call(self.agent.start, game, start.seat)
+        await self._agent_call(self.agent.sync, state, history)
+
+    def _on_turn(self, conn: Connection, nursery: trio.Nursery, turn: Turn) -> None:
+        match = self._match
+        if match is None or turn.match != match.id:
+            log.warning("turn_for_unknown_match", turn_match=turn.match)
+            return
+        state = self._decode_state(match.game, turn.state)
+        legal = [self._decode_move(match.game, m) for m in turn.legal_moves]
+        match.state, match.ply = state, turn.ply
+        limit = self.budget(turn.time_left)
+        self._cancel_think()
+        scope = trio.CancelScope()
+        self._think_scope = scope
+        nursery.start_soon(self._think, conn, match, turn.ply, state, legal, limit, scope)
+
+    def budget(self, time_left: float) -> SearchLimit:
+        """The search limit for a turn with `time_left` seconds on the clock."""
+        available = max(self.config.min_budget, time_left - self.config.safety_margin)
+        default = self.agent.default_limit
+        return SearchLimit(time=available) if default is None else default.capped(available)
+
+    async def _think(
+        self,
+        conn: Connection,
+        match: _Match,
+        ply: int,
+        state: Any,
+        legal: list[Any],
+        limit: SearchLimit,
+        scope: trio.CancelScope,
+    ) -> None:
+        with scope:
+            started = trio.current_time()
+            try:
+                try:
+                    move = await self._agent_call(self.agent.choose, state, limit, abandon=True)
+                except ResignMatch as exc:
+                    self._stop = self._stop or exc.stop
+                    log.info("resign", reason=exc.reason, ply=ply)
+                    await conn.send(Resign(match=match.id))
+                    return
+                except AgentError:
+                    await _best_effort(conn.send(Resign(match=match.id)))
+                    raise
+                self._choice = _Choice(ply, limit.time, trio.current_time() - started)
+                if move not in legal:
+                    log.warning("agent_move_not_legal", ply=ply, move=repr(move))
+                try:
+                    wire = match.game.encode_move(move)
+                except Exception as exc:
+                    raise AgentError(
+                        f"agent {self.agent.name!r} returned {move!r}, not a move"
+                    ) from exc
+                await conn.send(Move(match=match.id, ply=ply, move=wire))
+            except ClientError as exc:
+                self._failure = exc
+                if self._session_scope is not None:
+                    self._session_scope.cancel()
+
+    def _cancel_think(self) -> None:
+        if self._think_scope is not None:
+            self._think_scope.cancel()
+            self._think_scope = None
+
+    async def _on_update(self, update: Update) -> None:
+        match = self._match
+        if match is None or update.match != match.id:
+            log.debug("update_for_other_match", update_match=update.match)
+            return
+        move = self._decode_move(match.game, update.move)
+        new_state = self._decode_state(match.game, update.state)
+        previous = match.state
+        match.state, match.ply = new_state, update.ply
+        self._progress += 1
+        extra: dict[str, Any] = {}
+        choice = self._choice
+        if update.seat == match.seat and choice is not None and choice.ply + 1 == update.ply:
+            extra = {"own": True, "budget": choice.budget, "search_time": round(choice.elapsed, 4)}
+        log.info(
+            "move",
+            ply=update.ply,
+            mover=update.seat,
+            move=update.notation,
+            think_time=round(update.think_time, 4),
+            **extra,
+        )
+        await self._agent_call(self.agent.observe, previous, move, new_state, quick=True)
+
+    async def _on_match_end(self, conn: Connection, end: MatchEnd) -> bool:
+        match = self._match
+        if match is None or end.match != match.id:
+            log.debug("match_end_for_other_match", end_match=end.match)
+            return False
+        self._cancel_think()
+        try:
+            termination = Termination(end.termination)
+        except ValueError:
+            raise ServerProtocolError(
+                f"match_end with unknown termination {end.termination!r}"
+            ) from None
+        outcome = Outcome(
+            scores=tuple(end.scores),
+            winner=end.winner,
+            termination=termination,
+            points=None if end.points is None else tuple(end.points),
+        )
+        await self._agent_call(self.agent.finish, outcome)
+        self._record(match, outcome, end.reason, end.ply)
+        log.info(
+            "match_end",
+            result=outcome.result(),
+            termination=termination.value,
+            reason=end.reason,
+            plies=end.ply,
+            score=outcome.scores[match.seat] if match.seat < len(outcome.scores) else None,
+        )
+        structlog.contextvars.unbind_contextvars("match", "seat")
+        return await self._next_match(conn)
+
+    async def _next_match(self, conn: Connection) -> bool:
+        if self.done:
+            return True
+        await self._request_match(conn)
+        return False
+
+    def _record(self, match: _Match, outcome: Outcome | None, reason: str, plies: int) -> None:
+        self._match = None
+        self._choice = None
+        seat_names = match.game.seat_names
+        result = MatchResult(
+            match=match.id,
+            game=match.game.describe(),
+            seat=match.seat,
+            seat_name=seat_names[match.seat] if match.seat < len(seat_names) else str(match.seat),
+            players=match.players,
+            outcome=outcome,
+            reason=reason,
+            plies=plies,
+        )
+        self.results.append(result)
+        if self._on_result is not None:
+            self._on_result(result)
+
+    async def _lose_track(self, match: _Match, reason: str) -> None:
+        log.warning("match_lost", lost_match=match.id, reason=reason)
+        await self._agent_call(self.agent.finish, None)
+        self._record(match, None, reason, match.ply)
+        structlog.contextvars.unbind_contextvars("match", "seat")
+
+    async def _agent_call(
+        self, fn: Callable[..., T], *args: Any, abandon: bool = False, quick: bool = False
+    ) -> T:
+        """Run one agent method in a worker thread, holding the agent lock there.
+
+        A `quick` call (`observe`, which agents keep cheap) runs right here on
+        the event loop when the agent is idle: a thread hop per move would cost
+        more than the call itself.
+        """
+        name = getattr(fn, "__name__", "call")
+        try:
+            if quick and self._agent_lock.acquire(blocking=False):
+                try:
+                    return fn(*args)
+                finally:
+                    self._agent_lock.release()
+            return await trio.to_thread.run_sync(
+                self._locked, fn, args, abandon_on_cancel=abandon, thread_name=f"agent-{name}"
+            )
+        except (AgentError, ResignMatch):
+            raise
+        except Exception as exc:
+            log.error("agent_failed", call=name, error=repr(exc), exc_info=True)
+            raise AgentError(f"agent {self.agent.name!r} failed in {name}(): {exc!r}") from exc
+
+    def _locked(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        timeout = self.config.agent_busy_timeout
+        if not self._agent_lock.acquire(timeout=timeout):
+            raise AgentError(
+                f"agent {self.agent.name!r} is still busy after {timeout:g} s"
+                " (a search that does not stop?)"
+            )
+        try:
+            return fn(*args)
+        finally:
+            self._agent_lock.release()
+
+
+async def _best_effort(send: Awaitable[None]) -> None:
+    with contextlib.suppress(ClientError):
+        await send

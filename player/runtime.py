@@ -1,0 +1,363 @@
+"""The player runtime: connects an `Agent` to an arena server and plays matches.
+
+Why this shape: the network and the clock live here and in
+`player.matchplay`; the agent only turns a state and a budget into a move.
+The connection policies, written down:
+
+- Server not up yet: `player.connection.open_connection` retries with
+  backoff for up to ``connect_wait`` seconds, logging each attempt.
+- Connection lost mid-match: reconnect and ``rejoin`` with the seat's token;
+  lost between matches: reconnect and seek again. ``max_reconnects`` losses in
+  a row without progress give up.
+- Every failure the user can meet is a `ClientError` with a readable message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import socket
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import structlog
+import trio
+
+from games import Game, make_game
+from player.agent import Agent
+from player.connection import Backoff, Connection, Connector, _tag, open_connection
+from player.errors import (
+    ClientError,
+    ConnectionLost,
+    ServerRejected,
+)
+from player.matchplay import MatchPlay, _Choice, _Match
+from player.results import MatchResult
+from protocol.messages import (
+    Error,
+    Illegal,
+    Join,
+    MatchEnd,
+    Matches,
+    MatchStart,
+    Ping,
+    Pong,
+    Rejoin,
+    Seek,
+    Seeking,
+    ServerMessage,
+    Turn,
+    Update,
+    Welcome,
+)
+
+log = structlog.get_logger("arena.player")
+
+#: fatal server errors after which reconnecting makes sense
+RECOVERABLE_FATAL = frozenset({"server_shutdown", "idle_timeout", "slow_consumer"})
+#: server messages waiting for the match logic (pings are answered before the queue)
+INBOX_SIZE = 64
+#: non-fatal errors answering a ``rejoin`` that mean the seat is gone
+REJOIN_REFUSED = frozenset({"bad_token", "unknown_match", "not_in_match"})
+
+
+def default_player_name(agent_name: str) -> str:
+    """``<agent>@<host>``, cut to the protocol's 64 characters."""
+    return f"{agent_name}@{socket.gethostname()}"[:64]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerConfig:
+    """How a `PlayerClient` connects, what it asks for and its timing policies."""
+
+    host: str = "127.0.0.1"
+    port: int = 4242
+    name: str = "player"
+    games: int = 1
+    move_time: float | None = None
+    pool: str = ""
+    secret: str = ""
+    room: str | None = None
+    seat: int | None = None
+    safety_margin: float = 0.05
+    min_budget: float = 0.01
+    connect_wait: float = 30.0
+    attempt_timeout: float = 5.0
+    max_reconnects: int = 5
+    handshake_timeout: float = 5.0
+    agent_busy_timeout: float = 30.0
+    backoff: Backoff = field(default_factory=Backoff)
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.name) <= 64:
+            raise ValueError(f"player name must be 1 to 64 characters, not {self.name!r}")
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"port must be in 0..65535, not {self.port!r}")
+        if self.games < 0:
+            raise ValueError(f"games must be >= 0 (0 = until stopped), not {self.games!r}")
+        if self.move_time is not None and not self.move_time > 0:
+            raise ValueError(f"move_time must be > 0 seconds, not {self.move_time!r}")
+        if self.safety_margin < 0:
+            raise ValueError(f"safety_margin must be >= 0 seconds, not {self.safety_margin!r}")
+        if not self.min_budget > 0:
+            raise ValueError(f"min_budget must be > 0 seconds, not {self.min_budget!r}")
+        if self.connect_wait < 0:
+            raise ValueError(f"connect_wait must be >= 0 seconds, not {self.connect_wait!r}")
+        if self.max_reconnects < 0:
+            raise ValueError(f"max_reconnects must be >= 0, not {self.max_reconnects!r}")
+        if self.seat is not None and self.room is None:
+            raise ValueError("a seat can only be chosen when joining a room")
+
+
+class PlayerClient(MatchPlay):
+    """Plays `config.games` matches of one game with one agent (0: until cancelled).
+
+    The agent is not closed here (the caller owns it). `on_result` is called
+    after each match with its `MatchResult`.
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        config: PlayerConfig | None = None,
+        *,
+        on_result: Callable[[MatchResult], None] | None = None,
+        connect: Connector | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.agent = agent
+        self.config = config or PlayerConfig()
+        # validates the game name and options before anything touches the network
+        self.game: Game[Any, Any] = make_game(game, options)
+        self.results: list[MatchResult] = []
+        self._on_result = on_result
+        self._connect = connect
+        self._rng = rng or random.Random()
+        self._agent_lock = threading.Lock()
+        self._match: _Match | None = None
+        self._pending: Literal["seek", "join", "rejoin"] | None = None
+        self._progress = 0
+        self._stop = False
+        self._think_scope: trio.CancelScope | None = None
+        self._session_scope: trio.CancelScope | None = None
+        self._failure: ClientError | None = None
+        self._reader_failure: ClientError | None = None
+        self._choice: _Choice | None = None
+
+    async def run(self) -> list[MatchResult]:
+        """Play until `config.games` matches are over; return their results."""
+        config = self.config
+        losses = 0
+        while not self.done:
+            conn = await open_connection(
+                config.host,
+                config.port,
+                wait=config.connect_wait,
+                backoff=config.backoff,
+                attempt_timeout=config.attempt_timeout,
+                connect=self._connect,
+                rng=self._rng,
+            )
+            progress = self._progress
+            try:
+                await self._session(conn)
+            except ConnectionLost as exc:
+                losses = 1 if self._progress != progress else losses + 1
+                if losses > config.max_reconnects:
+                    raise ConnectionLost(
+                        f"the connection to {config.host}:{config.port} keeps dropping"
+                        f" ({losses} times in a row): {exc}"
+                    ) from None
+                log.warning(
+                    "connection_lost",
+                    error=str(exc),
+                    rejoin=self._match is not None,
+                    attempt=losses,
+                )
+                await trio.sleep(config.backoff.delay(losses - 1, self._rng))
+            finally:
+                await conn.aclose()
+        return self.results
+
+    # --- one connection ---------------------------------------------------------
+
+    async def _session(self, conn: Connection) -> None:
+        welcome = await conn.handshake_within(
+            self.config.handshake_timeout, self.config.name, "player"
+        )
+        log.info("connected", server=welcome.server, session=welcome.session)
+        if self._match is not None and self._match.token is not None:
+            self._pending = "rejoin"
+            await conn.send(Rejoin(token=self._match.token))
+        else:
+            await self._request_match(conn)
+        self._failure = None
+        self._reader_failure = None
+        failure: ClientError | None = None
+        inbox_send, inbox = trio.open_memory_channel[ServerMessage](INBOX_SIZE)
+        async with trio.open_nursery() as nursery:
+            self._session_scope = nursery.cancel_scope
+            nursery.start_soon(self._read, conn, inbox_send)
+            try:
+                async for message in inbox:
+                    if await self._handle(conn, nursery, message):
+                        break
+            except ClientError as exc:
+                failure = exc
+            nursery.cancel_scope.cancel()
+        self._session_scope = None
+        self._cancel_think()
+        # the agent's failure first, then the handler's, then the connection's
+        for error in (self._failure, failure, self._reader_failure):
+            if error is not None:
+                raise error
+
+    async def _read(self, conn: Connection, inbox: trio.MemorySendChannel[ServerMessage]) -> None:
+        """Answer pings at once; pass everything else on, in order.
+
+        Agent calls (which may wait for an abandoned search) happen in the
+        handler, never here, so pings are answered whatever the agent does.
+        """
+        async with inbox:
+            try:
+                while True:
+                    message = await conn.receive()
+                    if isinstance(message, Ping):
+                        await conn.send(Pong(id=message.id))
+                    else:
+                        await inbox.send(message)
+            except ClientError as exc:
+                # reported after the handler has seen every message before it
+                self._reader_failure = exc
+
+    async def _request_match(self, conn: Connection) -> None:
+        config = self.config
+        if config.room is not None:
+            self._pending = "join"
+            await conn.send(
+                Join(
+                    room=config.room,
+                    game=self.game.name,
+                    options=dict(self.game.options),
+                    move_time=config.move_time,
+                    seat=config.seat,
+                )
+            )
+        else:
+            self._pending = "seek"
+            await conn.send(
+                Seek(
+                    game=self.game.name,
+                    options=dict(self.game.options),
+                    move_time=config.move_time,
+                    pool=config.pool,
+                    secret=config.secret,
+                )
+            )
+
+    async def _handle(self, conn: Connection, nursery: trio.Nursery, message: Any) -> bool:
+        """React to one server message (pings are answered by the reader); True when done."""
+        if isinstance(message, Turn):
+            self._on_turn(conn, nursery, message)
+        elif isinstance(message, Update):
+            await self._on_update(message)
+        elif isinstance(message, MatchStart):
+            await self._on_match_start(message)
+        elif isinstance(message, Illegal):
+            log.warning(
+                "illegal_move",
+                ply=message.ply,
+                move=message.move,
+                kind=message.kind,
+                reason=message.reason,
+                retries_left=message.retries_left,
+            )
+        elif isinstance(message, MatchEnd):
+            return await self._on_match_end(conn, message)
+        elif isinstance(message, Seeking):
+            self._pending = None
+            log.info("seeking", game=message.game, move_time=message.move_time, room=message.room)
+        elif isinstance(message, Error):
+            return await self._on_error(conn, message)
+        elif isinstance(message, Ping | Pong | Matches | Welcome):
+            log.debug("ignored", type=_tag(message))
+        return False
+
+    async def _on_error(self, conn: Connection, error: Error) -> bool:
+        if error.fatal:
+            if error.code in RECOVERABLE_FATAL:
+                raise ConnectionLost(
+                    f"the server closed the connection ({error.code}: {error.message})"
+                )
+            raise ServerRejected(error.code, error.message)
+        pending, self._pending = self._pending, None
+        match = self._match
+        if pending == "rejoin" and match is not None and error.code in REJOIN_REFUSED:
+            await self._lose_track(match, f"could not rejoin after a disconnect ({error.code})")
+            return await self._next_match(conn)
+        if pending in ("seek", "join"):
+            raise ServerRejected(error.code, error.message)
+        log.warning("server_error", code=error.code, message=error.message, error_match=error.match)
+        return False
+
+    # --- agent calls ------------------------------------------------------------
+
+
+async def _best_effort(send: Awaitable[None]) -> None:
+    with contextlib.suppress(ClientError):
+        await send
+
+
+async def run_player(
+    host: str,
+    port: int,
+    agent: Agent | str,
+    game: str,
+    options: Mapping[str, Any] | None = None,
+    *,
+    games: int = 1,
+    name: str | None = None,
+    move_time: float | None = None,
+    room: str | None = None,
+    seat: int | None = None,
+    pool: str = "",
+    secret: str = "",
+    safety_margin: float = 0.05,
+    connect_wait: float = 30.0,
+    on_result: Callable[[MatchResult], None] | None = None,
+) -> list[MatchResult]:
+    """Connect to ``host:port`` and play `games` matches of `game` with `agent`.
+
+    `agent` is an `Agent` (left open) or a spec string such as
+    ``"mcts:time=0.5"`` (built with `player.spec.make_agent` and closed at the
+    end). Raises ValueError for a bad game, options or spec before connecting,
+    and `ClientError` subclasses for network, server and agent failures.
+    """
+    owned = isinstance(agent, str)
+    if isinstance(agent, str):
+        from player.spec import make_agent
+
+        agent = make_agent(agent)
+    try:
+        config = PlayerConfig(
+            host=host,
+            port=port,
+            name=name or default_player_name(agent.name),
+            games=games,
+            move_time=move_time,
+            room=room,
+            seat=seat,
+            pool=pool,
+            secret=secret,
+            safety_margin=safety_margin,
+            connect_wait=connect_wait,
+        )
+        client = PlayerClient(agent, game, options, config, on_result=on_result)
+        return await client.run()
+    finally:
+        if owned:
+            agent.close()
