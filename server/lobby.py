@@ -18,9 +18,11 @@ import trio
 from games import Game, InvalidMoveError, Termination, make_game
 from protocol.messages import (
     Adjudicate,
+    Clock,
     Direct,
     Join,
     MatchEnd,
+    OpenSeek,
     Pair,
     Paired,
     PoolStatus,
@@ -44,7 +46,21 @@ class RequestError(Exception):
         self.message = message
 
 
+#: (game, options as JSON, move time, clock "initial+increment" or "" or ANY_TIME)
 SeekKey = tuple[str, bytes, float, str]
+#: the clock part of the key of seeks that accept any time control
+ANY_TIME = "*"
+
+
+def _clock_key(clock: Clock | None) -> str:
+    return "" if clock is None else f"{clock.initial!r}+{clock.increment!r}"
+
+
+def _clock_of(key: SeekKey) -> Clock | None:
+    if key[3] in ("", ANY_TIME):
+        return None
+    initial, increment = key[3].split("+")
+    return Clock(float(initial), float(increment))
 
 
 @dataclass
@@ -167,20 +183,70 @@ class Lobby:
                     f"{conn.name!r} is not admitted to pool {message.pool!r} (unknown name or wrong secret)",
                 )
         self.cancel_seeks(conn)
-        conn.send(Seeking(game=game.name, options=game.options, move_time=move_time))
+        options = msgspec.json.encode(game.options)
+        clock = message.clock
+        key: SeekKey = (game.name, options, move_time, _clock_key(clock))
+        if message.any_time:
+            key = (game.name, options, 0.0, ANY_TIME)
+        conn.send(
+            Seeking(
+                game=game.name,
+                options=game.options,
+                move_time=move_time,
+                clock=clock,
+                any_time=message.any_time,
+                others=self._open_seeks(game.name, key),
+            )
+        )
         if message.pool:
             self.pools.setdefault(message.pool, []).append(PooledSeek(conn, message, game))
             self.pool_changed(message.pool)
             return
-        key: SeekKey = (game.name, msgspec.json.encode(game.options), move_time, "")
-        waiting = self.seeks.setdefault(key, [])
-        waiting.append(conn)
-        if len(waiting) >= game.num_players:
-            players = [waiting.pop(0) for _ in range(game.num_players)]
-            if not waiting:
-                del self.seeks[key]
-            self.rng.shuffle(players)
-            self.start_match(game, players, _with_move_time(self.config.policy, move_time))
+        self.seeks.setdefault(key, []).append(conn)
+        self._pair_seeks(game, key)
+
+    def _open_seeks(self, game: str, own: SeekKey) -> list[OpenSeek]:
+        """The seeks of `game` waiting under another key than `own` (shown to a new seeker)."""
+        return [
+            OpenSeek(
+                game=key[0],
+                options=msgspec.json.decode(key[1]),
+                move_time=key[2],
+                clock=_clock_of(key),
+                players=len(conns),
+            )
+            for key, conns in self.seeks.items()
+            if key[0] == game and key != own and conns
+        ][:16]
+
+    def _pair_seeks(self, game: Game[Any, Any], key: SeekKey) -> None:
+        """Start a match if enough seekers agree: same game and options, and the same time
+        control or any (an any-time seeker plays the other's; all any-time: the default)."""
+        flexible_key: SeekKey = (key[0], key[1], 0.0, ANY_TIME)
+        flexible = self.seeks.get(flexible_key, [])
+        if key[3] == ANY_TIME:
+            fixed_keys = [k for k in self.seeks if k[:2] == key[:2] and k[3] != ANY_TIME]
+            fixed_key = fixed_keys[0] if fixed_keys else None
+        else:
+            fixed_key = key
+        fixed = [] if fixed_key is None else self.seeks.get(fixed_key, [])
+        if len(fixed) + len(flexible) < game.num_players:
+            return
+        players = fixed[: game.num_players]
+        players += flexible[: game.num_players - len(players)]
+        for waiting_key, waiting in ((fixed_key, fixed), (flexible_key, flexible)):
+            for conn in players:
+                if conn in waiting:
+                    waiting.remove(conn)
+            if waiting_key is not None and waiting_key in self.seeks and not waiting:
+                del self.seeks[waiting_key]
+        self.rng.shuffle(players)
+        if fixed_key is None:  # only any-time seekers: the server's default time control
+            move_time, clock = self.config.policy.move_time, None
+        else:
+            move_time, clock = fixed_key[2], _clock_of(fixed_key)
+        policy = _with_move_time(self.config.policy, move_time)
+        self.start_match(game, players, policy, clock=clock)
 
     def cancel_seeks(self, conn: Connection) -> None:
         for key in [k for k, conns in self.seeks.items() if conn in conns]:
