@@ -80,6 +80,9 @@ class Agent(ABC):
     name: str = "agent"
     #: the budget from the spec (e.g. time=0.5 -> SearchLimit(time=0.5)), or None
     default_limit: SearchLimit | None = None
+    #: on a clock, True: `choose` gets all the time left and spends it as it likes (a
+    #: human); False: the runtime gives it a share (time left / moves to go + increment)
+    whole_clock: bool = False
 
     game: Game[Any, Any] | None = None
     seat: int | None = None
@@ -105,6 +108,13 @@ class Agent(ABC):
     @abstractmethod
     def choose(self, state: Any, limit: SearchLimit) -> Any:
         """Return a legal move for `state` within `limit`."""
+
+    def clocks(self, remaining: Sequence[float], increment: float) -> None:
+        """Before `choose` in a match on a clock: every seat's seconds left, and the increment.
+
+        Keep it quick (it may run on the runtime's event loop). Default: nothing.
+        """
+        return None  # a hook: nothing to do by default
 
     def seed_match(self, seed: int) -> None:
         """Reseed for the next match from the server's per-game seed (tournaments).

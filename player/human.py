@@ -22,8 +22,9 @@ from typing import Any, TextIO
 
 from games import Game, InvalidMoveError, Outcome
 from player.agent import Agent, SearchLimit
-from player.client import ResignMatch
+from player.errors import ResignMatch
 from player.spec import register_agent
+from player.timefmt import clocks_line, format_seconds
 
 HELP = """commands:
   <move>   play a move in the game's notation ({notation})
@@ -103,6 +104,13 @@ class HumanAgent(Agent):
         if game.outcome(new_state) is None:
             self._say(f"{self._seat_label(game.to_move(new_state))} to move")
 
+    whole_clock = True  # a person budgets their own clock
+
+    def clocks(self, remaining: Sequence[float], increment: float) -> None:
+        labels = [self._seat_label(seat) for seat in range(len(remaining))]
+        line = clocks_line(labels, remaining, self.seat)
+        self._say(line + (f" (+{increment:g}s a move)" if increment else ""))
+
     def choose(self, state: Any, limit: SearchLimit) -> Any:
         game = self.require_game()
         legal = list(game.legal_moves(state))
@@ -180,7 +188,7 @@ class HumanAgent(Agent):
             self._output.write("move> ")
         else:
             left = max(0.0, limit.time - (time.monotonic() - started))
-            self._output.write(f"[{left:.1f} s left] move> ")
+            self._output.write(f"[{format_seconds(left)} left] move> ")
         self._output.flush()
 
     def _next_line(self, deadline: float | None) -> str | None:

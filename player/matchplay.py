@@ -65,6 +65,23 @@ class _Choice:
     elapsed: float
 
 
+#: a clock is shared out as if this many of the player's own moves were still to come
+MOVES_TO_GO = 20
+
+
+def clock_budget(
+    time_left: float, increment: float, safety_margin: float, moves_to_go: int = MOVES_TO_GO
+) -> float:
+    """Seconds to think on a clock: ``time_left / moves_to_go + 3/4 of the increment``.
+
+    Never more than half of what is left (minus `safety_margin`, for the
+    network and the move's own overhead), so a long think early cannot
+    flag-fall later; the increment keeps the budget up when the clock is low.
+    """
+    share = time_left / moves_to_go + 0.75 * increment
+    return min(share, time_left / 2) - safety_margin
+
+
 class MatchPlay:
     """The match half of `PlayerClient` (see the module docstring)."""
 
@@ -169,15 +186,23 @@ class MatchPlay:
         state = self._decode_state(match.game, turn.state)
         legal = [self._decode_move(match.game, m) for m in turn.legal_moves]
         match.state, match.ply = state, turn.ply
-        limit = self.budget(turn.time_left)
+        limit = self.budget(turn.time_left, clock=turn.clocks is not None, increment=turn.increment)
         self._cancel_think()
         scope = trio.CancelScope()
         self._think_scope = scope
-        nursery.start_soon(self._think, conn, match, turn.ply, state, legal, limit, scope)
+        clocks = None if turn.clocks is None else (tuple(turn.clocks), turn.increment)
+        nursery.start_soon(self._think, conn, match, turn.ply, state, legal, limit, scope, clocks)
 
-    def budget(self, time_left: float) -> SearchLimit:
-        """The search limit for a turn with `time_left` seconds on the clock."""
-        available = max(self.config.min_budget, time_left - self.config.safety_margin)
+    def budget(
+        self, time_left: float, *, clock: bool = False, increment: float = 0.0
+    ) -> SearchLimit:
+        """The search limit for a turn with `time_left` seconds (on a clock: see `clock_budget`)."""
+        config = self.config
+        if clock and not self.agent.whole_clock:
+            available = clock_budget(time_left, increment, config.safety_margin)
+        else:
+            available = time_left - config.safety_margin
+        available = max(config.min_budget, available)
         default = self.agent.default_limit
         return SearchLimit(time=available) if default is None else default.capped(available)
 
@@ -190,11 +215,14 @@ class MatchPlay:
         legal: list[Any],
         limit: SearchLimit,
         scope: trio.CancelScope,
+        clocks: tuple[tuple[float, ...], float] | None = None,
     ) -> None:
         with scope:
             started = trio.current_time()
             try:
                 try:
+                    if clocks is not None:
+                        await self._agent_call(self.agent.clocks, *clocks, quick=True)
                     move = await self._agent_call(self.agent.choose, state, limit, abandon=True)
                 except ResignMatch as exc:
                     self._stop = self._stop or exc.stop

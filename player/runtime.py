@@ -36,6 +36,7 @@ from player.errors import (
 from player.matchplay import MatchPlay, _Choice, _Match
 from player.results import MatchResult
 from protocol.messages import (
+    Clock,
     Error,
     Illegal,
     Join,
@@ -77,6 +78,10 @@ class PlayerConfig:
     name: str = "player"
     games: int = 1
     move_time: float | None = None
+    #: ask for a clock (``5+3``) instead of a per-move limit
+    clock: Clock | None = None
+    #: accept the time control of whoever else seeks the game
+    any_time: bool = False
     pool: str = ""
     secret: str = ""
     room: str | None = None
@@ -107,6 +112,8 @@ class PlayerConfig:
             raise ValueError(f"connect_wait must be >= 0 seconds, not {self.connect_wait!r}")
         if self.max_reconnects < 0:
             raise ValueError(f"max_reconnects must be >= 0, not {self.max_reconnects!r}")
+        if self.any_time and (self.clock is not None or self.move_time is not None):
+            raise ValueError("any_time accepts any time control: give no clock or move_time")
         if self.seat is not None and self.room is None:
             raise ValueError("a seat can only be chosen when joining a room")
 
@@ -126,6 +133,7 @@ class PlayerClient(MatchPlay):
         config: PlayerConfig | None = None,
         *,
         on_result: Callable[[MatchResult], None] | None = None,
+        on_seeking: Callable[[Seeking], None] | None = None,
         connect: Connector | None = None,
         rng: random.Random | None = None,
     ) -> None:
@@ -135,6 +143,7 @@ class PlayerClient(MatchPlay):
         self.game: Game[Any, Any] = make_game(game, options)
         self.results: list[MatchResult] = []
         self._on_result = on_result
+        self._on_seeking = on_seeking
         self._connect = connect
         self._rng = rng or random.Random()
         self._agent_lock = threading.Lock()
@@ -254,6 +263,8 @@ class PlayerClient(MatchPlay):
                     game=self.game.name,
                     options=dict(self.game.options),
                     move_time=config.move_time,
+                    clock=config.clock,
+                    any_time=config.any_time,
                     pool=config.pool,
                     secret=config.secret,
                 )
@@ -280,7 +291,16 @@ class PlayerClient(MatchPlay):
             return await self._on_match_end(conn, message)
         elif isinstance(message, Seeking):
             self._pending = None
-            log.info("seeking", game=message.game, move_time=message.move_time, room=message.room)
+            log.info(
+                "seeking",
+                game=message.game,
+                move_time=message.move_time,
+                clock=None if message.clock is None else message.clock.label(),
+                any_time=message.any_time,
+                room=message.room,
+            )
+            if self._on_seeking is not None:
+                self._on_seeking(message)
         elif isinstance(message, Error):
             return await self._on_error(conn, message)
         elif isinstance(message, Ping | Pong | Matches | Welcome):
