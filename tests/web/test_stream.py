@@ -87,6 +87,7 @@ async def test_same_validation_and_error_codes_as_tcp(tmp_path: Path) -> None:
             await client.send({"type": "hello", "version": "one", "name": "x"})
             assert (await client.expect("error"))["code"] == "bad_message"
         async with ws_client(running) as client:
+            await client.hello("curious")
             await client.send({"type": "launch_missiles"})
             assert (await client.expect("error"))["code"] == "unknown_type"
         async with ws_client(running) as spectator:  # spectators are read-only
