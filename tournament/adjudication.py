@@ -7,7 +7,7 @@ termination, so a record says why a game stopped before its end:
   enforces it (the ``pair`` request carries it), so it is exact whatever the
   players' speed.
 * ``proven_nodes``: the director, which watches its games as a spectator,
-  runs an exact alpha-beta search of at most that many nodes on each new
+  runs an exact search (iterative deepening) of at most that many nodes on each new
   position; when it proves the result (win, loss or draw under best play) it
   asks the server to end the game with termination ``proven`` (the
   ``adjudicate`` message, accepted only while the game is still at that ply).
@@ -81,46 +81,54 @@ class _OutOfBudget(Exception):
 def prove(game: Game[Any, Any], state: Any, nodes: int) -> Proof | None:
     """The game-theoretic result of a two-player position, or None if not proven in `nodes`.
 
-    Exact alpha-beta (values -1, 0, 1 for seat 0) with a table of exact values;
-    every visited position counts against the budget.
+    Iterative deepening over a three-valued minimax (win for seat 0 = 1, draw
+    = 0, loss = -1, or unknown below the depth limit): a position is proven
+    when the side to move has a move to a proven win, or when every move leads
+    to a proven result. Short forced wins are therefore found first, whatever
+    the game's length. Proven positions are kept across iterations; every
+    visited position counts against the budget.
     """
-    if game.num_players != 2:
+    if game.num_players != 2 or game.is_terminal(state):
         return None
     table: dict[Hashable, int] = {}
     count = 0
 
-    def search(position: Any, alpha: int, beta: int) -> int:
+    def search(position: Any, depth: int) -> int | None:
         nonlocal count
         count += 1
         if count > nodes:
             raise _OutOfBudget
         outcome = game.outcome(position)
         if outcome is not None:
-            if outcome.winner is None:
-                return 0
-            return 1 if outcome.winner == 0 else -1
+            return 0 if outcome.winner is None else (1 if outcome.winner == 0 else -1)
         known = table.get(position)
-        if known is not None:
+        if known is not None or depth == 0:
             return known
-        full = alpha == -1 and beta == 1
-        maximize = game.to_move(position) == 0
-        best = -2 if maximize else 2
+        want = 1 if game.to_move(position) == 0 else -1
+        best: int | None = None
+        unknown = False
         for move in game.legal_moves(position):
-            value = search(game.apply(position, move), alpha, beta)
-            if maximize:
-                best = max(best, value)
-                alpha = max(alpha, value)
-            else:
-                best = min(best, value)
-                beta = min(beta, value)
-            if alpha >= beta:
+            value = search(game.apply(position, move), depth - 1)
+            if value is None:
+                unknown = True
+            elif value == want:
+                best = value
                 break
-        if full:
-            table[position] = best
+            elif best is None or value * want > best * want:
+                best = value
+        else:
+            if unknown:
+                return None
+        assert best is not None
+        table[position] = best
         return best
 
+    depth = 1
     try:
-        value = search(state, -1, 1)
+        while True:
+            value = search(state, depth)
+            if value is not None:
+                return Proof(None if value == 0 else (0 if value > 0 else 1), count)
+            depth += 1
     except _OutOfBudget:
         return None
-    return Proof(None if value == 0 else (0 if value > 0 else 1), count)

@@ -50,7 +50,7 @@ from protocol.messages import (
     Update,
     Welcome,
 )
-from tournament.adjudication import prove
+from tournament.adjudication import Proof, prove
 from tournament.config import TournamentConfig
 from tournament.records import GameResult
 from tournament.schedule import Plan, ScheduledGame, make_plan
@@ -124,6 +124,7 @@ class TournamentDirector:
         self.idle: dict[str, int] = {}
         self.adjudicated = 0  # adjudicate requests sent
         self._judging: set[str] = set()
+        self._latest: dict[str, tuple[int, Any]] = {}  # a watched game's newest (ply, state)
         self._stream: trio.SocketStream | None = None
         self._queue_send, self._queue = trio.open_memory_channel[Any](256)
 
@@ -214,6 +215,7 @@ class TournamentDirector:
                 self._watch(nursery, message)
             elif isinstance(message, MatchEnd):
                 scheduled_or_none = self.running.pop(message.match, None)
+                self._latest.pop(message.match, None)
                 if scheduled_or_none is not None:
                     self._finished(scheduled_or_none, message)
             elif isinstance(message, Error):
@@ -264,26 +266,37 @@ class TournamentDirector:
     # --- adjudication by proof ------------------------------------------------------
 
     def _watch(self, nursery: trio.Nursery, message: MatchStart | Update) -> None:
-        """A new position of a watched game: try to prove it (one search per game at a time)."""
+        """A new position of a watched game: prove it (one search per game; the latest first)."""
         budget = self.rules.proven_nodes
-        if budget is None or message.match not in self.running or message.match in self._judging:
+        if budget is None or message.match not in self.running:
             return
         try:
             state = self.game.decode_state(message.state)
         except ValueError:
             return
-        if self.game.is_terminal(state):
-            return
-        self._judging.add(message.match)
-        nursery.start_soon(self._judge, message.match, message.ply, state, budget)
+        self._latest[message.match] = (message.ply, state)
+        if message.match not in self._judging:
+            self._judging.add(message.match)
+            nursery.start_soon(self._judge, message.match, budget)
 
-    async def _judge(self, match: str, ply: int, state: Any, budget: int) -> None:
+    async def _judge(self, match: str, budget: int) -> None:
+        """Search the game's latest position until one is proven or the game ends."""
+        judged = -1
         try:
-            proof = await trio.to_thread.run_sync(prove, self.game, state, budget)
+            while match in self.running and self._latest[match][0] > judged:
+                judged, state = self._latest[match]
+                if self.game.is_terminal(state):
+                    return
+                proof = await trio.to_thread.run_sync(prove, self.game, state, budget)
+                if proof is not None and match in self.running:
+                    await self._adjudicate(match, judged, proof)
+                    return
         finally:
             self._judging.discard(match)
-        if proof is None or match not in self.running:
-            return
+            if match not in self.running:
+                self._latest.pop(match, None)
+
+    async def _adjudicate(self, match: str, ply: int, proof: Proof) -> None:
         names = self.running[match].seats
         verdict = "a draw" if proof.winner is None else f"a win for {names[proof.winner]}"
         self.adjudicated += 1

@@ -1,0 +1,86 @@
+"""The director against a real server over TCP, with scripted players: adjudication by proof.
+
+The players are raw protocol clients that think for a while before each
+random move, as a slow engine would; the director watches each game and ends
+it as soon as its solver proves the result, and the server records that
+termination.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import trio
+
+from games import make_game
+from protocol.messages import MatchEnd, MatchStart, Seeking, Turn
+from records.schema import opening_of
+from server.store import Store
+from tests.server.harness import RawClient, running_server
+from tournament.config import TournamentConfig, TournamentPlayer
+from tournament.director import TournamentDirector
+
+THINK = 0.3  # seconds a player takes per move: time for the solver to land first
+
+
+async def slow_player(port: int, name: str, secret: str, pool: str, seed: int) -> None:
+    """Seek in the pool, play random moves after `THINK` seconds, seek again after each game."""
+    rng = random.Random(seed)
+    client = await RawClient.connect(port)
+    await client.hello(name)
+    while True:
+        await client.send({"type": "seek", "game": "tictactoe", "pool": pool, "secret": secret})
+        await client.expect(Seeking)
+        while True:
+            message = await client.receive()
+            if isinstance(message, Turn):
+                await trio.sleep(THINK)
+                move = rng.choice(message.legal_moves)
+                await client.send(
+                    {"type": "move", "match": message.match, "ply": message.ply, "move": move}
+                )
+            elif isinstance(message, MatchEnd):
+                break
+            else:
+                assert isinstance(message, MatchStart), message
+
+
+async def test_proven_positions_are_adjudicated_and_recorded(tmp_path: Path) -> None:
+    game = make_game("tictactoe", {})
+    config = TournamentConfig(
+        game="tictactoe",
+        options=game.options,
+        players=(TournamentPlayer("p0", None), TournamentPlayer("p1", None)),
+        games_per_pair=2,
+        move_time=5.0,
+        openings={"kind": "random", "plies": 2, "seed": 1},
+        adjudication={"proven_nodes": 50_000},
+    )
+    secrets = {"p0": "s0", "p1": "s1"}
+    director = TournamentDirector(config, secrets=secrets, concurrency=2)
+    with trio.fail_after(30):
+        async with running_server(db=str(tmp_path / "arena.sqlite")) as server:
+            assert server.port is not None
+            async with trio.open_nursery() as nursery:
+                for i, name in enumerate(("p0", "p1")):
+                    for copy in range(2):
+                        nursery.start_soon(
+                            slow_player, server.port, name, secrets[name], config.id, 10 * i + copy
+                        )
+                results = await director.run("127.0.0.1", server.port)
+                nursery.cancel_scope.cancel()
+    assert sorted(results) == [0, 1]
+    for result in results.values():
+        # 3x3 tic-tac-toe is small: every game is proven long before its end
+        assert result.termination == "proven", result
+        assert result.plies < 9
+        assert sum(result.scores) == 1.0
+    assert director.adjudicated == 2
+    store = Store(str(tmp_path / "arena.sqlite"))
+    for result in results.values():
+        record = store.get_match(result.match_id)
+        assert record is not None and record.termination == "proven"
+        assert record.reason is not None and record.reason.startswith("proven ")
+        assert len(opening_of(record)) == 2
+    store.close()
