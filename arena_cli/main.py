@@ -147,6 +147,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     restore = stops.install()
     try:
         return _main(args_list)
+    except BrokenPipeError:  # `arena show X | head`: the reader left; nothing to say
+        _drop_stdout()
+        return 141
     except BaseException as exc:
         if not stops.is_interrupt(exc):
             raise
@@ -186,6 +189,15 @@ def _configure(args: argparse.Namespace, configure_logging: Callable[..., None])
         json=None if args.log_format is None else args.log_format == "json",
         stream=stream,
     )
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _silence_failed_sinks() -> None:

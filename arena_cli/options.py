@@ -54,3 +54,26 @@ def address(args: argparse.Namespace) -> tuple[str, int]:
 def db_path(path: str | None) -> str:
     """The records file: `--db`, else $ARENA_DB, else arena.sqlite."""
     return path or os.environ.get("ARENA_DB") or "arena.sqlite"
+
+
+def parse_time_control(text: str) -> tuple[float, float] | None:
+    """``5+3`` -> (300.0, 3.0): minutes + seconds a move, as on lichess; ``any`` -> None.
+
+    Raises ValueError with the accepted forms.
+    """
+    raw = text.strip().lower()
+    if raw == "any":
+        return None
+    minutes, plus, increment = raw.partition("+")
+    try:
+        initial = float(minutes) * 60
+        extra = float(increment) if plus else 0.0
+    except ValueError:
+        raise ValueError(
+            f"time control {text!r} is not MINUTES+SECONDS (e.g. 5+3, 1+0, 0.5+1) or 'any'"
+        ) from None
+    if not 0 < initial <= 86_400 or not 0 <= extra <= 3600:
+        raise ValueError(
+            f"time control {text!r}: minutes must be in (0, 1440], increment in [0, 3600] s"
+        )
+    return initial, extra

@@ -21,18 +21,33 @@ from arena_cli.options import DEFAULT_PORT as DEFAULT_PORT
 from arena_cli.options import add_address_options as add_address_options
 from arena_cli.options import address as address
 from arena_cli.options import env_setting as env_setting
+from arena_cli.options import parse_time_control
 from games import make_game, parse_options
 from player.client import ClientError, MatchResult, PlayerClient, PlayerConfig, default_player_name
 from player.spec import make_agent, parse_agent_spec
+from protocol.messages import Clock, Seeking
+
+#: every example here is run by tests/arena_cli/test_examples.py
+EXAMPLES = (
+    ("arena play connect4 human --vs mcts:time=1", "play an engine yourself, 5+3 clock"),
+    ("arena play connect4 mcts:time=1 --games 4", "an engine on the server at 127.0.0.1:4242"),
+    ("arena play tictactoe random --tc any", "accept whatever time control is sought"),
+    ("arena play gomoku mcts -e time=2 -o width=9 -o height=9", "a 9x9 gomoku board"),
+)
+EPILOG = "examples:\n" + "\n".join(f"  {cmd:58} {what}" for cmd, what in EXAMPLES)
+#: the time control a human gets unless --tc or --move-time says otherwise
+HUMAN_TC = "5+3"
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "play",
         help="play matches on a server with an agent (mcts, random, human, ...)",
-        description="Connect to an arena server, seek opponents and play matches.",
-        epilog="examples: arena play connect4 mcts:time=1 --games 4;"
-        " arena play tictactoe human; arena play gomoku mcts -e time=2 -o size=9",
+        description="Connect to an arena server, seek opponents and play matches."
+        " With --vs, the opponent is started for you (on an embedded server unless"
+        " --host/--port name one). A human plays a 5+3 clock unless told otherwise.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("game", nargs="?", help="game to play [$ARENA_GAME]")
     parser.add_argument(
@@ -51,6 +66,26 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=float,
         default=None,
         help="seconds per move to ask for [$ARENA_MOVE_TIME, the server's default]",
+    )
+    parser.add_argument(
+        "--tc",
+        default=None,
+        metavar="M+S",
+        help="a clock: M minutes + S seconds a move (e.g. 5+3), or 'any' to accept the"
+        f" opponent's time control [$ARENA_TC; {HUMAN_TC} for a human]",
+    )
+    parser.add_argument(
+        "--vs",
+        default=None,
+        metavar="AGENTSPEC",
+        help="start this opponent for you (e.g. mcts:time=1), on an embedded server"
+        " unless --host/--port are given",
+    )
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="with --vs on the embedded server: keep the records in this SQLite file"
+        " (created if missing) [no records]",
     )
     parser.add_argument("--room", default=None, help="join this named room [$ARENA_ROOM]")
     parser.add_argument(
@@ -91,6 +126,9 @@ class PlaySettings:
     options: dict[str, str]
     spec: str
     config: PlayerConfig
+    #: --vs: the opponent's spec, and whether it plays on an embedded server
+    vs: str | None = None
+    embedded: bool = False
 
     @property
     def human(self) -> bool:
@@ -128,19 +166,45 @@ def resolve(args: argparse.Namespace) -> PlaySettings:
         options.update(parse_options(item))
     host, port = address(args)
     room = env_setting(args.room, "ARENA_ROOM", str, "") or None
+    move_time = env_setting(args.move_time, "ARENA_MOVE_TIME", float, None)
+    tc = env_setting(args.tc, "ARENA_TC", str, "")
+    human = parse_agent_spec(spec)[0] == "human"
+    if tc and move_time is not None:
+        raise ValueError("give --tc (a clock) or --move-time (per move), not both")
+    if not tc and move_time is None and human:
+        tc = HUMAN_TC
+    clock, any_time = None, False
+    if tc:
+        parsed = parse_time_control(tc)
+        if parsed is None:
+            any_time = True
+        else:
+            clock = Clock(*parsed)
+    vs = getattr(args, "vs", None)
+    if vs is not None:
+        if room is not None or args.pool:
+            raise ValueError("--vs plays in the lobby: leave out --room and --pool")
+        if any_time:
+            raise ValueError("--vs starts the opponent: give it a time control, not 'any'")
+        parse_agent_spec(vs)
+    embedded = vs is not None and args.host is None and args.port is None
+    if getattr(args, "db", None) is not None and not embedded:
+        raise ValueError("--db is for --vs on the embedded server (a server keeps its own)")
     config = PlayerConfig(
         host=host,
         port=port,
         name=env_setting(args.name, "ARENA_NAME", str, "") or default_player_name(spec),
         games=env_setting(args.games, "ARENA_GAMES", int, 1),
-        move_time=env_setting(args.move_time, "ARENA_MOVE_TIME", float, None),
+        move_time=move_time,
+        clock=clock,
+        any_time=any_time,
         room=room,
         seat=env_setting(args.seat, "ARENA_SEAT", int, None),
         pool=env_setting(args.pool, "ARENA_POOL", str, ""),
         secret=env_setting(args.secret, "ARENA_SECRET", str, ""),
         connect_wait=env_setting(args.connect_wait, "ARENA_CONNECT_WAIT", float, 30.0),
     )
-    return PlaySettings(game, options, spec, config)
+    return PlaySettings(game, options, spec, config, vs, embedded)
 
 
 def tally(results: Sequence[MatchResult]) -> str:
@@ -161,17 +225,22 @@ def tally(results: Sequence[MatchResult]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from arena_cli.play_vs import check_db, seeking_text, vs_session
+
     try:
         settings = resolve(args)
         make_game(settings.game, settings.options)  # unknown game / bad options: before connecting
+        if settings.vs is not None:
+            make_agent(settings.vs).close()  # a bad opponent spec: before starting anything
+            check_db(args.db)
         agent = make_agent(settings.spec)
     except ValueError as exc:
         print(f"arena play: {exc}", file=sys.stderr)
         return 2
-    if settings.human and args.log_level is None:
+    if (settings.human or settings.vs is not None) and args.log_level is None:
         from arena_cli.logs import configure_logging
 
-        # keep the board readable: only warnings, on stderr
+        # keep the board (and the embedded server's chatter) out: only warnings, on stderr
         json = None if args.log_format is None else args.log_format == "json"
         configure_logging("warning", json=json, stream=sys.stderr)
 
@@ -181,15 +250,30 @@ def run(args: argparse.Namespace) -> int:
         results.append(result)
         print(result.summary(), flush=True)
 
-    client = PlayerClient(agent, settings.game, settings.options, settings.config, on_result=report)
+    def seeking(message: Seeking) -> None:
+        if settings.human or message.others:
+            print(seeking_text(settings, message), flush=True)
+
     status = 0
     try:
-        trio.run(client.run)
-    except ClientError as exc:
+        if settings.vs is None:
+            client = PlayerClient(
+                agent,
+                settings.game,
+                settings.options,
+                settings.config,
+                on_result=report,
+                on_seeking=seeking,
+                on_retry=lambda line: print(line, file=sys.stderr, flush=True),
+            )
+            trio.run(client.run)
+        else:
+            trio.run(vs_session, settings, agent, args.db, report, seeking)
+    except (ClientError, OSError) as exc:
         print(f"arena play: {exc}", file=sys.stderr)
         status = 1
     finally:
         agent.close()
-        if results or status == 0:
-            print(tally(results), flush=True)
+    if results or status == 0:
+        print(tally(results), flush=True)
     return status

@@ -170,10 +170,13 @@ async def open_connection(
     attempt_timeout: float = 5.0,
     connect: Connector | None = None,
     rng: random.Random | None = None,
+    on_retry: Callable[[str], None] | None = None,
 ) -> Connection:
     """Connect to ``host:port``, retrying for up to `wait` seconds.
 
-    Raises `ServerUnreachable` naming the address and the last error.
+    `on_retry` gets a line of progress before each retry (``connecting to
+    HOST:PORT, retry 3 in 0.4 s (Connection refused)``). Raises
+    `ServerUnreachable` naming the address and the last error.
     """
     policy = backoff or Backoff()
     opener = connect or _open_tcp
@@ -195,6 +198,11 @@ async def open_connection(
                 f"cannot connect to the server at {host}:{port} ({error}{tries})"
             )
         log.info("connect_retry", host=host, port=port, attempt=attempt, error=error, delay=delay)
+        if on_retry is not None:
+            on_retry(
+                f"connecting to {host}:{port}, retry {attempt} in {delay:.1f} s ({error});"
+                f" giving up after {wait:g} s"
+            )
         await trio.sleep(delay)
 
 

@@ -171,8 +171,10 @@ class MatchPlay:
             game=game.describe(),
             players=start.players,
             move_time=start.time_control.move_time,
+            time_control=start.time_control.label(),
             seed=start.seed,
         )
+        self._check_think_time(start.time_control)
         if start.seed is not None:  # a tournament game: reproducible agents
             await self._agent_call(self.agent.seed_match, start.seed)
         await self._agent_call(self.agent.start, game, start.seat)
@@ -192,6 +194,22 @@ class MatchPlay:
         self._think_scope = scope
         clocks = None if turn.clocks is None else (tuple(turn.clocks), turn.increment)
         nursery.start_soon(self._think, conn, match, turn.ply, state, legal, limit, scope, clocks)
+
+    def _check_think_time(self, tc: TimeControl) -> None:
+        """Say so when the agent's own ``time=`` is more than this match allows (honest labels)."""
+        default = self.agent.default_limit
+        if default is None or default.time is None or tc.clock is not None:
+            return
+        effective = max(self.config.min_budget, tc.move_time - self.config.safety_margin)
+        if default.time > effective:
+            log.warning(
+                "think_time_capped",
+                agent=self.agent.name,
+                requested=default.time,
+                effective=round(effective, 3),
+                note=f"the server allows {tc.move_time:g}s a move: {self.agent.name} thinks"
+                f" {effective:g}s, not {default.time:g}s",
+            )
 
     def budget(
         self, time_left: float, *, clock: bool = False, increment: float = 0.0

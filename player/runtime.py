@@ -134,6 +134,7 @@ class PlayerClient(MatchPlay):
         *,
         on_result: Callable[[MatchResult], None] | None = None,
         on_seeking: Callable[[Seeking], None] | None = None,
+        on_retry: Callable[[str], None] | None = None,
         connect: Connector | None = None,
         rng: random.Random | None = None,
     ) -> None:
@@ -144,6 +145,9 @@ class PlayerClient(MatchPlay):
         self.results: list[MatchResult] = []
         self._on_result = on_result
         self._on_seeking = on_seeking
+        self._on_retry = on_retry
+        self._run_scope = trio.CancelScope()
+        self._stopped_by: ClientError | None = None
         self._connect = connect
         self._rng = rng or random.Random()
         self._agent_lock = threading.Lock()
@@ -159,6 +163,18 @@ class PlayerClient(MatchPlay):
 
     async def run(self) -> list[MatchResult]:
         """Play until `config.games` matches are over; return their results."""
+        with trio.CancelScope() as self._run_scope:
+            await self._play()
+        if self._stopped_by is not None:
+            raise self._stopped_by
+        return self.results
+
+    def fail(self, error: ClientError) -> None:
+        """Stop `run` from outside (another task): it raises `error`."""
+        self._stopped_by = error
+        self._run_scope.cancel()
+
+    async def _play(self) -> None:
         config = self.config
         losses = 0
         while not self.done:
@@ -170,6 +186,7 @@ class PlayerClient(MatchPlay):
                 attempt_timeout=config.attempt_timeout,
                 connect=self._connect,
                 rng=self._rng,
+                on_retry=self._on_retry,
             )
             progress = self._progress
             try:
@@ -190,7 +207,6 @@ class PlayerClient(MatchPlay):
                 await trio.sleep(config.backoff.delay(losses - 1, self._rng))
             finally:
                 await conn.aclose()
-        return self.results
 
     # --- one connection ---------------------------------------------------------
 

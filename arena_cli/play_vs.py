@@ -1,0 +1,211 @@
+"""`arena play ... --vs SPEC`: the opponent started for you, and what a waiting player is told.
+
+The opponent is a child process running `arena play` (exactly what a user
+would start by hand), so it plays over TCP like any other player. Without
+--host/--port it plays on an embedded server on a free local port, which
+stops with the command; its log goes to a file named if it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import trio
+
+from player.client import ClientError, MatchResult, PlayerClient
+from player.spec import parse_agent_spec
+from protocol.messages import OpenSeek, Seeking
+
+if TYPE_CHECKING:
+    from arena_cli.play_cmd import PlaySettings
+    from player.agent import Agent
+
+#: seconds the opponent may take to exit after SIGTERM before it is killed
+STOP_GRACE = 1.5
+
+
+def check_db(db: str | None) -> None:
+    """--db must be a file we can create or open (ValueError with one line if not)."""
+    if db is None:
+        return
+    path = Path(db)
+    if path.is_dir():
+        raise ValueError(f"--db {db!r} is a directory, not a records file")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"--db {db!r}: no directory {str(parent)!r}")
+    if not os.access(parent, os.W_OK):
+        raise ValueError(f"--db {db!r}: the directory {str(parent)!r} is not writable")
+
+
+def _time_words(move_time: float, clock_label: str | None, any_time: bool) -> str:
+    if any_time:
+        return "any time control"
+    return f"a {clock_label} clock" if clock_label else f"{move_time:g} s a move"
+
+
+def _seek_words(seek: OpenSeek) -> str:
+    if seek.move_time == 0 and seek.clock is None:
+        words = "any time control"
+    else:
+        words = _time_words(
+            seek.move_time, None if seek.clock is None else seek.clock.label(), False
+        )
+    options = ",".join(f"{k}={v}" for k, v in seek.options.items())
+    people = "1 player" if seek.players == 1 else f"{seek.players} players"
+    return f"{seek.game}{f' ({options})' if options else ''} at {words}: {people}"
+
+
+def seeking_text(settings: PlaySettings, message: Seeking) -> str:
+    """What a player waiting in the lobby is told: what it seeks, who else waits, what to do."""
+    config = settings.config
+    clock = None if message.clock is None else message.clock.label()
+    lines = [
+        f"waiting for an opponent: {message.game} at"
+        f" {_time_words(message.move_time, clock, message.any_time)}"
+        f" on {config.host}:{config.port}"
+    ]
+    for seek in message.others:
+        lines.append(f"  also waiting here, not paired with you: {_seek_words(seek)}")
+    if settings.vs is None and settings.human:
+        tc = "--tc any"
+        options = "".join(f" -o {k}={v}" for k, v in settings.options.items())
+        lines.append(
+            f"  to get an opponent, run in another terminal:"
+            f" arena play {message.game}{options} mcts {tc} --host {config.host}"
+            f" --port {config.port}"
+            f"\n  (or start this command again with --vs mcts:time=1)"
+        )
+    return "\n".join(lines)
+
+
+def opponent_command(settings: PlaySettings, host: str, port: int) -> list[str]:
+    """The `arena play` command line of the --vs opponent, with the same time control."""
+    assert settings.vs is not None
+    config = settings.config
+    name = f"{settings.vs}"[:64]
+    command = [
+        sys.executable,
+        "-m",
+        "arena_cli.main",
+        "play",
+        settings.game,
+        settings.vs,
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--games",
+        str(config.games),
+        "--name",
+        name,
+        "--connect-wait",
+        "10",
+    ]
+    for key, value in settings.options.items():
+        command += ["-o", f"{key}={value}"]
+    if config.clock is not None:
+        command += ["--tc", f"{config.clock.initial / 60:g}+{config.clock.increment:g}"]
+    elif config.move_time is not None:
+        command += ["--move-time", str(config.move_time)]
+    return command
+
+
+async def _end_process(process: trio.Process) -> None:
+    process.terminate()
+    with trio.move_on_after(STOP_GRACE):
+        await process.wait()
+        return
+    process.kill()
+
+
+async def vs_session(
+    settings: PlaySettings,
+    agent: Agent,
+    db: str | None,
+    on_result: Callable[[MatchResult], None],
+    on_seeking: Callable[[Seeking], None],
+) -> list[MatchResult]:
+    """Start the server (if embedded) and the opponent, then play; everything stops after."""
+    from dataclasses import replace
+
+    config = settings.config
+    async with trio.open_nursery() as nursery:
+        host, port = config.host, config.port
+        if settings.embedded:
+            from server.app import ArenaServer, open_store
+            from server.config import ServerConfig
+
+            store = open_store(db)
+            server = ArenaServer(ServerConfig(host="127.0.0.1", port=0, db=db), store=store)
+            host, port = "127.0.0.1", await nursery.start(server.serve)
+            if store is not None:
+                nursery.start_soon(_close_at_exit, store)
+        client = PlayerClient(
+            agent,
+            settings.game,
+            settings.options,
+            replace(config, host=host, port=port),
+            on_result=on_result,
+            on_seeking=on_seeking,
+            on_retry=_progress,
+        )
+        log_path = Path(tempfile.mkdtemp(prefix="arena-vs-")) / "opponent.log"
+        nursery.start_soon(_opponent, settings, host, port, log_path, nursery.cancel_scope, client)
+        name = parse_agent_spec(settings.vs or "")[0]
+        print(f"starting the opponent: {settings.vs} ({name}, log: {log_path})", flush=True)
+        results = await client.run()
+        nursery.cancel_scope.cancel()
+    return results
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+async def _close_at_exit(store: object) -> None:
+    try:
+        await trio.sleep_forever()
+    finally:
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
+
+
+class OpponentFailed(ClientError):
+    """The --vs opponent's process ended before the games were played."""
+
+
+async def _opponent(
+    settings: PlaySettings,
+    host: str,
+    port: int,
+    log_path: Path,
+    scope: trio.CancelScope,
+    client: PlayerClient,
+) -> None:
+    with log_path.open("ab") as log_file:
+        process = await trio.run_process(
+            opponent_command(settings, host, port),
+            check=False,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            deliver_cancel=_end_process,
+        )
+    if client.done:
+        return
+    text = await trio.Path(log_path).read_text(errors="replace")
+    lines = text.strip().splitlines()
+    last = lines[-1] if lines else "no output"
+    client.fail(
+        OpponentFailed(
+            f"the opponent {settings.vs} exited (code {process.returncode}) before the"
+            f" games were played: {last} (log: {log_path})"
+        )
+    )
