@@ -362,8 +362,8 @@ def _fail(message: str, code: int = 2) -> int:
 def run(args: argparse.Namespace) -> int:
     console = Console(stderr=args.json)  # with --json, stdout holds only the JSON
     db_path = args.db or os.environ.get("ARENA_DB") or "arena.sqlite"
-    if args.list and args.db and not os.path.exists(args.db):
-        return _fail(f"no records database at {args.db!r}")
+    if (args.list or args.resume) and not os.path.exists(db_path):
+        return _fail(f"no records database at {db_path!r} (use --db or $ARENA_DB)")
     try:
         store = open_store(db_path)
         assert store is not None

@@ -164,3 +164,14 @@ def test_a_bad_out_path_is_refused_before_any_game(
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM tournaments").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("flags", [["--resume", "t-123"], ["--list"]])
+def test_resume_or_list_never_creates_a_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str]
+) -> None:
+    db = tmp_path / "typo.sqlite"
+    assert main(["tournament", *flags, "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "no records database" in err and len(err.strip().splitlines()) == 1
+    assert not db.exists()
