@@ -75,6 +75,8 @@ class ArenaServer:
         self.stats = stats
         self.lobby: Lobby | None = None
         self.session_id = secrets.token_hex(4)
+        #: every client connection being served (told ``server_shutdown`` when stopping)
+        self.open_connections: set[Connection] = set()
         self.port: int | None = None
 
     async def serve(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
@@ -98,6 +100,12 @@ class ArenaServer:
         async with self._running():
             task_status.started()
             await trio.sleep_forever()
+
+    def announce_shutdown(self, message: str = "the server is shutting down") -> None:
+        """Tell every client (a fatal error ``server_shutdown``) after what is queued for it."""
+        for conn in list(self.open_connections):
+            if not conn.closed:
+                conn.send_error("server_shutdown", message, fatal=True)
 
     def start_connection(self, stream: trio.abc.Stream) -> None:
         """Serve an already-open stream (e.g. one end of an in-memory pair)."""
@@ -135,6 +143,7 @@ class ArenaServer:
             flusher=self.flusher,
         )
         self.connections += 1
+        self.open_connections.add(conn)
         with structlog.contextvars.bound_contextvars(conn=conn.id):
             log.info("connected", peer=conn.peer)
             try:
@@ -152,6 +161,7 @@ class ArenaServer:
                 log.error("session_crashed", error=repr(exc), exc_info=True)
             finally:
                 self.connections -= 1
+                self.open_connections.discard(conn)
                 await trio.aclose_forcefully(stream)
                 log.info("disconnected", reason=conn.close_code, name=conn.name)
 
