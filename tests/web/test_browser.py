@@ -76,7 +76,7 @@ def test_lobby_loads(server: WebServer, page: Any) -> None:
 
 
 def test_watch_a_live_connect4_to_its_end_then_replay_it(server: WebServer, page: Any) -> None:
-    room = ["--room", "browser-c4", "--move-time", "0.4"]
+    room = ["--room", "browser-c4", "--move-time", "1.0"]  # slack for a loaded machine
     players = [
         start_player(server, "connect4", "mcts:time=0.2", *room, "--seat", "0", "--name", "mcts"),
         start_player(server, "connect4", "random", *room, "--seat", "1", "--name", "random"),

@@ -32,6 +32,9 @@ class LiveView {
     this.notations = msg.moves.map((m) => JSON.stringify(m));  // notations come from the record
     this.raw = msg.moves.length;
     this.last = msg.moves.length ? msg.moves[msg.moves.length - 1] : null;
+    // with a chess clock (time_control.clock), both seats' remaining time is shown
+    const clock = msg.time_control.clock;
+    this.clocks = clock ? msg.players.map(() => clock.initial) : null;
     this.turnStart = performance.now();
     this.deadline = null;
     this.title.replaceChildren(`${msg.game} · ${msg.match}`, " ",
@@ -62,6 +65,7 @@ class LiveView {
     this.last = msg.move;
     this.lastSeat = msg.seat;
     this.notations.push(msg.notation);
+    if (msg.clocks) this.clocks = msg.clocks;
     this.turnStart = performance.now();
     this.deadline = null;
     this.legal = null;
@@ -72,6 +76,8 @@ class LiveView {
     this.state = msg.state;
     this.ply = msg.ply;
     this.legal = msg.legal_moves;
+    if (msg.clocks) this.clocks = msg.clocks;
+    this.turnStart = performance.now();
     this.deadline = performance.now() + msg.time_left * 1000;
     this.setStatus("Your move.");
     this.render();
@@ -141,7 +147,10 @@ class LiveView {
     const now = performance.now();
     this.players.replaceChildren(...this.names.map((name, i) => {
       let clock = "";
-      if (i === seat) {
+      if (this.clocks) {
+        const left = this.clocks[i] - (i === seat ? (now - this.turnStart) / 1000 : 0);
+        clock = formatClock(Math.max(0, left));
+      } else if (i === seat) {
         const left = this.deadline !== null && i === this.seat ? (this.deadline - now) / 1000
           : this.moveTime - (now - this.turnStart) / 1000;
         clock = `${Math.max(0, left).toFixed(1)}s`;
@@ -151,6 +160,12 @@ class LiveView {
         h("span", {}, `${i}: ${name}${you}`), h("span", { className: "clock" }, clock));
     }));
   }
+}
+
+function formatClock(seconds) {
+  const minutes = Math.floor(seconds / 60);
+  const rest = (seconds - minutes * 60).toFixed(1).padStart(4, "0");
+  return minutes ? `${minutes}:${rest}` : `${rest}s`;
 }
 
 export function showWatch(app, id) {
