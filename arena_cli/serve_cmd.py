@@ -10,6 +10,7 @@ import sys
 import structlog
 import trio
 
+from arena_cli import stops
 from server.app import ArenaServer, open_store
 from server.config import build_config
 from server.store import StoreError
@@ -138,8 +139,33 @@ def web_config(args: argparse.Namespace, tcp_host: str) -> WebConfig | None:
     )
 
 
-async def serve_until_signalled(server: ArenaServer, web: WebConfig | None = None) -> None:
-    """Run `server` (and its web app) until SIGINT or SIGTERM, then shut down cleanly."""
+#: seconds a stopping server gives its matches to record their end, then its clients to read
+STOP_MATCHES = 1.0
+STOP_FLUSH = 0.5
+
+
+async def stop_gracefully(server: ArenaServer) -> None:
+    """Abort the running matches (recorded, ``match_end`` sent), then tell every client
+    ``server_shutdown`` and give the writers a moment to flush (bounded: a stop takes < 2 s)."""
+    lobby = server.lobby
+    if lobby is not None:
+        matches = list(lobby.matches.values())
+        for match in matches:
+            match.abort("the server shut down")
+        with trio.move_on_after(STOP_MATCHES):
+            for match in matches:
+                await match.finished.wait()
+    server.announce_shutdown()
+    with trio.move_on_after(STOP_FLUSH):
+        while server.open_connections:  # noqa: ASYNC110 (a connection has no "gone" event)
+            await trio.sleep(0.02)
+
+
+async def serve_until_signalled(server: ArenaServer, web: WebConfig | None = None) -> int:
+    """Run `server` (and its web app) until SIGINT or SIGTERM, then shut down cleanly.
+
+    Returns the signal's number.
+    """
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             await nursery.start(server.serve)
@@ -150,8 +176,10 @@ async def serve_until_signalled(server: ArenaServer, web: WebConfig | None = Non
                     raise WebListenError(web, exc) from None
             async for signum in signals:
                 log.info("shutting_down", signal=signal.Signals(signum).name)
+                await stop_gracefully(server)
                 nursery.cancel_scope.cancel()
-                break
+                return int(signum)
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -164,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     server = ArenaServer(config, store=store)
     try:
-        trio.run(serve_until_signalled, server, web)
+        signum = trio.run(serve_until_signalled, server, web)
     except StoreError as exc:  # e.g. the journal of unwritten results cannot be imported
         print(f"arena serve: {exc}", file=sys.stderr)
         return 1
@@ -180,4 +208,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if store is not None:
             store.close()
-    return 0
+    if signum == signal.SIGTERM:
+        stops.note_terminated()
+    code, line = stops.stop_status()
+    print(f"arena serve: {line}; clients told, records closed", file=sys.stderr, flush=True)
+    return code

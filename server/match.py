@@ -168,6 +168,7 @@ class Match:
         # instead of waking the task on every move
         self._sleep: trio.CancelScope | None = None
         self._ending: Outcome | None = None
+        self._aborting = False
         self._turn_started = 0.0
         self._time_left = policy.move_time
         self._turn_time = policy.move_time  # the time the current turn started with
@@ -282,7 +283,8 @@ class Match:
                         await self._finish(
                             self._forfeit(None, Termination.ABORTED), status="aborted"
                         )
-            await self._finish(self._ending, status="finished")
+            status = "aborted" if self._aborting else "finished"
+            await self._finish(self._ending, status=status)
 
     async def _finish(self, outcome: Outcome, *, status: str) -> None:
         if self.finished.is_set():
@@ -526,6 +528,14 @@ class Match:
             return
         self.reason = f"{self.seats[seat_index].name} resigned"
         self._end(self._forfeit(seat_index, Termination.RESIGNATION))
+
+    def abort(self, reason: str) -> None:
+        """End the match without a result (the server is stopping); the task records it."""
+        if self.phase == "over":
+            return
+        self.reason = reason
+        self._aborting = True
+        self._end(self._forfeit(None, Termination.ABORTED))
 
     def on_adjudicate(self, winner: int | None, termination: Termination, reason: str) -> None:
         """The pool's director adjudicated the current position (docs/PROTOCOL.md)."""
