@@ -61,25 +61,29 @@ class MessageDecoder(Generic[T]):
         self._known = known_types
 
     def decode(self, body: bytes) -> T:
+        # first the whole frame, untyped: the typed pass skips unknown keys
+        # without looking at them, and every byte must be valid (UTF-8 in
+        # keys and strings, bounded nesting) wherever it is (~0.5 us a frame)
+        try:
+            raw = msgspec.msgpack.decode(body)
+        except Exception as exc:  # malformed msgpack, invalid UTF-8, too deep: all one error
+            raise ProtocolError("bad_message", f"malformed msgpack: {exc}") from None
         try:
             return self._decoder.decode(body)
         except msgspec.ValidationError as exc:
-            raise self._classify(body, str(exc)) from None
-        except Exception as exc:  # malformed msgpack, too deep, ...: all one error
+            raise self._classify(raw, str(exc)) from None
+        except Exception as exc:  # pragma: no cover - decodable a moment ago
             raise ProtocolError("bad_message", f"malformed msgpack: {exc}") from None
 
-    def _classify(self, body: bytes, detail: str) -> ProtocolError:
-        try:
-            raw = msgspec.msgpack.decode(body)
-        except Exception:  # pragma: no cover - decodable a moment ago
-            raw = None
-        if not isinstance(raw, dict) or "type" not in raw:
+    def _classify(self, raw: Any, detail: str) -> ProtocolError:
+        if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
             return ProtocolError(
-                "bad_message", f"a message must be a map with a 'type' key ({detail})"
+                "bad_message", f"a message must be a map with a string 'type' key ({detail})"
             )
-        if raw["type"] not in self._known:
-            return ProtocolError("unknown_type", f"unknown message type {raw['type']!r}")
-        return ProtocolError("bad_message", f"bad {raw['type']!r} message: {detail}")
+        kind = raw["type"]
+        if kind not in self._known:
+            return ProtocolError("unknown_type", f"unknown message type {kind[:64]!r}")
+        return ProtocolError("bad_message", f"bad {kind!r} message: {detail}")
 
 
 def client_message_decoder() -> MessageDecoder[ClientMessage]:

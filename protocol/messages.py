@@ -43,6 +43,8 @@ class Hello(Message, tag="hello"):
     name: Name
     role: Role = "player"
     client: Annotated[str, msgspec.Meta(max_length=128)] = ""
+    #: the name's password, on servers with accounts (additive in v1; see PROTOCOL.md "Accounts")
+    password: Annotated[str, msgspec.Meta(max_length=256)] = ""
 
 
 class Clock(msgspec.Struct, frozen=True):
@@ -124,6 +126,8 @@ class Direct(Message, tag="direct"):
 
     pool: Id
     players: Annotated[list[PoolPlayer], msgspec.Meta(max_length=256)]
+    #: the pool's owner key; empty: the server makes one (answered by ``directing``; additive in v1)
+    owner: Annotated[str, msgspec.Meta(max_length=128)] = ""
 
 
 class Pair(Message, tag="pair"):
@@ -179,6 +183,18 @@ class Welcome(Message, tag="welcome"):
     server: str
     session: str
     max_frame: int
+    #: seconds between the server's pings to a quiet client, and of silence before it is closed
+    ping_interval: float = 15.0
+    idle_timeout: float = 60.0
+    #: the name this connection is authenticated as (an account), else None
+    account: str | None = None
+
+
+class Directing(Message, tag="directing"):
+    """(To a director) its ``direct`` was accepted: it directs `pool`, owned by key `owner`."""
+
+    pool: str
+    owner: str
 
 
 class Error(Message, tag="error"):
@@ -364,6 +380,7 @@ ServerMessage = (
     | Matches
     | PoolStatus
     | Paired
+    | Directing
     | ServerStatus
     | Ping
     | Pong

@@ -37,8 +37,10 @@ from protocol.messages import (
     Status,
     Welcome,
 )
+from server.accounts import AccountBook, AccountError, Accounts
 from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
+from server.limits import Addresses, ClientBudget, address_of
 from server.lobby import Lobby, RequestError
 from server.match import Stats
 from server.store import (
@@ -53,6 +55,8 @@ from server.store import (
 log = structlog.get_logger("arena.server")
 
 FLUSH_TIMEOUT = 2.0
+#: refusals that mean a wrong credential: they spend the much tighter failure budget
+CREDENTIAL_FAILURES = frozenset({"bad_secret", "bad_token", "not_owner"})
 
 
 class ArenaServer:
@@ -71,6 +75,12 @@ class ArenaServer:
             record_wait=config.record_wait,
         )
         self.connections = 0
+        self.addresses = Addresses(config)
+        self.accounts = Accounts(
+            None if store is None else AccountBook(store.path),
+            mode=config.accounts,
+            registration=config.registration,
+        )
         self.flusher = LazyFlusher()
         self.stats = stats
         self.lobby: Lobby | None = None
@@ -127,6 +137,7 @@ class ArenaServer:
             try:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self.flusher.run)
+                    nursery.start_soon(self._sweep)
                     self.lobby = Lobby(self.config, self.recorder, nursery, stats=self.stats)
                     yield nursery
             finally:
@@ -141,7 +152,17 @@ class ArenaServer:
             max_frame=self.config.max_frame,
             queue=self.config.send_queue,
             flusher=self.flusher,
+            max_bytes=self.config.max_buffered_bytes,
         )
+        address = address_of(conn.peer)
+        if self.connections >= self.config.max_connections:
+            refusal: str | None = (
+                f"the server holds its maximum of {self.config.max_connections} connections"
+            )
+        else:
+            refusal = self.addresses.admit(address)
+            if refusal is None:
+                conn.address = address
         self.connections += 1
         self.open_connections.add(conn)
         with structlog.contextvars.bound_contextvars(conn=conn.id):
@@ -151,7 +172,11 @@ class ArenaServer:
                     nursery.start_soon(conn.writer)
                     try:
                         with conn.cancel_scope:
-                            await self._session(conn)
+                            if refusal is not None:
+                                log.warning("connection_refused", peer=conn.peer, reason=refusal)
+                                conn.send_error("too_many_connections", refusal, fatal=True)
+                            else:
+                                await self._session(conn)
                     finally:
                         if self.lobby is not None:
                             self.lobby.connection_lost(conn)
@@ -162,6 +187,8 @@ class ArenaServer:
             finally:
                 self.connections -= 1
                 self.open_connections.discard(conn)
+                if conn.address is not None:
+                    self.addresses.release(conn.address)
                 await trio.aclose_forcefully(stream)
                 log.info("disconnected", reason=conn.close_code, name=conn.name)
 
@@ -177,10 +204,7 @@ class ArenaServer:
                 )
                 return
             if not isinstance(first, Hello):
-                conn.send_error(
-                    "handshake_required", "the first message must be 'hello'", fatal=True
-                )
-                return
+                raise ProtocolError("handshake_required", "the first message must be 'hello'")
             if first.version != PROTOCOL_VERSION:
                 conn.send_error(
                     "unsupported_version",
@@ -188,13 +212,36 @@ class ArenaServer:
                     fatal=True,
                 )
                 return
+            if not self._credential_budget(conn):
+                conn.send_error(
+                    "rate_limited", "too many failed credentials from this address", fatal=True
+                )
+                return
+            try:
+                conn.account = await self.accounts.authenticate(first.name, first.password)
+            except AccountError as exc:
+                if exc.code == "bad_password":
+                    self._credential_failed(conn)
+                log.info("hello_refused", name=first.name, code=exc.code)
+                conn.send_error(exc.code, exc.message, fatal=True)
+                return
             conn.name, conn.role = first.name, first.role
             structlog.contextvars.bind_contextvars(name=conn.name)
-            log.info("hello", role=conn.role, client=first.client)
+            log.info("hello", role=conn.role, client=first.client, account=conn.account)
             conn.send(
-                Welcome(PROTOCOL_VERSION, self.config.name, self.session_id, self.config.max_frame)
+                Welcome(
+                    PROTOCOL_VERSION,
+                    self.config.name,
+                    self.session_id,
+                    self.config.max_frame,
+                    ping_interval=self.config.ping_interval,
+                    idle_timeout=self.config.idle_timeout,
+                    account=conn.account,
+                )
             )
         except ProtocolError as exc:
+            if exc.code == "unknown_type":  # an unknown first frame: it is not a hello
+                exc = ProtocolError("handshake_required", "the first message must be 'hello'")
             log.info("protocol_error", code=exc.code, error=exc.message)
             conn.fail(exc)
             return
@@ -209,12 +256,34 @@ class ArenaServer:
                 keepalive.cancel_scope.cancel()
 
     async def _message_loop(self, conn: Connection) -> None:
+        config = self.config
+        budget = ClientBudget.for_connection(config)
+        conn.budget = budget
+        shared = self.addresses.budget(conn.address or address_of(conn.peer))
         try:
             while True:
                 message = await conn.receive()
+                now = trio.current_time()
+                if not budget.messages.take(now) or not shared.messages.take(now):
+                    wait = max(budget.messages.wait_time(now), shared.messages.wait_time(now))
+                    conn.rate_limited(now, wait)
+                    if conn.refused > config.message_burst:  # it keeps flooding: enough
+                        log.warning("rate_limit_disconnect", refused=conn.refused)
+                        conn.send_error(
+                            "rate_limited",
+                            f"more than {config.message_rate:g} messages/s"
+                            f" sustained ({conn.refused} refused)",
+                            fatal=True,
+                        )
+                        return
+                    continue
+                if conn.refused and budget.messages.tokens >= config.message_burst / 2:
+                    conn.refused = 0  # calm again
                 try:
                     await self._dispatch(conn, message)
                 except RequestError as exc:
+                    if exc.code in CREDENTIAL_FAILURES:
+                        self._credential_failed(conn)
                     conn.send_error(exc.code, exc.message, match=getattr(message, "match", None))
         except ProtocolError as exc:
             log.info("protocol_error", code=exc.code, error=exc.message)
@@ -226,6 +295,8 @@ class ArenaServer:
         lobby = self.lobby
         assert lobby is not None
         if isinstance(message, Move):
+            if conn.role != "player":
+                raise RequestError("wrong_role", "spectators cannot send 'move'")
             match, seat = lobby.seat_of(conn, message.match)
             match.on_move(conn, seat, message, trio.current_time())
         elif isinstance(message, Ping):
@@ -241,6 +312,11 @@ class ArenaServer:
         elif conn.role != "player":
             raise RequestError(
                 "wrong_role", f"spectators cannot send {type(message).__name__.lower()!r}"
+            )
+        elif isinstance(message, Seek | Rejoin | Direct) and not self._credential_budget(conn):
+            # a request that carries a secret, a token or an owner key: guessing is throttled
+            raise RequestError(
+                "rate_limited", "too many failed secrets, tokens or owner keys: wait and retry"
             )
         elif isinstance(message, Seek):
             lobby.seek(conn, message)
@@ -258,7 +334,7 @@ class ArenaServer:
             if message.tournament and lobby.live_tournament_game(message) is None:
                 try:
                     ended = await self.recorder.find_tournament_game(
-                        message.tournament, message.index
+                        message.tournament, message.index, lobby.pool_owner(message.pool)
                     )
                 except StoreUnavailable as exc:
                     raise RequestError("store_unavailable", str(exc)) from None
@@ -284,6 +360,28 @@ class ArenaServer:
             matches=0 if self.lobby is None else len(self.lobby.matches),
             connections=self.connections,
         )
+
+    def _credential_budget(self, conn: Connection) -> bool:
+        """Whether the connection (and its address) may still try a credential now."""
+        now = trio.current_time()
+        shared = self.addresses.budget(conn.address or address_of(conn.peer))
+        own = conn.budget.failures.available(now) if conn.budget is not None else True
+        return own and shared.failures.available(now)
+
+    def _credential_failed(self, conn: Connection) -> None:
+        now = trio.current_time()
+        if conn.budget is not None:
+            conn.budget.failures.take(now)
+        self.addresses.budget(conn.address or address_of(conn.peer)).failures.take(now)
+        log.info("credential_failed", peer=conn.peer)
+
+    async def _sweep(self) -> None:
+        """Now and then: reclaim idle pools, forget quiet addresses (bounded memory)."""
+        while True:
+            await trio.sleep(min(60.0, max(self.config.pool_grace / 4, 1.0)))
+            if self.lobby is not None:
+                self.lobby.reclaim_pools()
+            self.addresses.sweep(trio.current_time())
 
     async def _keepalive(self, conn: Connection) -> None:
         """Ping an idle client; close it when it has been silent for `idle_timeout`."""

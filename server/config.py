@@ -59,6 +59,32 @@ class ServerConfig:
     record_wait: float = 2.0
     #: ended matches whose records are not yet written; beyond it new matches are refused
     max_pending_results: int = 10_000
+    # --- limits (docs/PROTOCOL.md "Limits"): what one client may hold or send
+    max_connections: int = 10_000
+    max_connections_per_address: int = 256
+    max_rooms: int = 10_000
+    max_rooms_per_connection: int = 8
+    max_pools: int = 10_000
+    max_pools_per_connection: int = 16
+    max_spectating: int = 64
+    #: bytes queued for one client before it is disconnected as too slow
+    max_buffered_bytes: int = 4 * 1024 * 1024
+    #: messages per second (and burst) per connection, then per address
+    message_rate: float = 200.0
+    message_burst: float = 400.0
+    address_message_rate: float = 20_000.0
+    address_message_burst: float = 40_000.0
+    #: failed credentials (secret, owner key, seat token, password) per second and burst
+    auth_failure_rate: float = 0.2
+    auth_failure_burst: float = 10.0
+    address_auth_failure_rate: float = 1.0
+    address_auth_failure_burst: float = 50.0
+    #: how long a pool with neither director nor seekers keeps its owner before it is reclaimed
+    pool_grace: float = 300.0
+    #: "open": anyone may play under an unregistered name; "registered": only registered names
+    accounts: str = "open"
+    #: a hello with a password for an unregistered name registers it (CGOS-style)
+    registration: bool = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -76,6 +102,34 @@ class ServerConfig:
         for name in ("handshake_timeout", "ping_interval", "idle_timeout"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0 seconds, not {getattr(self, name)!r}")
+        for name in LIMIT_FIELDS:
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, not {getattr(self, name)!r}")
+        if self.pool_grace < 0:
+            raise ValueError(f"pool_grace must be >= 0 seconds, not {self.pool_grace!r}")
+        if self.accounts not in ("open", "registered"):
+            raise ValueError(f"accounts must be 'open' or 'registered', not {self.accounts!r}")
+
+
+#: the limits, each with an ARENA_<NAME> environment variable (docs/PROTOCOL.md "Limits")
+LIMIT_FIELDS: dict[str, type] = {
+    "max_connections": int,
+    "max_connections_per_address": int,
+    "max_rooms": int,
+    "max_rooms_per_connection": int,
+    "max_pools": int,
+    "max_pools_per_connection": int,
+    "max_spectating": int,
+    "max_buffered_bytes": int,
+    "message_rate": float,
+    "message_burst": float,
+    "address_message_rate": float,
+    "address_message_burst": float,
+    "auth_failure_rate": float,
+    "auth_failure_burst": float,
+    "address_auth_failure_rate": float,
+    "address_auth_failure_burst": float,
+}
 
 
 # environment variable -> (field, parser); policy fields are nested
@@ -93,6 +147,9 @@ ENV_VARS: dict[str, tuple[str, type]] = {
     "ARENA_IDLE_TIMEOUT": ("idle_timeout", float),
     "ARENA_RECORD_WAIT": ("record_wait", float),
     "ARENA_MAX_PENDING_RESULTS": ("max_pending_results", int),
+    "ARENA_POOL_GRACE": ("pool_grace", float),
+    "ARENA_ACCOUNTS": ("accounts", str),
+    **{f"ARENA_{name.upper()}": (name, kind) for name, kind in LIMIT_FIELDS.items()},
 }
 
 _POLICY_FIELDS = {f.name for f in fields(MatchPolicy)}

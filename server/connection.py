@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import collections
 import itertools
+import math
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
@@ -32,6 +33,7 @@ from protocol.codec import FrameReader, ProtocolError, client_message_decoder, e
 from protocol.messages import ClientMessage, Error
 
 if TYPE_CHECKING:
+    from server.limits import ClientBudget
     from server.match import Match
 
 log = structlog.get_logger("arena.server")
@@ -73,6 +75,7 @@ class Connection:
         max_frame: int,
         queue: int,
         flusher: LazyFlusher | None = None,
+        max_bytes: int = 4 * 1024 * 1024,
     ) -> None:
         self.id = f"c{next(_ids)}"
         self.stream = stream
@@ -80,6 +83,8 @@ class Connection:
         self.decoder = client_message_decoder()
         self._queue: collections.deque[bytes] = collections.deque()
         self._limit = queue
+        self._max_bytes = max_bytes
+        self._queued_bytes = 0
         self._wake = trio.Event()
         self._urgent = False
         self._flusher = flusher
@@ -95,7 +100,18 @@ class Connection:
         # (match, seat) pairs this connection currently holds
         self.seats: set[tuple[Match, int]] = set()
         self.watching: set[Match] = set()
+        # what this connection holds in the lobby, so that forgetting it is O(its own)
+        self.seek_key: tuple[Any, ...] | None = None  # the open seek it waits in
+        self.pool_seeks: set[str] = set()  # pools it seeks in
+        self.directing: set[str] = set()  # pools it directs
+        self.rooms: set[str] = set()  # rooms it holds a seat in
+        self.observing: set[Match] = set()  # matches whose result it is told (a director)
+        self.account: str | None = None  # the registered name it authenticated as
+        self.address: str | None = None  # the client address it is counted under
+        self.budget: ClientBudget | None = None  # its message and failed-credential budgets
         self.last_received = trio.current_time()
+        self._limited_told = -math.inf  # when it was last told it is rate-limited
+        self.refused = 0  # messages refused for its rate since it was last within it
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} {self.name!r} {self.peer}>"
@@ -120,11 +136,23 @@ class Connection:
         """
         if self.closed:
             return False
-        if len(self._queue) >= self._limit:
+        if len(self._queue) >= self._limit or self._queued_bytes + len(frame) > self._max_bytes:
             log.warning("slow_consumer", conn=self.id, name=self.name)
+            # the one frame allowed past the limit: why the connection closes
+            self._queue.append(
+                encode_message(
+                    Error(
+                        code="slow_consumer",
+                        message=f"more than {self._limit} frames or {self._max_bytes} bytes"
+                        " waiting to be read",
+                        fatal=True,
+                    )
+                )
+            )
             self.close("slow_consumer")
             return False
         self._queue.append(frame)
+        self._queued_bytes += len(frame)
         if urgent or self._flusher is None:
             self.flush()
         else:
@@ -139,6 +167,7 @@ class Connection:
         if self._socket is not None and not self._sending and not self.closed:
             data = b"".join(queue) if len(queue) > 1 else queue[0]
             queue.clear()
+            self._queued_bytes = 0
             try:
                 sent = os.write(self._socket.fileno(), data)
             except BlockingIOError:
@@ -149,9 +178,22 @@ class Connection:
             if sent == len(data):
                 return
             queue.append(data[sent:])
+            self._queued_bytes = len(data) - sent
             self._sending = True  # the rest waits for the client to read
         self._urgent = True
         self._wake.set()
+
+    def rate_limited(self, now: float, wait: float) -> None:
+        """Refuse a message for the client's rate; say so at most once a second."""
+        self.refused += 1
+        if now - self._limited_told >= 1.0:
+            self._limited_told = now
+            self.send(
+                Error(
+                    code="rate_limited",
+                    message=f"too many messages: {self.refused} refused; retry in {wait:.2f}s",
+                )
+            )
 
     def send_error(
         self, code: str, message: str, *, fatal: bool = False, match: str | None = None
@@ -182,6 +224,7 @@ class Connection:
                 if queue and (self._urgent or self.closed):
                     data = b"".join(queue) if len(queue) > 1 else queue[0]
                     queue.clear()
+                    self._queued_bytes = 0
                     self._urgent = False
                     self._sending = True
                     await stream.send_all(data)

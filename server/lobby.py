@@ -20,6 +20,7 @@ from protocol.messages import (
     Adjudicate,
     Clock,
     Direct,
+    Directing,
     Join,
     MatchEnd,
     OpenSeek,
@@ -32,6 +33,7 @@ from protocol.messages import (
 from server.config import MatchPolicy, ServerConfig
 from server.connection import Connection
 from server.match import Match, Stats
+from server.pools import Pool, PooledSeek, new_owner_key, owner_digest
 from server.store import Recorder, TournamentGame
 
 log = structlog.get_logger("arena.server")
@@ -72,23 +74,6 @@ class Room:
 
 
 @dataclass
-class PooledSeek:
-    """A seek in a named pool: the pool's director (a tournament) assigns matches."""
-
-    conn: Connection
-    seek: Seek
-    game: Game[Any, Any]
-
-
-@dataclass
-class PoolDirector:
-    """The connection directing a pool and the players it admits (name -> secret)."""
-
-    conn: Connection
-    players: dict[str, str]
-
-
-@dataclass
 class Lobby:
     config: ServerConfig
     recorder: Recorder
@@ -99,10 +84,9 @@ class Lobby:
     tokens: dict[str, tuple[Match, int]] = field(default_factory=dict)
     seeks: dict[SeekKey, list[Connection]] = field(default_factory=dict)
     rooms: dict[str, Room] = field(default_factory=dict)
-    pools: dict[str, list[PooledSeek]] = field(default_factory=dict)
-    directors: dict[str, PoolDirector] = field(default_factory=dict)
-    # live tournament games by (tournament, index): a game is played once
-    tournament_games: dict[tuple[str, int], Match] = field(default_factory=dict)
+    pools: dict[str, Pool] = field(default_factory=dict)
+    # live tournament games by (owner, tournament, index): a game is played once
+    tournament_games: dict[tuple[str, str, int], Match] = field(default_factory=dict)
 
     # --- creating matches ------------------------------------------------------
 
@@ -166,7 +150,10 @@ class Lobby:
             self.matches.pop(match.id, None)
             index = match.extra.get("index")
             if match.tournament and isinstance(index, int):
-                self.tournament_games.pop((match.tournament, index), None)
+                owner = match.extra.get("owner") or ""
+                self.tournament_games.pop((owner, match.tournament, index), None)
+            for observer in match.observers:
+                observer.observing.discard(match)
             for seat in match.seats:
                 self.tokens.pop(seat.token, None)
 
@@ -175,13 +162,16 @@ class Lobby:
         game = self._game_for(message.game, message.options)
         move_time = self._move_time(message.move_time)
         self._require_store()
+        pool = None
         if message.pool:
-            director = self.directors.get(message.pool)
-            if director is not None and director.players.get(conn.name) != message.secret:
+            pool = self.pools.get(message.pool)
+            if pool is not None and not pool.admits(conn.name, message.secret):
                 raise RequestError(
                     "bad_secret",
                     f"{conn.name!r} is not admitted to pool {message.pool!r} (unknown name or wrong secret)",
                 )
+            if pool is None:
+                self._check_pool_room()
         self.cancel_seeks(conn)
         options = msgspec.json.encode(game.options)
         clock = message.clock
@@ -199,10 +189,15 @@ class Lobby:
             )
         )
         if message.pool:
-            self.pools.setdefault(message.pool, []).append(PooledSeek(conn, message, game))
-            self.pool_changed(message.pool)
+            if pool is None:
+                pool = self.pools[message.pool] = Pool(message.pool)
+            pool.seeks.append(PooledSeek(conn, message, game))
+            pool.idle_since = None
+            conn.pool_seeks.add(pool.name)
+            self.pool_changed(pool.name)
             return
         self.seeks.setdefault(key, []).append(conn)
+        conn.seek_key = key
         self._pair_seeks(game, key)
 
     def _open_seeks(self, game: str, own: SeekKey) -> list[OpenSeek]:
@@ -249,57 +244,122 @@ class Lobby:
         self.start_match(game, players, policy, clock=clock)
 
     def cancel_seeks(self, conn: Connection) -> None:
-        for key in [k for k, conns in self.seeks.items() if conn in conns]:
-            self.seeks[key].remove(conn)
-            if not self.seeks[key]:
-                del self.seeks[key]
-        for pool, entries in self.pools.items():
-            kept = [entry for entry in entries if entry.conn is not conn]
-            if len(kept) != len(entries):
-                self.pools[pool] = kept
-                self.pool_changed(pool)
+        """Withdraw the connection's open seek and its pool seeks (O(what it holds))."""
+        key = conn.seek_key
+        if key is not None:
+            conn.seek_key = None
+            waiting = self.seeks.get(key)
+            if waiting is not None and conn in waiting:
+                waiting.remove(conn)
+                if not waiting:
+                    del self.seeks[key]
+        for name in list(conn.pool_seeks):
+            conn.pool_seeks.discard(name)
+            pool = self.pools.get(name)
+            if pool is None:
+                continue
+            pool.seeks = [entry for entry in pool.seeks if entry.conn is not conn]
+            self._pool_maybe_idle(pool)
+            self.pool_changed(name)
+
+    def _check_pool_room(self) -> None:
+        if len(self.pools) >= self.config.max_pools:
+            raise RequestError(
+                "limit_reached", f"this server holds {self.config.max_pools} pools already"
+            )
+
+    def _pool_maybe_idle(self, pool: Pool) -> None:
+        """A pool left without director and seekers: forgotten now if nobody owns it, else later."""
+        if not pool.empty:
+            return
+        if pool.owner is None:
+            self.pools.pop(pool.name, None)
+        elif pool.idle_since is None:
+            pool.idle_since = trio.current_time()
+
+    def reclaim_pools(self) -> int:
+        """Forget owned pools that have been idle for `pool_grace` seconds; returns how many."""
+        cutoff = trio.current_time() - self.config.pool_grace
+        stale = [
+            name
+            for name, pool in self.pools.items()
+            if pool.empty and pool.idle_since is not None and pool.idle_since <= cutoff
+        ]
+        for name in stale:
+            del self.pools[name]
+        if stale:
+            log.info("pools_reclaimed", count=len(stale))
+        return len(stale)
 
     # --- pools and their directors (tournaments) ----------------------------------
 
     def pool_changed(self, pool: str) -> None:
         """Tell the pool's director who is idle now."""
-        director = self.directors.get(pool)
-        if director is not None:
-            idle: dict[str, int] = {}
-            for entry in self.pools.get(pool, []):
-                idle[entry.conn.name] = idle.get(entry.conn.name, 0) + 1
-            director.conn.send(PoolStatus(pool=pool, idle=idle))
+        found = self.pools.get(pool)
+        if found is not None and found.director is not None:
+            found.director.send(PoolStatus(pool=pool, idle=found.idle_counts()))
 
     def direct(self, conn: Connection, message: Direct) -> None:
-        current = self.directors.get(message.pool)
-        if current is not None and current.conn is not conn and not current.conn.closed:
-            raise RequestError("pool_taken", f"pool {message.pool!r} already has a director")
-        players = {p.name: p.secret for p in message.players}
-        self.directors[message.pool] = PoolDirector(conn, players)
-        # drop waiting seekers the director does not admit
-        kept = []
-        for entry in self.pools.get(message.pool, []):
-            if players.get(entry.conn.name) == entry.seek.secret:
+        """Direct a pool: claim it (new, or never directed) or take it over with its owner key."""
+        pool = self.pools.get(message.pool)
+        if pool is not None and pool.owner is not None and not pool.owned_by(message.owner):
+            raise RequestError(
+                "not_owner",
+                f"pool {message.pool!r} belongs to another owner: direct it with its owner key",
+            )
+        limit = self.config.max_pools_per_connection
+        if message.pool not in conn.directing and len(conn.directing) >= limit:
+            raise RequestError("limit_reached", f"a connection may direct at most {limit} pools")
+        if pool is None:
+            self._check_pool_room()
+            pool = self.pools[message.pool] = Pool(message.pool)
+        key = message.owner
+        if pool.owner is None:
+            key = key or new_owner_key()
+            pool.owner = owner_digest(key)
+        previous = pool.director
+        if previous is not None and previous is not conn:
+            previous.directing.discard(pool.name)
+            previous.send_error(
+                "director_replaced",
+                f"pool {pool.name!r} is now directed by another connection with its owner key",
+            )
+        pool.director = conn
+        pool.idle_since = None
+        conn.directing.add(pool.name)
+        pool.players = {p.name: p.secret for p in message.players}
+        kept = []  # drop waiting seekers the director does not admit
+        for entry in pool.seeks:
+            if pool.admits(entry.conn.name, entry.seek.secret):
                 kept.append(entry)
             else:
+                entry.conn.pool_seeks.discard(pool.name)
                 entry.conn.send_error(
                     "bad_secret",
-                    f"{entry.conn.name!r} is not admitted to pool {message.pool!r}"
+                    f"{entry.conn.name!r} is not admitted to pool {pool.name!r}"
                     " (unknown name or wrong secret)",
                 )
-        self.pools[message.pool] = kept
-        log.info("pool_directed", pool=message.pool, players=sorted(players))
-        self.pool_changed(message.pool)
+        pool.seeks = kept
+        log.info("pool_directed", pool=pool.name, players=sorted(pool.players))
+        conn.send(Directing(pool=pool.name, owner=key))
+        self.pool_changed(pool.name)
 
-    def check_director(self, conn: Connection, pool: str) -> None:
-        director = self.directors.get(pool)
-        if director is None or director.conn is not conn:
+    def check_director(self, conn: Connection, pool: str) -> Pool:
+        found = self.pools.get(pool)
+        if found is None or found.director is not conn:
             raise RequestError("not_director", f"you do not direct pool {pool!r}")
+        return found
+
+    def pool_owner(self, pool: str) -> str:
+        """The owner digest of a pool ("" if it has none): tournament games are the owner's."""
+        found = self.pools.get(pool)
+        return "" if found is None or found.owner is None else found.owner
 
     def live_tournament_game(self, message: Pair) -> Match | None:
         if not message.tournament:
             return None
-        return self.tournament_games.get((message.tournament, message.index))
+        key = (self.pool_owner(message.pool), message.tournament, message.index)
+        return self.tournament_games.get(key)
 
     def pair(self, conn: Connection, message: Pair, ended: TournamentGame | None = None) -> None:
         """Start the match a director asks for, unless that tournament game exists already.
@@ -309,10 +369,11 @@ class Lobby:
         caller), the director is told which match it is (``paired`` with
         ``existing``) and gets its ``match_end``; no players are taken.
         """
-        self.check_director(conn, message.pool)
+        pool = self.check_director(conn, message.pool)
         live = self.live_tournament_game(message)
         if live is not None:
             live.observers.add(conn)
+            conn.observing.add(live)
             conn.send(Paired(pool=message.pool, index=message.index, match=live.id, existing=True))
             self.pool_changed(message.pool)  # no players were taken: a fresh view
             return
@@ -345,7 +406,7 @@ class Lobby:
                 f"{game.name} needs {game.num_players} seats, not {len(message.seats)}",
             )
         opening = _opening_moves(game, message.opening)  # refused before anything changes
-        entries = self.pools.get(message.pool, [])
+        entries = pool.seeks
         chosen: list[PooledSeek] = []
         for name in message.seats:
             entry = next(
@@ -366,11 +427,14 @@ class Lobby:
                     f"no idle {name!r} of {game.describe()} in pool {message.pool!r}",
                 )
             chosen.append(entry)
-        self.pools[message.pool] = [e for e in entries if e not in chosen]
+        pool.seeks = [e for e in entries if e not in chosen]
+        for entry in chosen:
+            entry.conn.pool_seeks.discard(pool.name)
         extra: dict[str, Any] = {
             "index": message.index,
             "seats": list(message.seats),
             "pool": message.pool,
+            "owner": pool.owner,  # only the pool owner's games are this tournament's
         }
         if opening:
             extra["opening"] = list(message.opening)
@@ -385,8 +449,9 @@ class Lobby:
             max_plies=message.max_plies,
         )
         if message.tournament:
-            self.tournament_games[(message.tournament, message.index)] = match
+            self.tournament_games[(pool.owner or "", message.tournament, message.index)] = match
         match.observers.add(conn)
+        conn.observing.add(match)
         conn.send(Paired(pool=message.pool, index=message.index, match=match.id))
         self.pool_changed(message.pool)
 
@@ -395,9 +460,9 @@ class Lobby:
         match = self.matches.get(message.match)
         if match is None:
             raise RequestError("unknown_match", f"no match {message.match!r} is being played")
-        pool = match.extra.get("pool")
-        director = self.directors.get(pool) if isinstance(pool, str) else None
-        if director is None or director.conn is not conn:
+        name = match.extra.get("pool")
+        pool = self.pools.get(name) if isinstance(name, str) else None
+        if pool is None or pool.director is not conn or match.extra.get("owner") != pool.owner:
             raise RequestError("not_director", f"you do not direct match {match.id!r}")
         if message.winner is not None and message.winner >= match.game.num_players:
             raise RequestError("bad_request", f"seat {message.winner} does not exist")
@@ -408,14 +473,22 @@ class Lobby:
         match.on_adjudicate(message.winner, Termination(message.termination), message.reason)
 
     def join(self, conn: Connection, message: Join) -> None:
+        """Take a seat in a room (created by the first joiner; gone when its match starts or
+        its last seated connection leaves). Everything is checked before anything changes."""
         self._require_store()
         room = self.rooms.get(message.room)
+        limit = self.config.max_rooms_per_connection
+        if message.room not in conn.rooms and len(conn.rooms) >= limit:
+            raise RequestError("limit_reached", f"a connection may wait in at most {limit} rooms")
         if room is None:
+            if len(self.rooms) >= self.config.max_rooms:
+                raise RequestError(
+                    "limit_reached", f"this server holds {self.config.max_rooms} rooms already"
+                )
             game = self._game_for(message.game, message.options)
             room = Room(
                 message.room, game, self._move_time(message.move_time), [None] * game.num_players
             )
-            self.rooms[message.room] = room
         elif message.game != room.game.name:
             raise RequestError(
                 "room_mismatch", f"room {room.name!r} plays {room.game.name}, not {message.game!r}"
@@ -438,6 +511,8 @@ class Lobby:
                 raise RequestError("seat_taken", f"room {room.name!r} is full")
             index = free[0]
         room.seats[index] = conn
+        self.rooms[room.name] = room
+        conn.rooms.add(room.name)
         conn.send(
             Seeking(
                 game=room.game.name,
@@ -449,6 +524,8 @@ class Lobby:
         if all(c is not None for c in room.seats):
             del self.rooms[room.name]
             players = [c for c in room.seats if c is not None]
+            for player in players:
+                player.rooms.discard(room.name)
             self.start_match(
                 room.game,
                 players,
@@ -457,10 +534,14 @@ class Lobby:
             )
 
     def leave_rooms(self, conn: Connection) -> None:
-        for name, room in list(self.rooms.items()):
+        for name in list(conn.rooms):
+            room = self.rooms.get(name)
+            if room is None:
+                continue
             room.seats = [None if c is conn else c for c in room.seats]
             if all(c is None for c in room.seats):
                 del self.rooms[name]
+        conn.rooms.clear()
 
     # --- in-match requests -------------------------------------------------------
 
@@ -499,6 +580,11 @@ class Lobby:
         match = self.matches.get(match_id)
         if match is None:
             raise RequestError("unknown_match", f"no match {match_id!r} is being played")
+        limit = self.config.max_spectating
+        if match not in conn.watching and len(conn.watching) >= limit:
+            raise RequestError(
+                "limit_reached", f"a connection may watch at most {limit} matches at once"
+            )
         match.add_spectator(conn)
 
     # --- connection loss ---------------------------------------------------------
@@ -506,11 +592,15 @@ class Lobby:
     def connection_lost(self, conn: Connection) -> None:
         """Forget the connection everywhere; its seats start their grace period."""
         self.cancel_seeks(conn)
-        for pool, director in list(self.directors.items()):
-            if director.conn is conn:
-                del self.directors[pool]
-        for match in self.matches.values():
+        for name in list(conn.directing):
+            pool = self.pools.get(name)
+            if pool is not None and pool.director is conn:
+                pool.director = None
+                self._pool_maybe_idle(pool)
+        conn.directing.clear()
+        for match in list(conn.observing):
             match.observers.discard(conn)
+        conn.observing.clear()
         self.leave_rooms(conn)
         for match in list(conn.watching):
             match.spectators.discard(conn)

@@ -113,7 +113,8 @@ class Recorder:
         self.max_pending_results = max_pending_results
         self.record_wait = record_wait
         self._logs: dict[str, _MatchLog] = {}
-        self._games: dict[tuple[str, int], _MatchLog] = {}
+        # ended-but-unwritten tournament games by (owner digest, tournament, index)
+        self._games: dict[tuple[str, str, int], _MatchLog] = {}
         self._dirty: dict[str, None] = {}  # ordered set of match ids with unwritten records
         self._pending_results = 0
         self._journaled = 0
@@ -133,7 +134,7 @@ class Recorder:
         entry = _MatchLog(record)
         self._logs[record.id] = entry
         if record.game_index is not None and record.tournament:
-            self._games[(record.tournament, record.game_index)] = entry
+            self._games[_game_key(record)] = entry
         self._mark(record.id)
 
     def move(self, record: MoveRecord) -> None:
@@ -181,16 +182,20 @@ class Recorder:
             accepting=self.accepting,
         )
 
-    async def find_tournament_game(self, tournament: str, index: int) -> TournamentGame | None:
+    async def find_tournament_game(
+        self, tournament: str, index: int, owner: str
+    ) -> TournamentGame | None:
         """The ended, finished match of this tournament game, from memory or the database."""
-        entry = self._games.get((tournament, index))
+        entry = self._games.get((owner, tournament, index))
         if entry is not None and entry.result is not None and entry.result.status == "finished":
             return TournamentGame(entry.record, entry.result, entry.result_written)
         if self.store is None:
             return None
         store = self.store
         try:
-            record = await trio.to_thread.run_sync(store.find_tournament_game, tournament, index)
+            record = await trio.to_thread.run_sync(
+                store.find_tournament_game, tournament, index, owner
+            )
         except Exception as exc:  # sqlite3.Error and kin: say so, do not guess
             raise StoreUnavailable(f"cannot read the records database: {exc}") from None
         if record is None or record.scores is None:
@@ -320,9 +325,8 @@ class Recorder:
 
     def _forget(self, entry: _MatchLog) -> None:
         self._logs.pop(entry.record.id, None)
-        index = entry.record.game_index
-        if index is not None and entry.record.tournament:
-            key = (entry.record.tournament, index)
+        if entry.record.game_index is not None and entry.record.tournament:
+            key = _game_key(entry.record)
             if self._games.get(key) is entry:
                 del self._games[key]
 
@@ -360,6 +364,15 @@ class Recorder:
             log.warning("journal_clear_failed", error=str(exc))
             return
         self._journaled = 0
+
+
+def _game_key(record: MatchRecord) -> tuple[str, str, int]:
+    owner = record.extra.get("owner") if isinstance(record.extra, dict) else None
+    return (
+        owner if isinstance(owner, str) else "",
+        record.tournament or "",
+        record.game_index or 0,
+    )
 
 
 def import_journal(store: Backend, journal: Journal) -> tuple[int, int]:

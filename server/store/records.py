@@ -131,7 +131,7 @@ class Backend(Protocol):
         """Write each match's records in its own (sub)transaction; never raises for a write error."""
         ...
 
-    def find_tournament_game(self, tournament: str, index: int) -> MatchRecord | None:
+    def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
         """The finished match recorded for this tournament game, if there is one."""
         ...
 

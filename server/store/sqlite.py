@@ -374,12 +374,15 @@ class Store:
             for row in rows
         ]
 
-    def find_tournament_game(self, tournament: str, index: int) -> MatchRecord | None:
+    def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
+        """The finished game `index` of `tournament` paired by the pool owner `owner` (a digest;
+        "" for games paired in pools without an owner, as before owners existed)."""
         with self.reading() as db:
             row = db.execute(
                 f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament=? AND game_index=?"
-                " AND status='finished' ORDER BY ended_at LIMIT 1",
-                (tournament, index),
+                " AND status='finished' AND coalesce(json_extract(extra, '$.owner'), '') = ?"
+                " ORDER BY ended_at LIMIT 1",
+                (tournament, index, owner),
             ).fetchone()
         return None if row is None else _match_from_row(row)
 

@@ -95,7 +95,9 @@ def test_client_messages_validate_fields() -> None:
         ({"type": "hello", "version": 1, "name": ""}, "bad_message"),
         ({"type": "hello", "version": 1, "name": "a", "role": "admin"}, "bad_message"),
         ({"type": "welcome"}, "unknown_type"),  # a server message is not a client message
-        ({"type": 7}, "unknown_type"),
+        ({"type": 7}, "bad_message"),  # a type must be a string (PROTOCOL.md)
+        ({"type": [1, 2]}, "bad_message"),
+        ({"type": {"a": 1}}, "bad_message"),
         ([1, 2, 3], "bad_message"),
     ]
     for payload, code in cases:

@@ -59,7 +59,7 @@ async def test_garbage_after_handshake() -> None:
         ({"type": "hello", "version": "1", "name": "x"}, "bad_message"),  # wrong-typed field
         ({"type": "hello", "name": "x"}, "bad_message"),  # missing field
         ({"type": "hello", "version": 1, "name": "x" * 1000}, "bad_message"),  # too long
-        ({"type": "launch_missiles"}, "unknown_type"),
+        ({"type": "launch_missiles"}, "handshake_required"),  # PROTOCOL.md: not a hello
         ({"kind": "hello"}, "bad_message"),  # no type key
         ({"type": "seek", "game": "tictactoe"}, "handshake_required"),
         ({"type": "hello", "version": 99, "name": "x"}, "unsupported_version"),

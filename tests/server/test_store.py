@@ -122,7 +122,7 @@ def test_a_database_of_the_first_release_is_upgraded(tmp_path: Path) -> None:
     assert (
         record is not None and record.players == ["a", "b"] and len(store.get_moves(record.id)) == 1
     )
-    found = store.find_tournament_game("t-1", 3)  # the index was moved into its column
+    found = store.find_tournament_game("t-1", 3, "")  # the index was moved into its column
     assert found is not None and found.id == "m0001-aaaaaa"
     store.close()
     again = Store(str(path))
@@ -137,7 +137,7 @@ def test_a_database_of_the_first_release_is_upgraded(tmp_path: Path) -> None:
         (lambda p: p.write_bytes(b"this is not a database" * 100), "not an SQLite database"),
         (
             lambda p: sqlite3.connect(p).executescript(
-                "CREATE TABLE accounts (x); PRAGMA user_version=0;"
+                "CREATE TABLE customers (x); PRAGMA user_version=0;"
             ),
             "another program",
         ),
