@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import sqlite3
 from pathlib import Path
 
 import msgspec
@@ -274,3 +275,55 @@ async def test_welcome_carries_the_keepalive_settings() -> None:
         client = await RawClient.connect(server.port)
         welcome: Welcome = await client.hello("w")
         assert (welcome.ping_interval, welcome.idle_timeout) == (7.0, 21.0)
+
+
+async def _hello(port: int, name: str, password: str = "") -> Welcome | Error:
+    client = await RawClient.connect(port)
+    await client.send({"type": "hello", "version": 1, "name": name, "password": password})
+    message = await client.receive()
+    assert isinstance(message, Welcome | Error)
+    return message
+
+
+async def test_a_registered_name_is_usable_only_with_its_password(tmp_path: Path) -> None:
+    async with running_server(db=str(tmp_path / "arena.sqlite")) as server:
+        assert server.port is not None
+        first = await _hello(server.port, "alice", "correct horse")
+        assert isinstance(first, Welcome) and first.account == "alice"  # registered now
+        again = await _hello(server.port, "alice", "correct horse")
+        assert isinstance(again, Welcome) and again.account == "alice"
+        wrong = await _hello(server.port, "alice", "wrong horse!")
+        assert isinstance(wrong, Error) and wrong.code == "bad_password" and wrong.fatal
+        bare = await _hello(server.port, "alice")
+        assert isinstance(bare, Error) and bare.code == "name_registered"
+        short = await _hello(server.port, "bob", "short")
+        assert isinstance(short, Error) and short.code == "bad_password"
+        open_play = await _hello(server.port, "carol")  # unregistered names stay open
+        assert isinstance(open_play, Welcome) and open_play.account is None
+    stored = sqlite3.connect(tmp_path / "arena.sqlite").execute(
+        "SELECT password_hash FROM accounts WHERE name='alice'"
+    )
+    assert stored.fetchone()[0].startswith("scrypt$")  # a salted KDF hash, never the password
+
+
+async def test_a_registered_only_server_refuses_open_names(tmp_path: Path) -> None:
+    async with running_server(
+        db=str(tmp_path / "arena.sqlite"), accounts="registered", registration=False
+    ) as server:
+        assert server.port is not None
+        refused = await _hello(server.port, "dave")
+        assert isinstance(refused, Error) and refused.code == "registration_required"
+        closed = await _hello(server.port, "dave", "a long password")
+        assert isinstance(closed, Error) and closed.code == "registration_closed"
+
+
+async def test_password_guessing_is_throttled(tmp_path: Path) -> None:
+    async with running_server(
+        db=str(tmp_path / "arena.sqlite"), address_auth_failure_burst=3.0
+    ) as server:
+        assert server.port is not None
+        assert isinstance(await _hello(server.port, "erin", "the real one"), Welcome)
+        replies = [await _hello(server.port, "erin", f"guess {i:04}") for i in range(6)]
+        codes = [reply.code if isinstance(reply, Error) else "welcome" for reply in replies]
+        assert codes[:3] == ["bad_password"] * 3
+        assert set(codes[3:]) == {"rate_limited"}
