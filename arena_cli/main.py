@@ -99,6 +99,15 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-format", choices=("console", "json"), default=None, help="log line format"
     )
+    parser.add_argument(
+        "--tls", action="store_true", help="connect to servers over TLS [$ARENA_TLS]"
+    )
+    parser.add_argument(
+        "--ca",
+        default=None,
+        metavar="FILE",
+        help="trust the server certificates this PEM authority signed (implies --tls) [$ARENA_CA]",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     if command == "*":
         full = {module for module, _ in COMMANDS.values()}
@@ -124,6 +133,10 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
             default=argparse.SUPPRESS,
             help=argparse.SUPPRESS,
         )
+        sub.add_argument(
+            "--tls", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+        )
+        sub.add_argument("--ca", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 
 
@@ -133,7 +146,7 @@ def _command_of(argv: Sequence[str]) -> str | None:
     for item in argv:
         if skip:
             skip = False
-        elif item in ("--log-level", "--log-format"):
+        elif item in ("--log-level", "--log-format", "--ca"):
             skip = True
         elif not item.startswith("-"):
             return item
@@ -169,6 +182,12 @@ def _main(argv: list[str]) -> int:
             parser.error(f"command {args.command!r} is not available")
         parser.print_help()
         return 2
+    if args.tls or args.ca:  # every client connection (and child process) uses TLS
+        if args.ca and not os.access(args.ca, os.R_OK):
+            parser.error(f"--ca {args.ca}: cannot read that file")
+        os.environ["ARENA_TLS"] = "1"
+        if args.ca:
+            os.environ["ARENA_CA"] = os.path.abspath(args.ca)
     from arena_cli.logs import check_level, configure_logging
 
     try:

@@ -11,7 +11,7 @@ import structlog
 import trio
 
 from arena_cli import stops
-from server.app import ArenaServer, open_store
+from server.app import ArenaServer, TlsError, open_store, tls_context
 from server.config import build_config
 from server.store import StoreError
 from server.web import serve_web
@@ -55,6 +55,21 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="largest accepted frame in bytes [$ARENA_MAX_FRAME, 65536]",
     )
+    parser.add_argument(
+        "--tls-cert",
+        default=None,
+        help="serve TLS with this PEM certificate chain [$ARENA_TLS_CERT]",
+    )
+    parser.add_argument(
+        "--tls-key", default=None, help="the certificate's PEM private key [$ARENA_TLS_KEY]"
+    )
+    parser.add_argument(
+        "--accounts",
+        choices=("open", "registered"),
+        default=None,
+        help="open: unregistered names may play; registered: only registered names"
+        " [$ARENA_ACCOUNTS, open]",
+    )
 
 
 def config_overrides(args: argparse.Namespace) -> dict[str, object]:
@@ -67,6 +82,9 @@ def config_overrides(args: argparse.Namespace) -> dict[str, object]:
         "illegal_retries": args.illegal_retries,
         "reconnect_grace": args.reconnect_grace,
         "max_frame": args.max_frame,
+        "tls_cert": args.tls_cert,
+        "tls_key": args.tls_key,
+        "accounts": args.accounts,
     }
     if args.no_db:
         overrides["db"] = ""
@@ -185,9 +203,10 @@ async def serve_until_signalled(server: ArenaServer, web: WebConfig | None = Non
 def run(args: argparse.Namespace) -> int:
     try:
         config = build_config(config_overrides(args))
+        tls_context(config)  # an unusable certificate is one line, before anything starts
         web = web_config(args, config.host)
         store = open_store(config.db)
-    except (ValueError, StoreError, OSError) as exc:
+    except (ValueError, StoreError, OSError, TlsError) as exc:
         print(f"arena serve: {exc}", file=sys.stderr)
         return 2
     server = ArenaServer(config, store=store)

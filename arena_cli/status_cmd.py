@@ -24,6 +24,7 @@ from protocol.codec import (
     server_message_decoder,
 )
 from protocol.messages import PROTOCOL_VERSION, Error, Hello, ServerStatus, Status
+from protocol.transport import open_stream
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 async def fetch_status(host: str, port: int) -> ServerStatus:
     """Ask the server at host:port for its ``server_status``."""
-    stream = await trio.open_tcp_stream(host, port)
+    stream = await open_stream(host, port)
     async with stream:
         await stream.send_all(
             encode_message(Hello(version=PROTOCOL_VERSION, name="arena-status", role="spectator"))

@@ -41,6 +41,7 @@ from protocol.messages import (
     ServerMessage,
     Welcome,
 )
+from protocol.transport import open_stream
 
 log = structlog.get_logger("arena.player")
 
@@ -158,7 +159,7 @@ class Connection:
 
 
 async def _open_tcp(host: str, port: int) -> trio.abc.Stream:
-    return await trio.open_tcp_stream(host, port)
+    return await open_stream(host, port)
 
 
 async def open_connection(

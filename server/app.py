@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import ssl
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -59,6 +60,10 @@ FLUSH_TIMEOUT = 2.0
 CREDENTIAL_FAILURES = frozenset({"bad_secret", "bad_token", "not_owner"})
 
 
+class TlsError(Exception):
+    """The TLS certificate or key cannot be used (one readable line)."""
+
+
 class ArenaServer:
     """The match server. `serve` runs it; tests start it on port 0 with `nursery.start`."""
 
@@ -91,13 +96,18 @@ class ArenaServer:
 
     async def serve(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen and serve until cancelled; reports the bound port through `task_status`."""
+        tls = self.tls_context()  # a bad certificate fails here, before anything starts
         async with self._running() as nursery:
-            listeners = await trio.open_tcp_listeners(self.config.port, host=self.config.host)
-            self.port = listeners[0].socket.getsockname()[1]
+            tcp = await trio.open_tcp_listeners(self.config.port, host=self.config.host)
+            self.port = tcp[0].socket.getsockname()[1]
+            listeners: list[trio.abc.Listener[Any]] = list(tcp)
+            if tls is not None:
+                listeners = [trio.SSLListener(listener, tls) for listener in tcp]
             log.info(
                 "listening",
                 host=self.config.host,
                 port=self.port,
+                tls=tls is not None,
                 db=self.store.path if self.store else None,
             )
             task_status.started(self.port)
@@ -116,6 +126,9 @@ class ArenaServer:
         for conn in list(self.open_connections):
             if not conn.closed:
                 conn.send_error("server_shutdown", message, fatal=True)
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        return tls_context(self.config)
 
     def start_connection(self, stream: trio.abc.Stream) -> None:
         """Serve an already-open stream (e.g. one end of an in-memory pair)."""
@@ -394,6 +407,22 @@ class ArenaServer:
                 return
             counter += 1
             conn.send(Ping(counter))
+
+
+def tls_context(config: ServerConfig) -> ssl.SSLContext | None:
+    """The server's TLS context (None without a certificate); `TlsError` if unusable."""
+    if config.tls_cert is None or config.tls_key is None:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        context.load_cert_chain(config.tls_cert, config.tls_key)
+    except (OSError, ssl.SSLError) as exc:
+        raise TlsError(
+            f"cannot use the TLS certificate {config.tls_cert} with key"
+            f" {config.tls_key}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
+    return context
 
 
 def journal_path(db_path: str) -> str:

@@ -85,6 +85,9 @@ class ServerConfig:
     accounts: str = "open"
     #: a hello with a password for an unregistered name registers it (CGOS-style)
     registration: bool = True
+    #: TLS: the server's certificate chain and private key (PEM files); both or neither
+    tls_cert: str | None = None
+    tls_key: str | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -107,6 +110,8 @@ class ServerConfig:
                 raise ValueError(f"{name} must be > 0, not {getattr(self, name)!r}")
         if self.pool_grace < 0:
             raise ValueError(f"pool_grace must be >= 0 seconds, not {self.pool_grace!r}")
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("TLS needs both a certificate (--tls-cert) and its key (--tls-key)")
         if self.accounts not in ("open", "registered"):
             raise ValueError(f"accounts must be 'open' or 'registered', not {self.accounts!r}")
 
@@ -149,6 +154,8 @@ ENV_VARS: dict[str, tuple[str, type]] = {
     "ARENA_MAX_PENDING_RESULTS": ("max_pending_results", int),
     "ARENA_POOL_GRACE": ("pool_grace", float),
     "ARENA_ACCOUNTS": ("accounts", str),
+    "ARENA_TLS_CERT": ("tls_cert", str),
+    "ARENA_TLS_KEY": ("tls_key", str),
     **{f"ARENA_{name.upper()}": (name, kind) for name, kind in LIMIT_FIELDS.items()},
 }
 

@@ -239,7 +239,8 @@ class Connection:
 
 
 def _peer_name(stream: object) -> str:
-    socket = getattr(stream, "socket", None)
+    inner = getattr(stream, "transport_stream", None)  # TLS: the TCP stream underneath
+    socket = getattr(inner if inner is not None else stream, "socket", None)
     if socket is None:
         return "memory"
     try:

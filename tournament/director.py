@@ -50,6 +50,7 @@ from protocol.messages import (
     Update,
     Welcome,
 )
+from protocol.transport import open_stream
 from tournament.adjudication import Proof, prove
 from tournament.config import TournamentConfig
 from tournament.records import GameResult
@@ -125,7 +126,7 @@ class TournamentDirector:
         self.adjudicated = 0  # adjudicate requests sent
         self._judging: set[str] = set()
         self._latest: dict[str, tuple[int, Any]] = {}  # a watched game's newest (ply, state)
-        self._stream: trio.SocketStream | None = None
+        self._stream: trio.abc.Stream | None = None
         self._queue_send, self._queue = trio.open_memory_channel[Any](256)
 
     @property
@@ -148,7 +149,7 @@ class TournamentDirector:
     async def run(self, host: str, port: int) -> dict[int, GameResult]:
         """Connect, play every pending game, return all results by index."""
         try:
-            stream = await trio.open_tcp_stream(host, port)
+            stream = await open_stream(host, port)
         except OSError as exc:
             raise TournamentError(f"cannot connect to the server at {host}:{port}: {exc}") from None
         self._stream = stream
@@ -179,7 +180,7 @@ class TournamentDirector:
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             raise TournamentError(f"lost the server connection: {exc}") from None
 
-    async def _read(self, stream: trio.SocketStream) -> None:
+    async def _read(self, stream: trio.abc.Stream) -> None:
         reader = FrameReader(stream, 1 << 24)
         decoder = server_message_decoder()
         try:
