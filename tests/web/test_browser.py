@@ -76,18 +76,23 @@ def test_lobby_loads(server: WebServer, page: Any) -> None:
 
 
 def test_watch_a_live_connect4_to_its_end_then_replay_it(server: WebServer, page: Any) -> None:
-    room = ["--room", "browser-c4", "--move-time", "1.0"]  # slack for a loaded machine
+    # a larger board and k=5: a game long enough to be watched from its first moves
+    room = ["--room", "browser-c4", "--move-time", "1.5", "-o", "width=9", "-o", "height=8"]
+    room += ["-o", "k=5"]
+    page.goto(server.url)  # the lobby is open before the match starts
+    page.get_by_role("heading", name="Lobby").wait_for()
     players = [
-        start_player(server, "connect4", "mcts:time=0.2", *room, "--seat", "0", "--name", "mcts"),
+        start_player(server, "connect4", "mcts:time=0.4", *room, "--seat", "0", "--name", "mcts"),
         start_player(server, "connect4", "random", *room, "--seat", "1", "--name", "random"),
     ]
     try:
         match = wait_for_live_match(server, "connect4")
-        page.goto(server.url)  # the lobby lists it, with a link to watch it
+        # the lobby lists it (it refreshes by itself), with a link to watch it
         page.locator(f'#live a[href="/watch/{match["match"]}"]').click()
         page.wait_for_url(f"**/watch/{match['match']}")
         page.locator("#board svg[data-game=connect4]").wait_for()
         page.locator("#players").get_by_text("mcts").wait_for()
+        screenshot(page, "watch-connect4-live.png")
         result = page.locator("#result")
         result.wait_for(state="visible", timeout=TIMEOUT)
         screenshot(page, "watch-connect4-end.png")
