@@ -77,3 +77,30 @@ def parse_time_control(text: str) -> tuple[float, float] | None:
             f"time control {text!r}: minutes must be in (0, 1440], increment in [0, 3600] s"
         )
     return initial, extra
+
+
+def check_port_free(host: str, port: int, flag: str = "--port") -> None:
+    """ValueError (one line) if nothing can listen on ``host:port`` now (0: any port is fine)."""
+    import socket
+
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except socket.gaierror as exc:
+        raise ValueError(
+            f"cannot listen on {host}:{port}: unknown address ({exc.strerror})"
+        ) from None
+    family, kind, proto, _, sockaddr = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
+        try:
+            probe.bind(sockaddr)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise ValueError(
+                f"cannot listen on {host}:{port}: {reason}"
+                f" (another server there? choose another {flag})"
+            ) from None

@@ -11,6 +11,7 @@ import structlog
 import trio
 
 from arena_cli import stops
+from arena_cli.options import check_port_free
 from server.app import ArenaServer, TlsError, open_store, tls_context
 from server.config import build_config
 from server.store import StoreError
@@ -200,9 +201,24 @@ async def serve_until_signalled(server: ArenaServer, web: WebConfig | None = Non
     return 0
 
 
+def _serve(server: ArenaServer, web: WebConfig | None) -> int:
+    """`serve_until_signalled` in trio, an OSError out of a nursery's group unwrapped."""
+    try:
+        return trio.run(serve_until_signalled, server, web)
+    except BaseExceptionGroup as group:
+        errors, rest = group.split(OSError)
+        if errors is None or rest is not None:
+            raise
+        leaf: BaseException = errors
+        while isinstance(leaf, BaseExceptionGroup):
+            leaf = leaf.exceptions[0]
+        raise leaf from None
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         config = build_config(config_overrides(args))
+        check_port_free(config.host, config.port)  # a busy port: one line, before anything
         tls_context(config)  # an unusable certificate is one line, before anything starts
         web = web_config(args, config.host)
         store = open_store(config.db)
@@ -211,14 +227,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     server = ArenaServer(config, store=store)
     try:
-        signum = trio.run(serve_until_signalled, server, web)
+        signum = _serve(server, web)
     except StoreError as exc:  # e.g. the journal of unwritten results cannot be imported
         print(f"arena serve: {exc}", file=sys.stderr)
         return 1
     except WebListenError as exc:
         print(f"arena serve: {exc}", file=sys.stderr)
         return 1
-    except OSError as exc:  # e.g. address already in use
+    except OSError as exc:  # e.g. the address was taken between the check and the bind
         print(
             f"arena serve: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}",
             file=sys.stderr,
