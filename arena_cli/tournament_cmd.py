@@ -207,12 +207,32 @@ def player_names(specs: Sequence[str]) -> list[TournamentPlayer]:
 
 
 def validate_specs(specs: Sequence[str]) -> None:
-    """Fail early, in this process, on an agent spec the player processes would reject."""
-    from player.spec import make_agent
+    """Fail early, in this process, on an agent spec the player processes would reject.
 
+    The agents are not built: building an MCTS agent loads its compiler, which
+    costs seconds at start and at exit in a process that never searches. A
+    constraint only the agent's constructor checks shows in the player's log
+    (the player is withdrawn after `--max-failures` failed starts).
+    """
+    from player.spec import available_agents, parse_agent_spec
+
+    agents = available_agents() if specs else {}
     for spec in specs:
-        agent = make_agent(spec)
-        agent.close()
+        name, raw = parse_agent_spec(spec)
+        info = agents.get(name)
+        if info is None:
+            raise ValueError(f"unknown agent {name!r} (available: {', '.join(agents) or 'none'})")
+        valid = ", ".join(option.describe() for option in info.options.values()) or "none"
+        for key, text in raw.items():
+            option = info.options.get(key)
+            if option is None:
+                raise ValueError(
+                    f"unknown option {key!r} for agent {name!r} (valid options: {valid})"
+                )
+            try:
+                option.coerce(text)
+            except ValueError as exc:
+                raise ValueError(f"agent {name!r}: {exc} (valid options: {valid})") from None
 
 
 def _openings(args: argparse.Namespace, game: Any) -> dict[str, Any] | None:

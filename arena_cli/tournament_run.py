@@ -29,8 +29,9 @@ from tournament.records import GameResult, TournamentRecords
 
 __all__ = ["Outcome", "Run", "player_command", "run_tournament"]
 
-#: seconds a player process gets to exit after SIGTERM before SIGKILL
-STOP_GRACE = 1.0
+#: seconds a player process gets to exit after SIGTERM before SIGKILL (it has nothing to
+#: save: the server records its games, and an interrupted game is played again)
+STOP_GRACE = 0.3
 
 
 @dataclass
