@@ -142,6 +142,18 @@ def test_gauntlet_with_an_opening_file_and_a_ply_limit(tmp_path: Path) -> None:
             assert game["plies"] == 6 and game["scores"] == [0.5, 0.5]
     assert any(g["termination"] == "max_plies" for g in games)
     assert document["adjudication"] == {"max_plies": 6}
+    # adjudicated games and their openings survive export and import (JSON Lines and SGF)
+    db = str(tmp_path / "arena.sqlite")
+    tid = document["tournament"]
+    for form, out in (("jsonl", tmp_path / "games.jsonl"), ("sgf", tmp_path / "sgf")):
+        assert main(["export", str(out), "--db", db, "--tournament", tid, "--format", form]) == 0
+        files = [str(out)] if form == "jsonl" else sorted(str(f) for f in out.iterdir())
+        copy = tmp_path / f"copy-{form}.sqlite"
+        assert main(["import", *files, "--db", str(copy)]) == 0
+        assert stored_openings(copy) == stored_openings(tmp_path / "arena.sqlite")
+        with sqlite3.connect(copy) as conn:
+            terminations = sorted(t for (t,) in conn.execute("SELECT termination FROM matches"))
+        assert terminations == sorted(g["termination"] for g in games)
 
 
 @pytest.mark.parametrize(
