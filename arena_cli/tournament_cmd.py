@@ -52,7 +52,7 @@ from tournament.sprt import parse_sprt
 
 EXAMPLE = """examples:
   arena tournament connect4 -p mcts:time=0.5 -p mcts:time=0.5,c=2.0 -p random --games-per-pair 10
-  arena tournament tictactoe -o size=4 -o k=3 -p mcts:time=0.05 -p random \\
+  arena tournament tictactoe -o width=4 -o height=4 -o k=3 -p mcts:time=0.05 -p random \\
       --sprt elo0=0,elo1=100 --random-openings 2 --max-pairs 200
   arena tournament connect4 --gauntlet -p mcts:time=0.2 -p random -p greedy --openings book.txt
 """
