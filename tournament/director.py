@@ -127,6 +127,8 @@ class TournamentDirector:
         self._judging: set[str] = set()
         self._latest: dict[str, tuple[int, Any]] = {}  # a watched game's newest (ply, state)
         self._stream: trio.abc.Stream | None = None
+        # the main loop, the reader (pongs) and the solvers all send: one frame at a time
+        self._sending = trio.Lock()
         self._queue_send, self._queue = trio.open_memory_channel[Any](256)
 
     @property
@@ -176,7 +178,8 @@ class TournamentDirector:
     async def _send(self, message: Any) -> None:
         assert self._stream is not None
         try:
-            await self._stream.send_all(encode_message(message))
+            async with self._sending:
+                await self._stream.send_all(encode_message(message))
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             raise TournamentError(f"lost the server connection: {exc}") from None
 
@@ -187,7 +190,8 @@ class TournamentDirector:
             while True:
                 message = decoder.decode(await reader.read_frame())
                 if isinstance(message, Ping):
-                    await stream.send_all(encode_message(Pong(message.id)))
+                    async with self._sending:
+                        await stream.send_all(encode_message(Pong(message.id)))
                     continue
                 await self._queue_send.send(message)
         except (ConnectionClosed, ProtocolError, trio.BrokenResourceError) as exc:
