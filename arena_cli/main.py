@@ -54,11 +54,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 EPILOG = """examples:
-  arena play connect4 human --vs mcts:time=1   play an engine yourself (one command)
-  arena serve                                  run a server on 127.0.0.1:4242
-  arena play connect4 mcts:time=0.5 --games 4  connect an engine to that server
-  arena tournament connect4 --player mcts --player random
-  arena matches                                list recorded matches
+  arena play connect4 human --vs mcts:time=1      play an engine yourself, in one command
+  arena serve                                     run a server on 127.0.0.1:4242
+  arena play tictactoe mcts:time=0.1 --games 2    connect an engine to that server
+  arena play tictactoe random --tc any --games 2  and its opponent
+  arena matches                                   list the recorded matches
 
 `arena COMMAND --help` describes each command."""
 

@@ -30,11 +30,14 @@ from protocol.messages import Clock, Seeking
 #: every example here is run by tests/arena_cli/test_examples.py
 EXAMPLES = (
     ("arena play connect4 human --vs mcts:time=1", "play an engine yourself, 5+3 clock"),
-    ("arena play connect4 mcts:time=1 --games 4", "an engine on the server at 127.0.0.1:4242"),
-    ("arena play tictactoe random --tc any", "accept whatever time control is sought"),
-    ("arena play gomoku mcts -e time=2 -o width=9 -o height=9", "a 9x9 gomoku board"),
+    ("arena play tictactoe mcts:time=0.1 --games 2", "an engine on the server at 127.0.0.1:4242"),
+    ("arena play tictactoe random --tc any --games 2", "accept whatever time control is sought"),
+    (
+        "arena play gomoku mcts -e time=0.1 -o width=9 -o height=9 --vs random",
+        "9x9 gomoku, both players started here",
+    ),
 )
-EPILOG = "examples:\n" + "\n".join(f"  {cmd:58} {what}" for cmd, what in EXAMPLES)
+EPILOG = "examples:\n" + "\n".join(f"  {cmd}\n      {what}" for cmd, what in EXAMPLES)
 #: the time control a human gets unless --tc or --move-time says otherwise
 HUMAN_TC = "5+3"
 

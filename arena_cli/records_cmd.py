@@ -28,7 +28,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="list recorded matches",
         description="List recorded matches, most recent first. Ids are unique in a database;"
         " `arena show` takes any unique prefix of one.",
-        epilog="examples: arena matches --limit 10; arena matches --status finished --json",
+        epilog="examples:\n  arena matches --limit 10\n  arena matches --status finished --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     matches.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
     matches.add_argument("--limit", type=int, default=30, help="how many, most recent first [30]")
@@ -39,7 +40,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     show = subparsers.add_parser(
         "show",
         help="replay a recorded match, board after each move",
-        epilog="example: arena show m5 (any unique prefix of a match id)",
+        description="Replay a recorded match: its players, time control and the board after"
+        " every move. MATCH is a match id or any unique prefix of one (see `arena matches`).",
     )
     show.add_argument("match", help="match id (or a unique prefix)")
     show.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
