@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.playouts
 	$(BIN)/python -m benchmarks.mcts
 	$(BIN)/python -m benchmarks.server
+	$(BIN)/python -m benchmarks.hostile
 	$(BIN)/python -m benchmarks.tournament
 	$(BIN)/python -m benchmarks.web
 

@@ -8,6 +8,7 @@ session is logged and contained, never allowed to reach the server's nursery.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import secrets
 import ssl
@@ -271,6 +272,7 @@ class ArenaServer:
     async def _message_loop(self, conn: Connection) -> None:
         config = self.config
         budget = ClientBudget.for_connection(config)
+        sustained = config.message_burst / config.message_rate  # seconds of flooding tolerated
         conn.budget = budget
         shared = self.addresses.budget(conn.address or address_of(conn.peer))
         try:
@@ -280,18 +282,22 @@ class ArenaServer:
                 if not budget.messages.take(now) or not shared.messages.take(now):
                     wait = max(budget.messages.wait_time(now), shared.messages.wait_time(now))
                     conn.rate_limited(now, wait)
-                    if conn.refused > config.message_burst:  # it keeps flooding: enough
+                    if now - conn.limited_since > sustained:  # it keeps flooding: enough
                         log.warning("rate_limit_disconnect", refused=conn.refused)
                         conn.send_error(
                             "rate_limited",
-                            f"more than {config.message_rate:g} messages/s"
-                            f" sustained ({conn.refused} refused)",
+                            f"more than {config.message_rate:g} messages/s for"
+                            f" {sustained:g}s ({conn.refused} refused)",
                             fatal=True,
                         )
                         return
+                    # stop reading until it may send again: the flood waits in the
+                    # kernel's buffers and costs this server nothing meanwhile
+                    await trio.sleep(wait)
                     continue
                 if conn.refused and budget.messages.tokens >= config.message_burst / 2:
                     conn.refused = 0  # calm again
+                    conn.limited_since = math.inf
                 try:
                     await self._dispatch(conn, message)
                 except RequestError as exc:

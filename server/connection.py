@@ -112,6 +112,7 @@ class Connection:
         self.last_received = trio.current_time()
         self._limited_told = -math.inf  # when it was last told it is rate-limited
         self.refused = 0  # messages refused for its rate since it was last within it
+        self.limited_since = math.inf  # when it first went over its rate (inf: it is not)
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} {self.name!r} {self.peer}>"
@@ -186,6 +187,7 @@ class Connection:
     def rate_limited(self, now: float, wait: float) -> None:
         """Refuse a message for the client's rate; say so at most once a second."""
         self.refused += 1
+        self.limited_since = min(self.limited_since, now)
         if now - self._limited_told >= 1.0:
             self._limited_told = now
             self.send(
