@@ -159,8 +159,12 @@ class ArenaServer:
                     await self.recorder.aclose()
                 log.info("server_stopped")
 
-    async def handle_connection(self, stream: trio.abc.Stream) -> None:
-        """Serve one client connection until it closes."""
+    async def handle_connection(self, stream: trio.abc.Stream, *, peer: str | None = None) -> None:
+        """Serve one client connection until it closes.
+
+        `peer` ("host:port") names a client the stream cannot tell (a WebSocket):
+        its address is what per-address limits count.
+        """
         conn = Connection(
             stream,
             max_frame=self.config.max_frame,
@@ -168,6 +172,8 @@ class ArenaServer:
             flusher=self.flusher,
             max_bytes=self.config.max_buffered_bytes,
         )
+        if peer is not None:
+            conn.peer = peer
         address = address_of(conn.peer)
         if self.connections >= self.config.max_connections:
             refusal: str | None = (

@@ -79,7 +79,8 @@ class ProtocolEndpoint:
         stream = WebSocketStream(
             receive, send, json=chosen != MSGPACK_SUBPROTOCOL, client=scope.get("client")
         )
-        await self.server.handle_connection(stream)
+        peer = f"{stream.client[0]}:{stream.client[1]}" if stream.client else None
+        await self.server.handle_connection(stream, peer=peer)
 
 
 class EngineRequestBody(msgspec.Struct, forbid_unknown_fields=True):
