@@ -119,7 +119,9 @@ def run_matches(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([_as_json(r) for r in records], indent=1))
         return 0
-    from arena_cli.table import render
+    from textwrap import fill
+
+    from arena_cli.table import render, terminal_width
 
     headers = ("id", "started", "game", "players", "time", "plies", "status", "result", "end")
     rows = [
@@ -136,10 +138,12 @@ def run_matches(args: argparse.Namespace) -> int:
         )
         for record in records
     ]
-    print(f"Matches in {store.path}")
+    width = terminal_width()
+    print(fill(f"Matches in {store.path}", width, break_on_hyphens=False))
     if records:
-        print(render(headers, rows))
-        print("time: seconds per move, or minutes+increment for a clock; end: how it ended")
+        print(render(headers, rows, width))
+        legend = "time: seconds per move, or minutes+increment for a clock; end: how it ended"
+        print(fill(legend, width))
     else:
         print("no matches recorded yet")
     return 0

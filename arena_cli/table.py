@@ -47,11 +47,30 @@ def render(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int | N
         for i in range(columns)
     ]
     floor = [min(f, max(6, len(headers[i]))) if f > 24 else f for i, f in enumerate(floor)]
-    widths = _fit(natural, floor, total - len(GAP) * (columns - 1))
+    room = total - len(GAP) * (columns - 1)
+    if sum(floor) > room:  # too narrow for columns: one block per row, one line per cell
+        return _cards(headers, rows, total)
+    widths = _fit(natural, floor, room)
     lines = [_row(headers, widths), GAP.join("-" * w for w in widths)]
     for row in rows:
         lines.append(_row(row, widths))
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _cards(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> str:
+    """Each row as ``header: value`` lines (values wrap under themselves), rows apart."""
+    label = max(len(h) for h in headers) + 2
+    blocks = []
+    for row in rows:
+        lines = []
+        for header, cell in zip(headers, row, strict=True):
+            wrapped = textwrap.wrap(
+                cell, max(8, width - label), break_long_words=True, break_on_hyphens=False
+            ) or [""]
+            lines.append(f"{header + ':':<{label}}{wrapped[0]}")
+            lines.extend(" " * label + more for more in wrapped[1:])
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def _longest_word(text: str) -> int:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -50,3 +52,61 @@ def test_missing_database_and_match_give_clear_errors(
     Store(str(db)).close()
     assert main(["show", "m9999", "--db", str(db)]) == 1
     assert "no match 'm9999'" in capsys.readouterr().err
+
+
+def _record(match_id: str, players: list[str]) -> Any:
+    import time
+
+    from server.store import MatchRecord
+
+    return MatchRecord(
+        id=match_id,
+        game="tictactoe",
+        options={},
+        move_time=1.0,
+        lag_margin=0.2,
+        players=players,
+        status="finished",
+        scores=[0.5, 0.5],
+        winner=None,
+        termination="board_full",
+        reason="draw (board_full)",
+        points=None,
+        plies=9,
+        started_at=time.time(),
+        ended_at=time.time(),
+        tournament=None,
+        extra={"clock": {"initial": 300.0, "increment": 3.0}},
+    )
+
+
+def test_prefixes_json_and_a_table_that_fits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.store import Store
+
+    db = str(tmp_path / "a.sqlite")
+    store = Store(db)
+    long_name = "mcts:time=0.5,c=1.4,metric=uct,workers=2,reuse=true@a-very-long-host-name"
+    for match_id in ("m1abc0001", "m1abc0002", "m1xyz0003"):
+        store.import_match(_record(match_id, [long_name, "random@host"]), [])
+    store.close()
+    # an ambiguous prefix names the candidates; a unique one is enough
+    assert main(["show", "m1abc", "--db", db]) == 1
+    assert "'m1abc' is ambiguous: it starts m1abc0001, m1abc0002" in capsys.readouterr().err
+    assert main(["show", "m1x", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "match m1xyz0003" in out and "5+3 clock" in out
+    assert main(["show", "m1xyz", "--json", "--db", db]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["id"] == "m1xyz0003" and shown["moves"] == [] and shown["result"] == "1/2-1/2"
+    # 60 columns: long cells wrap, every line fits, no character is lost
+    monkeypatch.setenv("COLUMNS", "60")
+    assert main(["matches", "--db", db]) == 0
+    table = capsys.readouterr().out
+    assert all(len(line) <= 60 for line in table.splitlines())
+    assert "".join(table.split()).count(long_name) == 3  # wrapped, never cut
+    assert "5+3" in table and "m1xyz0003" in table
+    assert main(["matches", "--json", "--db", db]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert sorted(m["id"] for m in listed) == ["m1abc0001", "m1abc0002", "m1xyz0003"]
