@@ -128,7 +128,13 @@ class Connection:
 
         The caller bounds the wait with a cancel scope (see `handshake_within`).
         """
-        await self.send(Hello(version=PROTOCOL_VERSION, name=name, role=role, client=CLIENT_ID))
+        # on a server with accounts, the name's password (docs/PROTOCOL.md section 7)
+        password = os.environ.get("ARENA_PASSWORD", "")
+        await self.send(
+            Hello(
+                version=PROTOCOL_VERSION, name=name, role=role, client=CLIENT_ID, password=password
+            )
+        )
         while True:
             message = await self.receive()
             if isinstance(message, Welcome):

@@ -327,3 +327,21 @@ async def test_password_guessing_is_throttled(tmp_path: Path) -> None:
         codes = [reply.code if isinstance(reply, Error) else "welcome" for reply in replies]
         assert codes[:3] == ["bad_password"] * 3
         assert set(codes[3:]) == {"rate_limited"}
+
+
+async def test_the_player_client_sends_its_password(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from player.connection import open_connection
+
+    monkeypatch.setenv("ARENA_PASSWORD", "a long enough secret")
+    async with running_server(db=str(tmp_path / "arena.sqlite")) as server:
+        assert server.port is not None
+        connection = await open_connection("127.0.0.1", server.port)
+        welcome = await connection.handshake("frank", "player")
+        assert welcome.account == "frank"
+        await connection.aclose()
+        monkeypatch.setenv("ARENA_PASSWORD", "not the secret")
+        intruder = await open_connection("127.0.0.1", server.port)
+        with pytest.raises(Exception, match="wrong password"):
+            await intruder.handshake("frank", "player")
