@@ -155,3 +155,20 @@ def test_view_of_a_game_not_installed_here() -> None:
         view.end_text(end)
         == "=== match m1 over after 3 plies: 0-1, seat 1 (rival) wins by timeout ==="
     )
+
+
+def test_a_spectator_sees_the_time_control_and_both_clocks() -> None:
+    from games import make_game
+    from protocol.messages import Clock, TimeControl, Update
+
+    start = start_message(0)
+    start.time_control = TimeControl(1.0, 0.2, Clock(300.0, 3.0))
+    view = MatchView.from_start(start)
+    assert "5+3 clock ===" in view.start_text().splitlines()[0]
+    game = make_game("tictactoe")
+    after = game.apply(game.initial_state(), game.legal_moves(game.initial_state())[4])
+    update = Update("m1", 1, 0, 4, "b2", game.encode_state(after), 2.5, clocks=[300.5, 300.0])
+    text = view.apply(update)
+    assert text.splitlines()[-1] == "clock: X (tester) 5:00 | O (rival) 5:00 *"
+    update.clocks = [65.0, 9.25]
+    assert view.apply(update).splitlines()[-1] == "clock: X (tester) 1:05 | O (rival) 9.2s *"
