@@ -22,14 +22,6 @@ from typing import Any
 
 import trio
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from arena_cli import tournament_view as view
 from arena_cli.tournament_run import Run, run_tournament
@@ -38,16 +30,15 @@ from server.app import open_store
 from server.store import StoreError
 from tournament.adjudication import Adjudication
 from tournament.config import TournamentConfig, TournamentPlayer
-from tournament.director import TournamentDirector, TournamentError
+from tournament.director import TournamentError
 from tournament.openings import (
     FileOpenings,
     OpeningError,
     RandomOpenings,
     load_opening_file,
 )
-from tournament.ratings import standings
-from tournament.records import GameResult, TournamentRecords, TournamentRunning
-from tournament.report import rated, results_document, sprt_state
+from tournament.records import TournamentRecords, TournamentRunning
+from tournament.report import results_document
 from tournament.sprt import parse_sprt
 
 EXAMPLE = """examples:
@@ -317,60 +308,6 @@ def resume_command(args: argparse.Namespace, config: TournamentConfig) -> str:
     return shlex.join(words)
 
 
-# --- live output ------------------------------------------------------------------
-
-
-class Live:
-    """Progress as games finish: a bar on a terminal, else one line per game."""
-
-    def __init__(self, console: Console, config: TournamentConfig, interactive: bool) -> None:
-        self.console = console
-        self.config = config
-        self.progress: Progress | None = None
-        self.task: TaskID | None = None
-        if interactive:
-            self.progress = Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=console,
-            )
-
-    def note(self, text: str) -> None:
-        (self.progress.console if self.progress else self.console).print(text)
-
-    def start(self, total: int | None, done: int) -> None:
-        if self.progress is not None:
-            self.progress.start()
-            self.task = self.progress.add_task("starting", total=total, completed=done)
-
-    def stop(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-
-    def on_result(self, director: TournamentDirector, result: GameResult) -> None:
-        results = director.results
-        summary = self._summary(results) if self.config.format == "sprt" else None
-        if self.progress is not None and self.task is not None:
-            description = summary or self._leaders(results)
-            self.progress.update(self.task, completed=len(results), description=description)
-            return
-        line = view.game_line(result, len(results), director.total)
-        self.console.print(line, markup=False, soft_wrap=True)
-        if summary and (result.index ^ 1) in results:  # a pair is complete
-            self.console.print(summary, markup=False, soft_wrap=True)
-
-    def _summary(self, results: dict[int, GameResult]) -> str:
-        state = sprt_state(self.config, results)
-        return "" if state is None else state.summary()
-
-    def _leaders(self, results: dict[int, GameResult]) -> str:
-        table = standings(self.config.names, rated(results.values()))
-        top = ", ".join(f"{s.player} {s.points:g}/{s.games}" for s in table[:3])
-        return top or "waiting for players"
-
-
 # --- entry point ------------------------------------------------------------------
 
 
@@ -448,7 +385,9 @@ def _play(
         soft_wrap=True,
     )
     log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{config.id}-"))
-    live = Live(console, config, console.is_terminal and not args.no_progress and not args.json)
+    live = view.Live(
+        console, config, console.is_terminal and not args.no_progress and not args.json
+    )
     state = Run(
         config,
         records,

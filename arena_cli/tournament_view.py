@@ -15,13 +15,26 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
+from tournament.config import TournamentConfig
+from tournament.director import TournamentDirector
+from tournament.ratings import standings
 from tournament.records import GameResult, Listed
+from tournament.report import rated, sprt_state
 from tournament.schedule import build_schedule
 
 __all__ = [
     "OUT_FORMATS",
+    "Live",
     "check_out_paths",
     "game_line",
     "list_document",
@@ -241,3 +254,54 @@ def print_list(console: Console, listed: Sequence[Listed]) -> None:
             ", ".join(row["players"]),
         )
     console.print(table)
+
+
+class Live:
+    """Progress as games finish: a bar on a terminal, else one line per game."""
+
+    def __init__(self, console: Console, config: TournamentConfig, interactive: bool) -> None:
+        self.console = console
+        self.config = config
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
+        if interactive:
+            self.progress = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+            )
+
+    def note(self, text: str) -> None:
+        (self.progress.console if self.progress else self.console).print(text)
+
+    def start(self, total: int | None, done: int) -> None:
+        if self.progress is not None:
+            self.progress.start()
+            self.task = self.progress.add_task("starting", total=total, completed=done)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+    def on_result(self, director: TournamentDirector, result: GameResult) -> None:
+        results = director.results
+        summary = self._summary(results) if self.config.format == "sprt" else None
+        if self.progress is not None and self.task is not None:
+            description = summary or self._leaders(results)
+            self.progress.update(self.task, completed=len(results), description=description)
+            return
+        line = game_line(result, len(results), director.total)
+        self.console.print(line, markup=False, soft_wrap=True)
+        if summary and (result.index ^ 1) in results:  # a pair is complete
+            self.console.print(summary, markup=False, soft_wrap=True)
+
+    def _summary(self, results: dict[int, GameResult]) -> str:
+        state = sprt_state(self.config, results)
+        return "" if state is None else state.summary()
+
+    def _leaders(self, results: dict[int, GameResult]) -> str:
+        table = standings(self.config.names, rated(results.values()))
+        top = ", ".join(f"{s.player} {s.points:g}/{s.games}" for s in table[:3])
+        return top or "waiting for players"
