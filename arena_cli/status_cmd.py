@@ -85,7 +85,13 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         status = trio.run(within)
-    except (OSError, ConnectionClosed, ProtocolError) as exc:
+    except OSError as exc:
+        from player.connection import describe_os_error
+
+        reason = describe_os_error(exc)
+        print(f"arena status: cannot reach the server at {host}:{port} ({reason})", file=sys.stderr)
+        return 1
+    except (ConnectionClosed, ProtocolError) as exc:
         print(f"arena status: cannot reach the server at {host}:{port}: {exc}", file=sys.stderr)
         return 1
     if status is None:

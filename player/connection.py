@@ -197,7 +197,7 @@ async def open_connection(
             try:
                 return Connection(await opener(host, port))
             except OSError as exc:
-                error = _describe_os_error(exc)
+                error = describe_os_error(exc)
         delay = policy.delay(attempt - 1, rand)
         if trio.current_time() + delay > deadline:
             tries = "" if attempt == 1 else f"; {attempt} attempts over {wait:g} s"
@@ -213,7 +213,7 @@ async def open_connection(
         await trio.sleep(delay)
 
 
-def _describe_os_error(exc: OSError) -> str:
+def describe_os_error(exc: OSError) -> str:
     """The OS's words for a failed connect (trio wraps one error per address tried)."""
     cause = exc.__cause__
     if isinstance(cause, BaseExceptionGroup):
