@@ -171,12 +171,14 @@ async def run_tournament(
     """Play the tournament's missing games; stop cleanly on SIGINT/SIGTERM."""
     config = run.config
     done = await trio.to_thread.run_sync(run.records.results, config.id)
+    owner = await trio.to_thread.run_sync(run.records.owner_key, config.id)
     director = TournamentDirector(
         config,
         secrets=run.secrets,
         concurrency=run.concurrency,
         done=done,
         pool=pool,
+        owner=owner,
         max_failures=run.max_failures,
         on_result=lambda result: _on_result(run, result),
         on_withdrawn=lambda name, why: run.note(f"[red]withdrawn: {name}: {why}[/]"),

@@ -101,6 +101,7 @@ class TournamentDirector:
         concurrency: int,
         done: dict[int, GameResult] | None = None,
         pool: str | None = None,
+        owner: str = "",
         max_failures: int = 3,
         on_result: Callable[[GameResult], None] | None = None,
         on_withdrawn: Callable[[str, str], None] | None = None,
@@ -110,6 +111,7 @@ class TournamentDirector:
         self.config = config
         self.id = config.id
         self.pool = pool or config.id
+        self.owner = owner  # the pool's owner key (docs/PROTOCOL.md section 5)
         self.game: Game[Any, Any] = make_game(config.game, config.options)
         self.rules = config.rules
         self.concurrency = concurrency
@@ -161,6 +163,7 @@ class TournamentDirector:
                 Direct(
                     pool=self.pool,
                     players=[PoolPlayer(p.name, p.secret) for p in self.players.values()],
+                    owner=self.owner,
                 )
             )
             error: TournamentError | None = None
@@ -233,7 +236,7 @@ class TournamentDirector:
             # a player left between our view of the pool and the request
             self.pending.insert(0, self.requested.popleft())
             await trio.sleep(0.05)
-        elif message.fatal or message.code in {"pool_taken", "not_director", "bad_request"}:
+        elif message.fatal or message.code in {"not_owner", "not_director", "bad_request"}:
             raise TournamentError(f"the server refused: {message.code}: {message.message}")
         elif message.code not in _RACES:
             log.warning("server_error", code=message.code, error=message.message)

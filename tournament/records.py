@@ -17,6 +17,7 @@ import contextlib
 import fcntl
 import json
 import os
+import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -76,6 +77,18 @@ class TournamentRecords:
                 " updated_at=excluded.updated_at",
                 (config.id, config.to_json(), status, now, now),
             )
+
+    def owner_key(self, tournament_id: str) -> str:
+        """The key that owns this tournament's pool on a server (made once, kept for resumes)."""
+        with self.store.transaction() as db:
+            row = db.execute(
+                "SELECT owner_key FROM tournaments WHERE id=?", (tournament_id,)
+            ).fetchone()
+            if row is not None and row[0]:
+                return str(row[0])
+            key = secrets.token_urlsafe(24)
+            db.execute("UPDATE tournaments SET owner_key=? WHERE id=?", (key, tournament_id))
+            return key
 
     def load(self, tournament_id: str) -> tuple[TournamentConfig, str] | None:
         """The tournament with this id (or unique id prefix) and its status."""

@@ -82,7 +82,13 @@ CREATE TABLE IF NOT EXISTS accounts (
 );
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+#: version 4: a tournament's pool owner key, kept by its director across restarts
+#: (docs/PROTOCOL.md section 5: only the owner's games are the tournament's)
+_V4 = """
+ALTER TABLE tournaments ADD COLUMN owner_key TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 #: tables of an arena database (any other table means the file belongs to something else)
