@@ -11,15 +11,17 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 import trio
 
 from games import make_game
-from protocol.messages import MatchEnd, MatchStart, Seeking, Turn
+from protocol.messages import Directing, MatchEnd, MatchStart, Seeking, Turn
 from records.schema import opening_of
 from server.store import Store
 from tests.server.harness import RawClient, running_server
 from tournament.config import TournamentConfig, TournamentPlayer
-from tournament.director import TournamentDirector
+from tournament.director import TournamentDirector, TournamentError
+from tournament.records import TournamentRecords
 
 THINK = 0.3  # seconds a player takes per move: time for the solver to land first
 
@@ -84,3 +86,39 @@ async def test_proven_positions_are_adjudicated_and_recorded(tmp_path: Path) -> 
         assert record.reason is not None and record.reason.startswith("proven ")
         assert len(opening_of(record)) == 2
     store.close()
+
+
+def test_a_tournaments_owner_key_is_made_once_and_kept(tmp_path: Path) -> None:
+    config = TournamentConfig(
+        game="tictactoe",
+        options={},
+        players=(TournamentPlayer("p0", None), TournamentPlayer("p1", None)),
+    )
+    store = Store(str(tmp_path / "arena.sqlite"))
+    records = TournamentRecords(store)
+    records.save(config, "running")
+    key = records.owner_key(config.id)
+    assert len(key) >= 24 and records.owner_key(config.id) == key
+    store.close()
+    again = Store(str(tmp_path / "arena.sqlite"))  # a resumed director reads the same key
+    assert TournamentRecords(again).owner_key(config.id) == key
+    again.close()
+
+
+async def test_a_director_cannot_use_a_pool_another_key_owns() -> None:
+    config = TournamentConfig(
+        game="tictactoe",
+        options={},
+        players=(TournamentPlayer("p0", None), TournamentPlayer("p1", None)),
+    )
+    async with running_server() as server:
+        assert server.port is not None
+        squatter = await RawClient.connect(server.port)
+        await squatter.hello("squatter")
+        await squatter.send({"type": "direct", "pool": config.id, "players": [], "owner": "mine!"})
+        await squatter.expect(Directing)
+        director = TournamentDirector(
+            config, secrets={"p0": "a", "p1": "b"}, concurrency=1, owner="the real key"
+        )
+        with trio.fail_after(10), pytest.raises(TournamentError, match="not_owner"):
+            await director.run("127.0.0.1", server.port)
