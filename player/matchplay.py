@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 import structlog
@@ -56,6 +56,8 @@ class _Match:
     time_control: TimeControl
     state: Any
     ply: int
+    #: the time budget given to the agent for each of its moves (honest labels)
+    budgets: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -211,6 +213,16 @@ class MatchPlay:
                 f" {effective:g}s, not {default.time:g}s",
             )
 
+    def _think_label(self, match: _Match) -> str:
+        """``thought 0.95s a move (asked 5s)`` when the agent got less than its ``time=``."""
+        default = self.agent.default_limit
+        if default is None or default.time is None or not match.budgets:
+            return ""
+        mean = sum(match.budgets) / len(match.budgets)
+        if min(match.budgets) >= default.time * 0.99:
+            return ""
+        return f"thought {mean:.3g}s a move on average (asked {default.time:g}s, capped)"
+
     def budget(
         self, time_left: float, *, clock: bool = False, increment: float = 0.0
     ) -> SearchLimit:
@@ -251,6 +263,8 @@ class MatchPlay:
                     await _best_effort(conn.send(Resign(match=match.id)))
                     raise
                 self._choice = _Choice(ply, limit.time, trio.current_time() - started)
+                if limit.time is not None:
+                    match.budgets.append(limit.time)
                 if move not in legal:
                     log.warning("agent_move_not_legal", ply=ply, move=repr(move))
                 try:
@@ -344,6 +358,7 @@ class MatchPlay:
             outcome=outcome,
             reason=reason,
             plies=plies,
+            think=self._think_label(match),
         )
         self.results.append(result)
         if self._on_result is not None:

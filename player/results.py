@@ -24,6 +24,8 @@ class MatchResult:
     outcome: Outcome | None
     reason: str
     plies: int
+    #: the think time the agent got, when less than it asked for (e.g. capped by the server)
+    think: str = ""
 
     @property
     def score(self) -> float | None:
@@ -47,4 +49,5 @@ class MatchResult:
         )
         if self.outcome is None:
             return f"{head} ({self.reason})"
-        return f"{head}, {self.outcome.result()} by {self.outcome.termination.value} after {self.plies} plies"
+        text = f"{head}, {self.outcome.result()} by {self.outcome.termination.value} after {self.plies} plies"
+        return f"{text}; {self.think}" if self.think else text

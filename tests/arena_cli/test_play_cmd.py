@@ -1,0 +1,51 @@
+"""`arena play`: time controls from the flags, what a waiting player is told, honest labels."""
+
+from __future__ import annotations
+
+from arena_cli.main import build_parser
+from arena_cli.play_cmd import PlaySettings, resolve
+from arena_cli.play_vs import opponent_command, seeking_text
+from protocol.messages import Clock, OpenSeek, Seeking
+from tests.arena_cli.cli import run
+
+
+def settings(*argv: str) -> PlaySettings:
+    return resolve(build_parser("play").parse_args(["play", *argv]))
+
+
+def test_time_controls_from_the_flags() -> None:
+    assert settings("connect4", "human").config.clock == Clock(300.0, 3.0)  # people: 5+3
+    assert settings("connect4", "human", "--move-time", "30").config.clock is None
+    assert settings("connect4", "mcts").config.clock is None  # engines: the server's default
+    assert settings("connect4", "mcts", "--tc", "1+0.5").config.clock == Clock(60.0, 0.5)
+    flexible = settings("connect4", "mcts", "--tc", "any").config
+    assert flexible.any_time and flexible.clock is None
+
+
+def test_the_vs_opponent_plays_the_same_time_control() -> None:
+    chosen = settings("connect4", "human", "--vs", "mcts:time=1", "-o", "width=8")
+    assert chosen.embedded and chosen.vs == "mcts:time=1"
+    command = opponent_command(chosen, "127.0.0.1", 5555)
+    assert command[command.index("--tc") + 1] == "5+3"
+    assert command[command.index("--port") + 1] == "5555"
+    assert "-o" in command and "width=8" in command
+    remote = settings("connect4", "human", "--vs", "random", "--port", "4243")
+    assert not remote.embedded  # a given server: the opponent plays there
+
+
+def test_a_waiting_human_is_told_what_is_sought_and_how_to_get_an_opponent() -> None:
+    chosen = settings("connect4", "human", "--port", "4300")
+    waiting = OpenSeek("connect4", {"width": 7, "height": 6, "k": 4}, 1.0, None, 2)
+    message = Seeking("connect4", {}, 1.0, clock=Clock(300.0, 3.0), others=[waiting])
+    text = seeking_text(chosen, message)
+    assert "waiting for an opponent: connect4 at a 5+3 clock on 127.0.0.1:4300" in text
+    assert "also waiting here, not paired with you: connect4" in text and "2 players" in text
+    assert "arena play connect4 mcts --tc any --host 127.0.0.1 --port 4300" in text
+    assert "--vs mcts:time=1" in text
+
+
+def test_a_capped_think_time_is_said_with_both_figures() -> None:
+    done = run("play", "tictactoe", "mcts:time=5", "--vs", "random", "--move-time", "0.3")
+    assert done.returncode == 0, done.stderr
+    assert "think_time_capped" in done.stderr and '"requested": 5.0' in done.stderr
+    assert "thought 0.25s a move on average (asked 5s, capped)" in done.stdout
