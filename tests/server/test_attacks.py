@@ -345,3 +345,44 @@ async def test_the_player_client_sends_its_password(
         intruder = await open_connection("127.0.0.1", server.port)
         with pytest.raises(Exception, match="wrong password"):
             await intruder.handshake("frank", "player")
+
+
+async def test_a_refused_request_changes_nothing() -> None:
+    async with running_server(max_move_time=60.0) as server:
+        assert server.port is not None and server.lobby is not None
+        # a refused seek keeps the connection's earlier seek open
+        waiting = await RawClient.connect(server.port)
+        await waiting.hello("waiting")
+        await waiting.send({"type": "seek", "game": "tictactoe"})
+        await waiting.expect(Seeking)
+        await waiting.send({"type": "direct", "pool": "guarded", "players": [], "owner": "k"})
+        await waiting.expect(Directing)
+        await waiting.send(
+            {"type": "seek", "game": "tictactoe", "pool": "guarded", "secret": "wrong"}
+        )
+        assert (await waiting.expect(Error, skip=(PoolStatus,))).code == "bad_secret"
+        other = await RawClient.connect(server.port)
+        await other.hello("other")
+        await other.send({"type": "seek", "game": "tictactoe"})
+        await other.expect(MatchStart, skip=(Seeking,))
+        await waiting.expect(MatchStart, skip=(PoolStatus,))
+
+        # a refused join creates no room
+        joiner = await RawClient.connect(server.port)
+        await joiner.hello("joiner")
+        await joiner.send({"type": "join", "room": "r", "game": "tictactoe", "seat": 7})
+        assert (await joiner.expect(Error)).code == "bad_request"
+        assert "r" not in server.lobby.rooms
+
+        # a refused pair takes no player
+        director, _ = await _director(server.port, "cup", owner="cup-key")
+        players = await _seekers(server.port, "cup")
+        await _wait_idle(director, 2)
+        pair = {"type": "pair", "pool": "cup", "seats": ["p0", "p1"], "game": "tictactoe"}
+        await director.send({**pair, "move_time": 600})
+        assert (await director.expect(Error, skip=(PoolStatus,))).code == "bad_request"
+        await director.send(pair)  # both players are still there
+        paired: Paired = await director.expect(Paired, skip=(PoolStatus,))
+        assert not paired.existing
+        for player in players:
+            await player.expect(MatchStart)
