@@ -107,6 +107,8 @@ def opponent_command(settings: PlaySettings, host: str, port: int) -> list[str]:
         name,
         "--connect-wait",
         "10",
+        "--log-level",
+        "warning",  # its log file: what went wrong, not every move
     ]
     for key, value in settings.options.items():
         command += ["-o", f"{key}={value}"]
@@ -136,6 +138,8 @@ async def vs_session(
     from dataclasses import replace
 
     config = settings.config
+    failure: ClientError | None = None
+    results: list[MatchResult] = []
     async with trio.open_nursery() as nursery:
         host, port = config.host, config.port
         if settings.embedded:
@@ -160,8 +164,13 @@ async def vs_session(
         nursery.start_soon(_opponent, settings, host, port, log_path, nursery.cancel_scope, client)
         name = parse_agent_spec(settings.vs or "")[0]
         print(f"starting the opponent: {settings.vs} ({name}, log: {log_path})", flush=True)
-        results = await client.run()
+        try:
+            results = await client.run()
+        except ClientError as exc:  # raised below, not wrapped in the nursery's group
+            failure = exc
         nursery.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
     return results
 
 

@@ -49,3 +49,11 @@ def test_a_capped_think_time_is_said_with_both_figures() -> None:
     assert done.returncode == 0, done.stderr
     assert "think_time_capped" in done.stderr and '"requested": 5.0' in done.stderr
     assert "thought 0.25s a move on average (asked 5s, capped)" in done.stdout
+
+
+def test_an_opponent_that_dies_is_one_clear_line() -> None:
+    done = run("play", "connect4", "random", "--vs", "faulty:crash_after=1", "--tc", "0.2+0")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and "ExceptionGroup" not in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("arena play: the opponent faulty:crash_after=1 exited (code 3)")
