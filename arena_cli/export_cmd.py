@@ -87,8 +87,29 @@ def _write_sgf(entries: list[GameEntry], out: Path) -> None:
         (out / f"{name}.sgf").write_text(entry_to_sgf(entry), encoding="utf-8")
 
 
+def check_out(out: str, format: str) -> None:
+    """OUT is checked before anything is read: its extension, its directory (ExportError)."""
+    if out == "-":
+        return
+    path = Path(out)
+    if format == "jsonl":
+        if path.suffix.lower() != ".jsonl":
+            raise ExportError(
+                f"{out!r}: JSON Lines go to a .jsonl file (or '-' for stdout);"
+                " for SGF files give --format sgf and a directory"
+            )
+        parent = path.parent if str(path.parent) else Path(".")
+        if not parent.is_dir():
+            raise ExportError(f"{out!r}: no directory {str(parent)!r}")
+        if not os.access(parent, os.W_OK):
+            raise ExportError(f"{out!r}: the directory {str(parent)!r} is not writable")
+        if path.is_dir():
+            raise ExportError(f"{out!r} is a directory; JSON Lines go to one .jsonl file")
+
+
 def run(args: argparse.Namespace) -> int:
     try:
+        check_out(args.out, args.format)
         store = open_existing(args.db)
         records = _select(store, args)
         entries = _entries(store, records)

@@ -81,6 +81,7 @@ def parse_time_control(text: str) -> tuple[float, float] | None:
 
 def check_port_free(host: str, port: int, flag: str = "--port") -> None:
     """ValueError (one line) if nothing can listen on ``host:port`` now (0: any port is fine)."""
+    import errno
     import socket
 
     if port == 0:
@@ -100,7 +101,6 @@ def check_port_free(host: str, port: int, flag: str = "--port") -> None:
             probe.bind(sockaddr)
         except OSError as exc:
             reason = exc.strerror or str(exc)
-            raise ValueError(
-                f"cannot listen on {host}:{port}: {reason}"
-                f" (another server there? choose another {flag})"
-            ) from None
+            if exc.errno == errno.EADDRINUSE:
+                reason += f" (another server there? choose another {flag})"
+            raise ValueError(f"cannot listen on {host}:{port}: {reason}") from None

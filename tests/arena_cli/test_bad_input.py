@@ -50,6 +50,8 @@ CASES: list[tuple[list[str], int, str]] = [
     (["matches", "--limit", "0", "--db", MISSING], 2, "--limit must be >= 1"),
     (["show", "x", "--db", MISSING], 2, "no records database"),
     (["export", "out.jsonl", "--db", MISSING], 2, "no records database"),
+    (["export", "out.txt", "--db", MISSING], 2, "JSON Lines go to a .jsonl file"),
+    (["export", "/no/such/dir/out.jsonl", "--db", MISSING], 2, "no directory '/no/such/dir'"),
     (["import", "nofile.jsonl", "--db", MISSING], 2, "cannot read 'nofile.jsonl'"),
     (["backup", "copy.sqlite", "--db", MISSING], 2, "no records database"),
     (["ping", "--port", "{closed}"], 1, "cannot connect to the server"),

@@ -123,7 +123,7 @@ def test_export_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["export", "--db", str(source), "--format", "sgf", str(out)]) == 2
     _one_line_error(capsys, "'connect4', which has no SGF standard", "--format jsonl")
     assert not out.exists()
-    assert main(["export", "--db", str(source), "--match", "nope", str(tmp_path / "x")]) == 2
+    assert main(["export", "--db", str(source), "--match", "nope", str(tmp_path / "x.jsonl")]) == 2
     _one_line_error(capsys, "no match 'nope'")
 
 
