@@ -174,7 +174,12 @@ def resolve(args: argparse.Namespace) -> PlaySettings:
     human = parse_agent_spec(spec)[0] == "human"
     if tc and move_time is not None:
         raise ValueError("give --tc (a clock) or --move-time (per move), not both")
-    if not tc and move_time is None and human:
+    pooled = room is not None or bool(env_setting(args.pool, "ARENA_POOL", str, ""))
+    if tc and pooled:
+        raise ValueError(
+            "--tc applies to seeks in the lobby; a room or pool plays per-move time (--move-time)"
+        )
+    if not tc and move_time is None and human and not pooled:
         tc = HUMAN_TC
     clock, any_time = None, False
     if tc:

@@ -33,6 +33,7 @@ CASES: list[tuple[list[str], int, str]] = [
         "no directory",
     ),
     (["play", "connect4", "mcts", "--db", "x.sqlite"], 2, "--db is for --vs"),
+    (["play", "connect4", "mcts", "--room", "r1", "--tc", "5+3"], 2, "--tc applies to seeks"),
     (["play", "connect4", "mcts", "--games", "-1"], 2, "games must be >= 0"),
     (["play", "connect4", "mcts", "--games", "abc"], 2, "invalid int value"),
     (
