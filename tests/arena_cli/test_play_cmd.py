@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena_cli.main import build_parser
 from arena_cli.play_cmd import PlaySettings, resolve
 from arena_cli.play_vs import opponent_command, seeking_text
@@ -57,3 +59,13 @@ def test_an_opponent_that_dies_is_one_clear_line() -> None:
     assert "Traceback" not in done.stderr and "ExceptionGroup" not in done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("arena play: the opponent faulty:crash_after=1 exited (code 3)")
+
+
+@pytest.mark.slow
+def test_engines_on_a_short_clock_never_lose_on_time() -> None:
+    done = run(
+        "play", "connect4", "mcts", "--vs", "mcts", "--tc", "0.1+0", "--games", "2", timeout=120
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "played 2 matches" in done.stdout
+    assert "timeout" not in done.stdout, done.stdout  # 6 s each, shared out move by move
