@@ -15,37 +15,23 @@ import msgspec
 import structlog
 import trio
 
-from games import Game, InvalidMoveError, Termination, make_game
+from games import Game, make_game
 from protocol.messages import (
-    Adjudicate,
     Clock,
-    Direct,
-    Directing,
     Join,
-    MatchEnd,
     OpenSeek,
-    Pair,
-    Paired,
-    PoolStatus,
     Seek,
     Seeking,
 )
 from server.config import MatchPolicy, ServerConfig
 from server.connection import Connection
+from server.errors import RequestError as RequestError
 from server.match import Match, Stats
-from server.pools import Pool, PooledSeek, new_owner_key, owner_digest
-from server.store import Recorder, TournamentGame
+from server.pool_desk import PoolDesk
+from server.pools import Pool, PooledSeek
+from server.store import Recorder
 
 log = structlog.get_logger("arena.server")
-
-
-class RequestError(Exception):
-    """A refused (non-fatal) request; `code` is a documented error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 #: (game, options as JSON, move time, clock "initial+increment" or "" or ANY_TIME)
@@ -74,7 +60,7 @@ class Room:
 
 
 @dataclass
-class Lobby:
+class Lobby(PoolDesk):
     config: ServerConfig
     recorder: Recorder
     nursery: trio.Nursery
@@ -240,7 +226,7 @@ class Lobby:
             move_time, clock = self.config.policy.move_time, None
         else:
             move_time, clock = fixed_key[2], _clock_of(fixed_key)
-        policy = _with_move_time(self.config.policy, move_time)
+        policy = replace(self.config.policy, move_time=move_time)
         self.start_match(game, players, policy, clock=clock)
 
     def cancel_seeks(self, conn: Connection) -> None:
@@ -261,216 +247,6 @@ class Lobby:
             pool.seeks = [entry for entry in pool.seeks if entry.conn is not conn]
             self._pool_maybe_idle(pool)
             self.pool_changed(name)
-
-    def _check_pool_room(self) -> None:
-        if len(self.pools) >= self.config.max_pools:
-            raise RequestError(
-                "limit_reached", f"this server holds {self.config.max_pools} pools already"
-            )
-
-    def _pool_maybe_idle(self, pool: Pool) -> None:
-        """A pool left without director and seekers: forgotten now if nobody owns it, else later."""
-        if not pool.empty:
-            return
-        if pool.owner is None:
-            self.pools.pop(pool.name, None)
-        elif pool.idle_since is None:
-            pool.idle_since = trio.current_time()
-
-    def reclaim_pools(self) -> int:
-        """Forget owned pools that have been idle for `pool_grace` seconds; returns how many."""
-        cutoff = trio.current_time() - self.config.pool_grace
-        stale = [
-            name
-            for name, pool in self.pools.items()
-            if pool.empty and pool.idle_since is not None and pool.idle_since <= cutoff
-        ]
-        for name in stale:
-            del self.pools[name]
-        if stale:
-            log.info("pools_reclaimed", count=len(stale))
-        return len(stale)
-
-    # --- pools and their directors (tournaments) ----------------------------------
-
-    def pool_changed(self, pool: str) -> None:
-        """Tell the pool's director who is idle now."""
-        found = self.pools.get(pool)
-        if found is not None and found.director is not None:
-            found.director.send(PoolStatus(pool=pool, idle=found.idle_counts()))
-
-    def direct(self, conn: Connection, message: Direct) -> None:
-        """Direct a pool: claim it (new, or never directed) or take it over with its owner key."""
-        pool = self.pools.get(message.pool)
-        if pool is not None and pool.owner is not None and not pool.owned_by(message.owner):
-            raise RequestError(
-                "not_owner",
-                f"pool {message.pool!r} belongs to another owner: direct it with its owner key",
-            )
-        limit = self.config.max_pools_per_connection
-        if message.pool not in conn.directing and len(conn.directing) >= limit:
-            raise RequestError("limit_reached", f"a connection may direct at most {limit} pools")
-        if pool is None:
-            self._check_pool_room()
-            pool = self.pools[message.pool] = Pool(message.pool)
-        key = message.owner
-        if pool.owner is None:
-            key = key or new_owner_key()
-            pool.owner = owner_digest(key)
-        previous = pool.director
-        if previous is not None and previous is not conn:
-            previous.directing.discard(pool.name)
-            previous.send_error(
-                "director_replaced",
-                f"pool {pool.name!r} is now directed by another connection with its owner key",
-            )
-        pool.director = conn
-        pool.idle_since = None
-        conn.directing.add(pool.name)
-        pool.players = {p.name: p.secret for p in message.players}
-        kept = []  # drop waiting seekers the director does not admit
-        for entry in pool.seeks:
-            if pool.admits(entry.conn.name, entry.seek.secret):
-                kept.append(entry)
-            else:
-                entry.conn.pool_seeks.discard(pool.name)
-                entry.conn.send_error(
-                    "bad_secret",
-                    f"{entry.conn.name!r} is not admitted to pool {pool.name!r}"
-                    " (unknown name or wrong secret)",
-                )
-        pool.seeks = kept
-        log.info("pool_directed", pool=pool.name, players=sorted(pool.players))
-        conn.send(Directing(pool=pool.name, owner=key))
-        self.pool_changed(pool.name)
-
-    def check_director(self, conn: Connection, pool: str) -> Pool:
-        found = self.pools.get(pool)
-        if found is None or found.director is not conn:
-            raise RequestError("not_director", f"you do not direct pool {pool!r}")
-        return found
-
-    def pool_owner(self, pool: str) -> str:
-        """The owner digest of a pool ("" if it has none): tournament games are the owner's."""
-        found = self.pools.get(pool)
-        return "" if found is None or found.owner is None else found.owner
-
-    def live_tournament_game(self, message: Pair) -> Match | None:
-        if not message.tournament:
-            return None
-        key = (self.pool_owner(message.pool), message.tournament, message.index)
-        return self.tournament_games.get(key)
-
-    def pair(self, conn: Connection, message: Pair, ended: TournamentGame | None = None) -> None:
-        """Start the match a director asks for, unless that tournament game exists already.
-
-        A tournament game (``tournament``, ``index``) is played once: while it is
-        being played, or once it has a finished result (`ended`, looked up by the
-        caller), the director is told which match it is (``paired`` with
-        ``existing``) and gets its ``match_end``; no players are taken.
-        """
-        pool = self.check_director(conn, message.pool)
-        live = self.live_tournament_game(message)
-        if live is not None:
-            live.observers.add(conn)
-            conn.observing.add(live)
-            conn.send(Paired(pool=message.pool, index=message.index, match=live.id, existing=True))
-            self.pool_changed(message.pool)  # no players were taken: a fresh view
-            return
-        if ended is not None:
-            conn.send(
-                Paired(pool=message.pool, index=message.index, match=ended.record.id, existing=True)
-            )
-            result = ended.result
-            conn.send(
-                MatchEnd(
-                    match=ended.record.id,
-                    ply=result.plies,
-                    scores=list(result.scores),
-                    winner=result.winner,
-                    termination=result.termination,
-                    reason=result.reason,
-                    points=None if result.points is None else list(result.points),
-                    recorded=ended.recorded,
-                )
-            )
-            log.info("pair_existing", pool=message.pool, index=message.index, match=ended.record.id)
-            self.pool_changed(message.pool)  # no players were taken: a fresh view
-            return
-        game = self._game_for(message.game, message.options)
-        move_time = self._move_time(message.move_time)
-        self._require_store()
-        if len(message.seats) != game.num_players:
-            raise RequestError(
-                "bad_request",
-                f"{game.name} needs {game.num_players} seats, not {len(message.seats)}",
-            )
-        opening = _opening_moves(game, message.opening)  # refused before anything changes
-        entries = pool.seeks
-        chosen: list[PooledSeek] = []
-        for name in message.seats:
-            entry = next(
-                (
-                    e
-                    for e in entries
-                    if e.conn.name == name
-                    and e not in chosen
-                    and not e.conn.closed
-                    and e.game.name == game.name
-                    and e.game.options == game.options
-                ),
-                None,
-            )
-            if entry is None:
-                raise RequestError(
-                    "not_available",
-                    f"no idle {name!r} of {game.describe()} in pool {message.pool!r}",
-                )
-            chosen.append(entry)
-        pool.seeks = [e for e in entries if e not in chosen]
-        for entry in chosen:
-            entry.conn.pool_seeks.discard(pool.name)
-        extra: dict[str, Any] = {
-            "index": message.index,
-            "seats": list(message.seats),
-            "pool": message.pool,
-            "owner": pool.owner,  # only the pool owner's games are this tournament's
-        }
-        if opening:
-            extra["opening"] = list(message.opening)
-        match = self.start_match(
-            game,
-            [e.conn for e in chosen],
-            _with_move_time(self.config.policy, move_time),
-            tournament=message.tournament or None,
-            extra=extra,
-            seed=message.seed,
-            opening=opening,
-            max_plies=message.max_plies,
-        )
-        if message.tournament:
-            self.tournament_games[(pool.owner or "", message.tournament, message.index)] = match
-        match.observers.add(conn)
-        conn.observing.add(match)
-        conn.send(Paired(pool=message.pool, index=message.index, match=match.id))
-        self.pool_changed(message.pool)
-
-    def adjudicate(self, conn: Connection, message: Adjudicate) -> None:
-        """End a match at the director's word, if it still stands at the ply it judged."""
-        match = self.matches.get(message.match)
-        if match is None:
-            raise RequestError("unknown_match", f"no match {message.match!r} is being played")
-        name = match.extra.get("pool")
-        pool = self.pools.get(name) if isinstance(name, str) else None
-        if pool is None or pool.director is not conn or match.extra.get("owner") != pool.owner:
-            raise RequestError("not_director", f"you do not direct match {match.id!r}")
-        if message.winner is not None and message.winner >= match.game.num_players:
-            raise RequestError("bad_request", f"seat {message.winner} does not exist")
-        if match.ply != message.ply or match.phase in ("over", "starting"):
-            raise RequestError(
-                "stale_position", f"match {match.id} is at ply {match.ply}, not {message.ply}"
-            )
-        match.on_adjudicate(message.winner, Termination(message.termination), message.reason)
 
     def join(self, conn: Connection, message: Join) -> None:
         """Take a seat in a room (created by the first joiner; gone when its match starts or
@@ -529,7 +305,7 @@ class Lobby:
             self.start_match(
                 room.game,
                 players,
-                _with_move_time(self.config.policy, room.move_time),
+                replace(self.config.policy, move_time=room.move_time),
                 extra={"room": room.name},
             )
 
@@ -613,31 +389,6 @@ class Lobby:
                 seat.disconnect_code = conn.close_code
                 match.on_disconnect(seat_index)
         conn.seats.clear()
-
-
-def _opening_moves(game: Game[Any, Any], wire_moves: list[Any]) -> list[Any]:
-    """Decode and check an opening against the rules (a RequestError names the bad move)."""
-    state = game.initial_state()
-    moves = []
-    for number, wire in enumerate(wire_moves, start=1):
-        try:
-            move = game.decode_move(wire)
-        except InvalidMoveError as exc:
-            raise RequestError("bad_request", f"opening move {number}: {exc}") from None
-        if game.is_terminal(state) or move not in game.legal_moves(state):
-            raise RequestError(
-                "bad_request",
-                f"opening move {number} ({game.format_move(move)}) is not legal in its position",
-            )
-        state = game.apply(state, move)
-        moves.append(move)
-    if game.is_terminal(state):
-        raise RequestError("bad_request", "the opening ends the game")
-    return moves
-
-
-def _with_move_time(policy: MatchPolicy, move_time: float) -> MatchPolicy:
-    return replace(policy, move_time=move_time)
 
 
 @functools.lru_cache(maxsize=256)
