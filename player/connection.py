@@ -204,9 +204,7 @@ async def open_connection(
             raise ServerUnreachable(
                 f"cannot connect to the server at {host}:{port} ({error}{tries})"
             )
-        # with a progress callback (the CLI's own line) the log line is only for debugging
-        level = log.debug if on_retry is not None else log.info
-        level("connect_retry", host=host, port=port, attempt=attempt, error=error, delay=delay)
+        log.info("connect_retry", host=host, port=port, attempt=attempt, error=error, delay=delay)
         if on_retry is not None:
             on_retry(
                 f"connecting to {host}:{port}, retry {attempt} in {delay:.1f} s ({error});"
