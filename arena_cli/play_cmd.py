@@ -1,19 +1,13 @@
-"""`arena play GAME AGENTSPEC`: connect an agent to a server and play matches.
+"""`arena play GAME AGENTSPEC`: the command's flags (the work is in `arena_cli.play_run`).
 
 Every flag falls back to an environment variable (flags win), so a container
-can be configured by its environment alone (see `add_address_options` and
-`ENV` below).
+can be configured by its environment alone. Only argparse is imported here,
+so `arena play --help` starts fast.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
-
-import trio
 
 # re-exported: older callers import the address helpers from here
 from arena_cli.options import DEFAULT_HOST as DEFAULT_HOST
@@ -21,11 +15,6 @@ from arena_cli.options import DEFAULT_PORT as DEFAULT_PORT
 from arena_cli.options import add_address_options as add_address_options
 from arena_cli.options import address as address
 from arena_cli.options import env_setting as env_setting
-from arena_cli.options import parse_time_control
-from games import make_game, parse_options
-from player.client import ClientError, MatchResult, PlayerClient, PlayerConfig, default_player_name
-from player.spec import make_agent, parse_agent_spec
-from protocol.messages import Clock, Seeking
 
 #: every example here is run by tests/arena_cli/test_examples.py
 EXAMPLES = (
@@ -121,167 +110,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(func=run)
 
 
-@dataclass(frozen=True, slots=True)
-class PlaySettings:
-    """`arena play` arguments after environment fallbacks and validation."""
-
-    game: str
-    options: dict[str, str]
-    spec: str
-    config: PlayerConfig
-    #: --vs: the opponent's spec, and whether it plays on an embedded server
-    vs: str | None = None
-    embedded: bool = False
-
-    @property
-    def human(self) -> bool:
-        return parse_agent_spec(self.spec)[0] == "human"
-
-
-def merge_spec(spec: str, extra: Sequence[str]) -> str:
-    """`spec` with the ``key=value`` items of `extra` added (they override the spec's)."""
-    name, options = parse_agent_spec(spec)
-    for item in extra:
-        options.update(parse_options(item))
-    if not options:
-        return name
-    return f"{name}:" + ",".join(f"{key}={value}" for key, value in options.items())
-
-
-def _items(values: list[str] | None, var: str) -> list[str]:
-    if values is not None:
-        return values
-    raw = os.environ.get(var, "").strip()
-    return [raw] if raw else []
-
-
-def resolve(args: argparse.Namespace) -> PlaySettings:
-    """Apply the environment fallbacks; ValueError names the missing or bad setting."""
-    game = env_setting(args.game, "ARENA_GAME", str, "")
-    if not game:
-        raise ValueError("no game given (argument GAME or $ARENA_GAME); see `arena games`")
-    base_spec = env_setting(args.agent, "ARENA_AGENT", str, "")
-    if not base_spec:
-        raise ValueError("no agent given (argument AGENTSPEC or $ARENA_AGENT), e.g. mcts:time=0.5")
-    spec = merge_spec(base_spec, _items(args.agent_option, "ARENA_AGENT_OPTIONS"))
-    options: dict[str, str] = {}
-    for item in _items(args.option, "ARENA_GAME_OPTIONS"):
-        options.update(parse_options(item))
-    host, port = address(args)
-    room = env_setting(args.room, "ARENA_ROOM", str, "") or None
-    move_time = env_setting(args.move_time, "ARENA_MOVE_TIME", float, None)
-    tc = env_setting(args.tc, "ARENA_TC", str, "")
-    human = parse_agent_spec(spec)[0] == "human"
-    if tc and move_time is not None:
-        raise ValueError("give --tc (a clock) or --move-time (per move), not both")
-    pooled = room is not None or bool(env_setting(args.pool, "ARENA_POOL", str, ""))
-    if tc and pooled:
-        raise ValueError(
-            "--tc applies to seeks in the lobby; a room or pool plays per-move time (--move-time)"
-        )
-    if not tc and move_time is None and human and not pooled:
-        tc = HUMAN_TC
-    clock, any_time = None, False
-    if tc:
-        parsed = parse_time_control(tc)
-        if parsed is None:
-            any_time = True
-        else:
-            clock = Clock(*parsed)
-    vs = getattr(args, "vs", None)
-    if vs is not None:
-        if room is not None or args.pool:
-            raise ValueError("--vs plays in the lobby: leave out --room and --pool")
-        if any_time:
-            raise ValueError("--vs starts the opponent: give it a time control, not 'any'")
-        parse_agent_spec(vs)
-    embedded = vs is not None and args.host is None and args.port is None
-    if getattr(args, "db", None) is not None and not embedded:
-        raise ValueError("--db is for --vs on the embedded server (a server keeps its own)")
-    config = PlayerConfig(
-        host=host,
-        port=port,
-        name=env_setting(args.name, "ARENA_NAME", str, "") or default_player_name(spec),
-        games=env_setting(args.games, "ARENA_GAMES", int, 1),
-        move_time=move_time,
-        clock=clock,
-        any_time=any_time,
-        room=room,
-        seat=env_setting(args.seat, "ARENA_SEAT", int, None),
-        pool=env_setting(args.pool, "ARENA_POOL", str, ""),
-        secret=env_setting(args.secret, "ARENA_SECRET", str, ""),
-        connect_wait=env_setting(args.connect_wait, "ARENA_CONNECT_WAIT", float, 30.0),
-    )
-    return PlaySettings(game, options, spec, config, vs, embedded)
-
-
-def tally(results: Sequence[MatchResult]) -> str:
-    """``played 3 matches: 2 W, 0 D, 1 L (score 2/3)``."""
-    counts = dict.fromkeys(("win", "draw", "loss", "unknown"), 0)
-    for result in results:
-        counts[result.verdict] += 1
-    score = sum(r.score for r in results if r.score is not None)
-    known = len(results) - counts["unknown"]
-    noun = "match" if len(results) == 1 else "matches"
-    text = (
-        f"played {len(results)} {noun}: {counts['win']} W, {counts['draw']} D,"
-        f" {counts['loss']} L (score {score:g}/{known})"
-    )
-    if counts["unknown"]:
-        text += f", {counts['unknown']} lost on disconnect"
-    return text
-
-
 def run(args: argparse.Namespace) -> int:
-    from arena_cli.play_vs import check_db, seeking_text, vs_session
+    from arena_cli.play_run import run as play
 
-    try:
-        settings = resolve(args)
-        make_game(settings.game, settings.options)  # unknown game / bad options: before connecting
-        if settings.vs is not None:
-            make_agent(settings.vs).close()  # a bad opponent spec: before starting anything
-            check_db(args.db)
-        agent = make_agent(settings.spec)
-    except ValueError as exc:
-        print(f"arena play: {exc}", file=sys.stderr)
-        return 2
-    if (settings.human or settings.vs is not None) and args.log_level is None:
-        from arena_cli.logs import configure_logging
-
-        # keep the board (and the embedded server's chatter) out: only warnings, on stderr
-        json = None if args.log_format is None else args.log_format == "json"
-        configure_logging("warning", json=json, stream=sys.stderr)
-
-    results: list[MatchResult] = []
-
-    def report(result: MatchResult) -> None:
-        results.append(result)
-        print(result.summary(), flush=True)
-
-    def seeking(message: Seeking) -> None:
-        if settings.human or message.others:
-            print(seeking_text(settings, message), flush=True)
-
-    status = 0
-    try:
-        if settings.vs is None:
-            client = PlayerClient(
-                agent,
-                settings.game,
-                settings.options,
-                settings.config,
-                on_result=report,
-                on_seeking=seeking,
-                on_retry=lambda line: print(line, file=sys.stderr, flush=True),
-            )
-            trio.run(client.run)
-        else:
-            trio.run(vs_session, settings, agent, args.db, report, seeking)
-    except (ClientError, OSError) as exc:
-        print(f"arena play: {exc}", file=sys.stderr)
-        status = 1
-    finally:
-        agent.close()
-    if results or status == 0:
-        print(tally(results), flush=True)
-    return status
+    return play(args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena_cli.main import build_parser
-from arena_cli.play_cmd import PlaySettings, resolve
+from arena_cli.play_run import PlaySettings, resolve
 from arena_cli.play_vs import opponent_command, seeking_text
 from protocol.messages import Clock, OpenSeek, Seeking
 from tests.arena_cli.cli import run

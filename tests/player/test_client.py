@@ -20,7 +20,7 @@ import trio.testing
 
 from arena_cli.main import build_parser
 from arena_cli.main import main as cli_main
-from arena_cli.play_cmd import resolve, tally
+from arena_cli.play_run import resolve, tally
 from games import Outcome, Termination, available_games, make_game
 from player.agent import Agent, SearchLimit
 from player.client import (
