@@ -278,38 +278,23 @@ class ArenaServer:
     async def _message_loop(self, conn: Connection) -> None:
         config = self.config
         budget = ClientBudget.for_connection(config)
-        sustained = config.message_burst / config.message_rate  # seconds of flooding tolerated
         conn.budget = budget
         shared = self.addresses.budget(conn.address or address_of(conn.peer))
         try:
             while True:
                 message = await conn.receive()
-                now = trio.current_time()
-                if not budget.messages.take(now) or not shared.messages.take(now):
-                    wait = max(budget.messages.wait_time(now), shared.messages.wait_time(now))
-                    conn.rate_limited(now, wait)
-                    if now - conn.limited_since > sustained:  # it keeps flooding: enough
-                        log.warning("rate_limit_disconnect", refused=conn.refused)
-                        conn.send_error(
-                            "rate_limited",
-                            f"more than {config.message_rate:g} messages/s for"
-                            f" {sustained:g}s ({conn.refused} refused)",
-                            fatal=True,
-                        )
-                        return
-                    # stop reading until it may send again: the flood waits in the
-                    # kernel's buffers and costs this server nothing meanwhile
-                    await trio.sleep(wait)
-                    continue
-                if conn.refused and budget.messages.tokens >= config.message_burst / 2:
-                    conn.refused = 0  # calm again
-                    conn.limited_since = math.inf
+                # a move in turn is paced by the game itself (one per turn), so it is
+                # not charged: only refused moves are, with everything else
+                if not isinstance(message, Move) and not await self._pace(conn, budget, shared):
+                    return
                 try:
                     await self._dispatch(conn, message)
                 except RequestError as exc:
                     if exc.code in CREDENTIAL_FAILURES:
                         self._credential_failed(conn)
                     conn.send_error(exc.code, exc.message, match=getattr(message, "match", None))
+                    if isinstance(message, Move) and not await self._pace(conn, budget, shared):
+                        return
         except ProtocolError as exc:
             log.info("protocol_error", code=exc.code, error=exc.message)
             conn.fail(exc)
@@ -385,6 +370,35 @@ class ArenaServer:
             matches=0 if self.lobby is None else len(self.lobby.matches),
             connections=self.connections,
         )
+
+    async def _pace(self, conn: Connection, budget: ClientBudget, shared: ClientBudget) -> bool:
+        """Charge one message; over the rate, wait until it is allowed (the flood waits in
+        the kernel's buffers meanwhile). False: flooding for too long, the connection is
+        closed with ``rate_limited``."""
+        config = self.config
+        now = trio.current_time()
+        if budget.messages.take(now) and shared.messages.take(now):
+            if conn.refused and budget.messages.tokens >= config.message_burst / 2:
+                conn.refused = 0  # calm again
+                conn.limited_since = math.inf
+            return True
+        wait = max(budget.messages.wait_time(now), shared.messages.wait_time(now))
+        conn.rate_limited(now, wait)
+        sustained = config.message_burst / config.message_rate
+        if now - conn.limited_since > sustained:  # it keeps flooding: enough
+            log.warning("rate_limit_disconnect", refused=conn.refused)
+            conn.send_error(
+                "rate_limited",
+                f"more than {config.message_rate:g} messages/s for {sustained:g}s"
+                f" ({conn.refused} slowed down)",
+                fatal=True,
+            )
+            return False
+        await trio.sleep(wait)
+        now = trio.current_time()
+        budget.messages.take(now)  # there is a token now (to within float rounding)
+        shared.messages.take(now)
+        return True
 
     def _credential_budget(self, conn: Connection) -> bool:
         """Whether the connection (and its address) may still try a credential now."""

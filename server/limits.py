@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from server.config import ServerConfig
 
+_EPSILON = 1e-9
+
 
 @dataclass(slots=True)
 class TokenBucket:
@@ -38,14 +40,14 @@ class TokenBucket:
     def take(self, now: float, cost: float = 1.0) -> bool:
         """Spend `cost` tokens if there are enough; False (nothing spent) otherwise."""
         self._refill(now)
-        if self.tokens >= cost:
-            self.tokens -= cost
+        if self.tokens >= cost - _EPSILON:  # refills are float sums: 0.02 s * 50/s may be 0.999...
+            self.tokens = max(self.tokens - cost, 0.0)
             return True
         return False
 
     def available(self, now: float) -> bool:
         self._refill(now)
-        return self.tokens >= 1.0
+        return self.tokens >= 1.0 - _EPSILON
 
     def full(self, now: float) -> bool:
         self._refill(now)
@@ -54,7 +56,7 @@ class TokenBucket:
     def wait_time(self, now: float) -> float:
         """Seconds until one token is there."""
         self._refill(now)
-        return 0.0 if self.tokens >= 1.0 else (1.0 - self.tokens) / self.rate
+        return 0.0 if self.tokens >= 1.0 - _EPSILON else (1.0 - self.tokens) / self.rate
 
 
 @dataclass(slots=True)

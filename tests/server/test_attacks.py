@@ -9,6 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
+import trio.testing
 
 from protocol.codec import encode_frame
 from protocol.messages import (
@@ -24,7 +25,7 @@ from protocol.messages import (
     Welcome,
 )
 from server.config import MatchPolicy
-from tests.server.harness import RawClient, play_randomly, running_server
+from tests.server.harness import RawClient, memory_server, play_randomly, running_server
 
 POOL_PLAYERS = [{"name": "p0", "secret": "s0"}, {"name": "p1", "secret": "s1"}]
 
@@ -160,36 +161,38 @@ async def test_connections_per_address_are_bounded() -> None:
         await again.hello("again")
 
 
-async def test_a_flood_is_rate_limited_and_others_stay_responsive() -> None:
-    async with running_server(message_rate=50.0, message_burst=100.0) as server:
-        assert server.port is not None
-        flooder = await RawClient.connect(server.port)
+async def test_a_flood_is_slowed_to_its_rate_then_disconnected(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with memory_server(message_rate=50.0, message_burst=100.0) as server:
+        flooder = RawClient.in_memory(server)
         await flooder.hello("flooder")
-        await flooder.send_raw(
-            b"".join(
-                encode_frame(msgspec.msgpack.encode({"type": "ping", "id": i})) for i in range(150)
-            )
-        )
-        pongs, limited = 0, None
-        while limited is None:
+        start = trio.current_time()
+        pings = [
+            encode_frame(msgspec.msgpack.encode({"type": "ping", "id": i})) for i in range(150)
+        ]
+        await flooder.send_raw(b"".join(pings))
+        pongs: list[int] = []
+        errors: list[Error] = []
+        while len(pongs) < 150:
             message = await flooder.receive()
             if isinstance(message, Pong):
-                pongs += 1
+                pongs.append(message.id)
             elif isinstance(message, Error):
-                limited = message
-        assert limited.code == "rate_limited" and not limited.fatal
-        assert 100 <= pongs < 150
+                errors.append(message)
+        assert pongs == list(range(150))  # slowed down, nothing lost, in order
+        assert [e.code for e in errors] == ["rate_limited"] and not errors[0].fatal
+        # the burst at once, the other 50 at 50 per second
+        assert trio.current_time() - start == pytest.approx(1.0, abs=0.05)
 
-        bystander = await RawClient.connect(server.port)
+        bystander = RawClient.in_memory(server)
         await bystander.hello("bystander")
-        with trio.fail_after(1.0):
+        with trio.fail_after(0.01):  # nobody else waits for the flooder
             await bystander.send({"type": "ping", "id": 7})
             assert (await bystander.expect(Pong)).id == 7
 
-        # sustained flooding ends the connection, with the reason first
-        await flooder.send_raw(
-            b"".join(encode_frame(msgspec.msgpack.encode({"type": "ping"})) for _ in range(400))
-        )
+        # flooding on for message_burst / message_rate = 2 s ends the connection
+        await flooder.send_raw(b"".join(pings * 4))
         while True:
             message = await flooder.receive()
             if isinstance(message, Error) and message.fatal:
