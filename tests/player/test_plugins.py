@@ -25,7 +25,8 @@ from games import make_game
 from player import spec
 from player.agent import play_local_game
 from player.spec import AgentInfo, agent_entry_points, available_agents, make_agent
-from tests.player.test_client import server_thread, tcp_client
+from tests.arena_cli.test_play_run import server_thread
+from tests.player.test_runtime import tcp_client
 
 PLUGIN = '''
 """A third-party agent kind: always the last legal move."""

@@ -25,7 +25,7 @@ from protocol.messages import (
     Pong,
     Spectate,
 )
-from tests.player.test_client import (
+from tests.player.test_runtime import (
     TTT,
     FakeServer,
     Network,

@@ -1,14 +1,11 @@
-"""The player runtime against a scripted fake server over in-memory streams."""
+"""The player runtime (player/runtime.py, player/matchplay.py) against a scripted fake server."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
-import queue
 import random
 import re
-import socket
 import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -18,14 +15,10 @@ import structlog
 import trio
 import trio.testing
 
-from arena_cli.main import build_parser
-from arena_cli.main import main as cli_main
-from arena_cli.play_run import resolve, tally
-from games import Outcome, Termination, available_games, make_game
+from games import Outcome, available_games, make_game
 from player.agent import Agent, SearchLimit
 from player.client import (
     AgentError,
-    Backoff,
     ConnectionLost,
     MatchResult,
     PlayerClient,
@@ -33,13 +26,12 @@ from player.client import (
     ResignMatch,
     ServerProtocolError,
     ServerRejected,
-    ServerUnreachable,
     ping_server,
     run_player,
 )
 from player.spec import make_agent
 from player.watch import watch_all
-from protocol.codec import FrameReader, client_message_decoder, encode_frame, encode_message
+from protocol.codec import FrameReader, client_message_decoder, encode_message
 from protocol.messages import (
     PROTOCOL_VERSION,
     Error,
@@ -455,40 +447,6 @@ async def test_match_and_seat_are_bound_in_the_log_context() -> None:
     assert moves and all(e["match"] == "m1" and e["seat"] == 0 for e in moves)
 
 
-async def test_retries_with_backoff_until_the_server_is_up(autojump_clock) -> None:
-    network = Network(refuse=4)
-    backoff = Backoff(initial=0.5, cap=2.0, jitter=0)
-    client = make_client(ScriptedAgent(), network, backoff=backoff, connect_wait=10.0)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(client.run)
-        server = await network.accept()
-        assert network.attempts == 5
-        assert trio.current_time() == pytest.approx(0.5 + 1.0 + 2.0 + 2.0)  # capped at 2 s
-        await server.handshake()
-        await server.expect(Seek)
-        nursery.cancel_scope.cancel()
-
-
-async def test_gives_up_when_the_server_stays_down(autojump_clock) -> None:
-    network = Network(refuse=1000)
-    client = make_client(ScriptedAgent(), network, connect_wait=10.0)
-    with pytest.raises(ServerUnreachable, match=r"127\.0\.0\.1:4242 \(Connection refused"):
-        await client.run()
-    assert trio.current_time() <= 10.0 and network.attempts > 3
-
-
-def test_backoff_is_exponential_capped_and_jittered() -> None:
-    backoff = Backoff(initial=0.1, factor=2.0, cap=1.0, jitter=0.5)
-    rng = random.Random(3)
-    delays = [backoff.delay(n, rng) for n in range(8)]
-    for n, delay in enumerate(delays):
-        base = min(1.0, 0.1 * 2**n)
-        assert base * 0.5 <= delay <= base
-    assert len(set(delays)) == len(delays)  # jitter: no two equal
-    with pytest.raises(ValueError, match="jitter"):
-        Backoff(jitter=2.0)
-
-
 async def _one_move_then_a_drop(network: Network) -> tuple[Any, Any, Any, Rejoin]:
     """The client plays the first move, the connection drops, the client comes back.
 
@@ -589,25 +547,6 @@ async def test_gives_up_when_the_connection_keeps_dropping(autojump_clock) -> No
             await client.run()
         nursery.cancel_scope.cancel()
     assert network.attempts == 3
-
-
-async def test_bad_frame_from_the_server_is_a_clean_protocol_error() -> None:
-    network = Network()
-    client = make_client(ScriptedAgent(), network)
-
-    async def garbage_server(body: bytes) -> None:
-        server = await network.seeker()
-        await server.stream.send_all(body)
-
-    for body, pattern in [
-        (encode_frame(b"\xc1"), "bad message"),
-        (b"\xff\xff\xff\xff", "bad frame \\(frame_too_large\\)"),
-        (encode_frame(b"\x81\xa4type\xa5bogus"), "unknown_type"),
-    ]:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(garbage_server, body)
-            with pytest.raises(ServerProtocolError, match=pattern):
-                await client.run()
 
 
 async def test_invalid_state_from_the_server_is_a_protocol_error() -> None:
@@ -727,24 +666,6 @@ async def test_match_end_during_the_search_cancels_it() -> None:
     assert client.results[0].outcome is not None
     assert client.results[0].outcome.termination.value == "timeout"
     assert agent.calls[-1][0] == "finish"
-
-
-async def test_ping_server_measures_a_round_trip() -> None:
-    network = Network()
-    async with trio.open_nursery() as nursery:
-
-        async def script() -> None:
-            server = await network.accept()
-            hello = await server.handshake()
-            assert hello.role == "spectator"
-            ping = await server.expect(Ping)
-            await server.send(Ping(id=99))  # the server may ping too
-            assert (await server.expect(Pong)).id == 99
-            await server.send(Pong(id=ping.id))
-
-        nursery.start_soon(script)
-        result = await ping_server("127.0.0.1", 4242, connect=network.connect)
-    assert result.server == "fake" and result.round_trip >= 0
 
 
 def test_config_rejects_bad_values() -> None:
@@ -907,149 +828,3 @@ async def test_end_to_end_ping() -> None:
     async with real_server() as port:
         result = await ping_server("127.0.0.1", port)
     assert result.server == "mcts-arena" and result.round_trip < 5
-
-
-# --- the CLI: arena play / ping / watch ------------------------------------------------
-
-
-def play_args(*argv: str) -> argparse.Namespace:
-    return build_parser().parse_args(["play", *argv])
-
-
-def test_play_settings_fall_back_to_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var, value in {
-        "ARENA_GAME": "connect4",
-        "ARENA_AGENT": "mcts:time=1",
-        "ARENA_HOST": "server",
-        "ARENA_PORT": "4343",
-        "ARENA_GAMES": "0",
-        "ARENA_NAME": "bot",
-        "ARENA_MOVE_TIME": "0.5",
-        "ARENA_GAME_OPTIONS": "width=8",
-        "ARENA_AGENT_OPTIONS": "c=2",
-    }.items():
-        monkeypatch.setenv(var, value)
-    settings = resolve(play_args())
-    assert (settings.game, settings.spec, settings.options) == (
-        "connect4",
-        "mcts:time=1,c=2",
-        {"width": "8"},
-    )
-    config = settings.config
-    assert (config.host, config.port, config.games, config.name, config.move_time) == (
-        "server",
-        4343,
-        0,
-        "bot",
-        0.5,
-    )
-    # flags win over the environment; -e overrides the spec's own options
-    settings = resolve(
-        play_args(
-            "tictactoe", "mcts:time=1", "--port", "1", "-e", "time=2", "-o", "k=3", "--games", "2"
-        )
-    )
-    assert (settings.game, settings.spec, settings.options) == (
-        "tictactoe",
-        "mcts:time=2",
-        {"k": "3"},
-    )
-    assert (settings.config.port, settings.config.games) == (1, 2)
-
-
-def test_play_settings_errors_name_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("ARENA_GAME", raising=False)
-    with pytest.raises(ValueError, match="no game given"):
-        resolve(play_args())
-    monkeypatch.setenv("ARENA_PORT", "http")
-    with pytest.raises(ValueError, match=r"\$ARENA_PORT='http' is not a valid integer"):
-        resolve(play_args("tictactoe", "random"))
-
-
-def test_play_reports_unknown_game_and_bad_agent_without_traceback(capsys) -> None:
-    assert cli_main(["play", "nope", "random"]) == 2
-    assert "arena play: unknown game 'nope'" in capsys.readouterr().err
-    assert cli_main(["play", "tictactoe", "bogus"]) == 2
-    assert "arena play: unknown agent 'bogus'" in capsys.readouterr().err
-    assert cli_main(["play", "tictactoe", "mcts:nope=1"]) == 2
-    assert "unknown option 'nope' for agent 'mcts'" in capsys.readouterr().err
-
-
-def test_ping_and_play_report_an_unreachable_server(capsys) -> None:
-    port = _closed_port()
-    assert cli_main(["ping", "--port", str(port)]) == 1
-    err = capsys.readouterr().err
-    assert f"arena ping: cannot connect to the server at 127.0.0.1:{port}" in err
-    assert "Traceback" not in err
-    assert (
-        cli_main(["play", "tictactoe", "random", "--port", str(port), "--connect-wait", "0.3"]) == 1
-    )
-    err = capsys.readouterr().err
-    assert (
-        f"arena play: cannot connect to the server at 127.0.0.1:{port} (Connection refused" in err
-    )
-    assert "Traceback" not in err
-
-
-def test_tally_counts_wins_draws_and_losses() -> None:
-    def result(verdict_winner: int | None, seat: int = 0) -> MatchResult:
-        outcome = (
-            Outcome.draw(2, Termination.BOARD_FULL)
-            if verdict_winner is None
-            else Outcome.win(verdict_winner, 2, Termination.LINE)
-        )
-        return MatchResult("m", "tictactoe", seat, "X", ("a", "b"), outcome, "", 9)
-
-    results = [result(0), result(1), result(None), result(0)]
-    assert tally(results) == "played 4 matches: 2 W, 1 D, 1 L (score 2.5/4)"
-
-
-def test_cli_against_a_real_server(capsys) -> None:
-    """arena ping, arena play and arena watch against a server running in a thread."""
-    with server_thread() as port:
-        assert cli_main(["ping", "--port", str(port)]) == 0
-        assert f"pong from mcts-arena at 127.0.0.1:{port}" in capsys.readouterr().out
-        opponent = threading.Thread(
-            target=trio.run,
-            args=(tcp_client(make_agent("random:seed=5"), port, "tictactoe", "opp", games=2).run,),
-        )
-        opponent.start()
-        status = cli_main(
-            ["play", "tictactoe", "random", "--port", str(port), "--games", "2", "--name", "me"]
-        )
-        opponent.join(30)
-        out = capsys.readouterr().out.splitlines()
-        assert status == 0
-        assert len(out) == 3 and all(" vs opp, " in line for line in out[:2])
-        assert out[2].startswith("played 2 matches: ")
-        assert cli_main(["watch", "--port", str(port)]) == 0
-        assert "no match is being played" in capsys.readouterr().out
-        assert cli_main(["watch", "nope", "--port", str(port)]) == 1
-        assert "is not playing match 'nope'" in capsys.readouterr().err
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def server_thread() -> Iterator[int]:
-    """A real server in a background thread (for the synchronous CLI); yields its port."""
-    ready: queue.Queue[tuple[int, trio.lowlevel.TrioToken, trio.CancelScope]] = queue.Queue()
-
-    async def serve() -> None:
-        server = ArenaServer(ServerConfig(port=0, db=None))
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(server.serve)
-            ready.put((port, trio.lowlevel.current_trio_token(), nursery.cancel_scope))
-
-    thread = threading.Thread(target=trio.run, args=(serve,), daemon=True)
-    thread.start()
-    port, token, scope = ready.get(timeout=10)
-    try:
-        yield port
-    finally:
-        trio.from_thread.run_sync(scope.cancel, trio_token=token)
-        thread.join(10)

@@ -1,0 +1,91 @@
+"""The transport (player/connection.py): connecting with backoff, bad frames, ping."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import trio
+import trio.testing
+
+from player.client import (
+    Backoff,
+    ServerProtocolError,
+    ServerUnreachable,
+    ping_server,
+)
+from protocol.codec import encode_frame
+from protocol.messages import Ping, Pong, Seek
+from tests.player.test_runtime import Network, ScriptedAgent, make_client
+from tests.player.test_runtime import restore_logging as restore_logging
+
+
+async def test_retries_with_backoff_until_the_server_is_up(autojump_clock) -> None:
+    network = Network(refuse=4)
+    backoff = Backoff(initial=0.5, cap=2.0, jitter=0)
+    client = make_client(ScriptedAgent(), network, backoff=backoff, connect_wait=10.0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.run)
+        server = await network.accept()
+        assert network.attempts == 5
+        assert trio.current_time() == pytest.approx(0.5 + 1.0 + 2.0 + 2.0)  # capped at 2 s
+        await server.handshake()
+        await server.expect(Seek)
+        nursery.cancel_scope.cancel()
+
+
+async def test_gives_up_when_the_server_stays_down(autojump_clock) -> None:
+    network = Network(refuse=1000)
+    client = make_client(ScriptedAgent(), network, connect_wait=10.0)
+    with pytest.raises(ServerUnreachable, match=r"127\.0\.0\.1:4242 \(Connection refused"):
+        await client.run()
+    assert trio.current_time() <= 10.0 and network.attempts > 3
+
+
+def test_backoff_is_exponential_capped_and_jittered() -> None:
+    backoff = Backoff(initial=0.1, factor=2.0, cap=1.0, jitter=0.5)
+    rng = random.Random(3)
+    delays = [backoff.delay(n, rng) for n in range(8)]
+    for n, delay in enumerate(delays):
+        base = min(1.0, 0.1 * 2**n)
+        assert base * 0.5 <= delay <= base
+    assert len(set(delays)) == len(delays)  # jitter: no two equal
+    with pytest.raises(ValueError, match="jitter"):
+        Backoff(jitter=2.0)
+
+
+async def test_bad_frame_from_the_server_is_a_clean_protocol_error() -> None:
+    network = Network()
+    client = make_client(ScriptedAgent(), network)
+
+    async def garbage_server(body: bytes) -> None:
+        server = await network.seeker()
+        await server.stream.send_all(body)
+
+    for body, pattern in [
+        (encode_frame(b"\xc1"), "bad message"),
+        (b"\xff\xff\xff\xff", "bad frame \\(frame_too_large\\)"),
+        (encode_frame(b"\x81\xa4type\xa5bogus"), "unknown_type"),
+    ]:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(garbage_server, body)
+            with pytest.raises(ServerProtocolError, match=pattern):
+                await client.run()
+
+
+async def test_ping_server_measures_a_round_trip() -> None:
+    network = Network()
+    async with trio.open_nursery() as nursery:
+
+        async def script() -> None:
+            server = await network.accept()
+            hello = await server.handshake()
+            assert hello.role == "spectator"
+            ping = await server.expect(Ping)
+            await server.send(Ping(id=99))  # the server may ping too
+            assert (await server.expect(Pong)).id == 99
+            await server.send(Pong(id=ping.id))
+
+        nursery.start_soon(script)
+        result = await ping_server("127.0.0.1", 4242, connect=network.connect)
+    assert result.server == "fake" and result.round_trip >= 0
