@@ -138,6 +138,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NODES",
         help="end a game whose result a solver proves within NODES positions",
     )
+    add(
+        "--adjudicate-resign",
+        default=None,
+        metavar="N:SCORE",
+        help="a win once N evaluations in a row give one side >= 1-SCORE (e.g. 6:0.05)",
+    )
+    add(
+        "--adjudicate-draw",
+        default=None,
+        metavar="N:SCORE",
+        help="a draw once N evaluations in a row lie within SCORE of 0.5 (e.g. 12:0.05)",
+    )
     add("--move-time", type=float, default=None, help="seconds per move [$ARENA_MOVE_TIME, 0.5]")
     add("--concurrency", type=int, default=1, help="games at once (default 1)")
     add("--instances", type=int, default=1, help="processes per local player (default 1)")
@@ -261,7 +273,16 @@ def resolve_config(args: argparse.Namespace, records: TournamentRecords) -> Tour
     move_time = args.move_time or float(os.environ.get("ARENA_MOVE_TIME") or 0.5)
     if args.max_pairs is not None and not args.sprt:
         raise ValueError("--max-pairs limits an SPRT; give --sprt too")
-    rules = Adjudication(max_plies=args.max_plies, proven_nodes=args.adjudicate_proven)
+    resign = _run_rule("--adjudicate-resign", args.adjudicate_resign)
+    draw = _run_rule("--adjudicate-draw", args.adjudicate_draw)
+    rules = Adjudication(
+        max_plies=args.max_plies,
+        proven_nodes=args.adjudicate_proven,
+        resign_moves=None if resign is None else resign[0],
+        resign_score=None if resign is None else resign[1],
+        draw_moves=None if draw is None else draw[0],
+        draw_score=None if draw is None else draw[1],
+    )
     return TournamentConfig(
         game=game.name,
         options=game.options,
@@ -436,3 +457,16 @@ def _play(
             console.print(f"results written to {path}")
         console.print(f"player logs: {log_dir}")
     return 0
+
+
+def _run_rule(flag: str, text: str | None) -> tuple[int, float] | None:
+    """``N:SCORE`` of an evaluation rule (ValueError with the flag's name if malformed)."""
+    if text is None:
+        return None
+    count, sep, score = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return int(count), float(score)
+    except ValueError:
+        raise ValueError(f"{flag} must be N:SCORE (e.g. 6:0.05), not {text!r}") from None

@@ -137,6 +137,11 @@ class Agent(ABC):
             self.history = []
         self.history.append(move)
 
+    def evaluation(self) -> float | None:
+        """The agent's expected score (0 loss, 0.5 draw, 1 win) after the move `choose` just
+        returned, if it has one; sent with the move (``move.eval``) for adjudication."""
+        return None
+
     def finish(self, outcome: Outcome | None) -> None:
         """The match is over (`outcome` is None if it was aborted)."""
         return None  # a hook: nothing to do by default

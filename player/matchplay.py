@@ -273,7 +273,10 @@ class MatchPlay:
                     raise AgentError(
                         f"agent {self.agent.name!r} returned {move!r}, not a move"
                     ) from exc
-                await conn.send(Move(match=match.id, ply=ply, move=wire))
+                evaluation = self.agent.evaluation()
+                if evaluation is not None and not 0.0 <= evaluation <= 1.0:
+                    evaluation = None  # an agent's bug is not the server's problem
+                await conn.send(Move(match=match.id, ply=ply, move=wire, eval=evaluation))
             except ClientError as exc:
                 self._failure = exc
                 if self._session_scope is not None:

@@ -106,6 +106,9 @@ class Move(Message, tag="move"):
     match: Id
     ply: Ply
     move: Any
+    #: the mover's own evaluation: its expected score (0 loss .. 0.5 draw .. 1 win) after
+    #: this move; optional, relayed in ``update`` (additive in v1; used for adjudication)
+    eval: Annotated[float, msgspec.Meta(ge=0.0, le=1.0)] | None = None
 
 
 class Resign(Message, tag="resign"):
@@ -284,6 +287,8 @@ class Update(Message, tag="update"):
     think_time: float
     #: with a clock (additive in v1): every seat's remaining seconds after this move
     clocks: list[float] | None = None
+    #: the mover's own evaluation sent with its move, if any (additive in v1)
+    eval: float | None = None
 
 
 class Illegal(Message, tag="illegal"):

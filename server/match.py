@@ -487,7 +487,7 @@ class Match:
             if self.clock is not None:
                 used = self._turn_time - self._time_left + think
                 self.clock.move_made(seat_index, used, think)
-            self._apply(seat_index, move, message.move, think)
+            self._apply(seat_index, move, message.move, think, message.eval)
             self._last_received = received
             outcome = self.game.outcome(self.state)
             if outcome is not None:
@@ -567,7 +567,9 @@ class Match:
         elif self.phase == "turn":
             self._send_turn(self.seats[seat_index], restart=False)
 
-    def _apply(self, seat: int, move: Any, wire_move: Any, think: float) -> None:
+    def _apply(
+        self, seat: int, move: Any, wire_move: Any, think: float, evaluation: float | None = None
+    ) -> None:
         game = self.game
         notation = game.format_move(move)
         self.state = game.apply(self.state, move)
@@ -590,6 +592,7 @@ class Match:
                     state=self._encoded_state,
                     think_time=think,
                     clocks=None if self.clock is None else self.clock.view(),
+                    eval=evaluation,
                 )
             ),
         )

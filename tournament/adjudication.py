@@ -12,9 +12,15 @@ termination, so a record says why a game stopped before its end:
   asks the server to end the game with termination ``proven`` (the
   ``adjudicate`` message, accepted only while the game is still at that ply).
 
-Adjudication by the engines' own evaluations is not offered: players do not
-report evaluations (the ``move`` message has no such field), and a rule on
-numbers nobody sends would be dead code. docs/TOURNAMENTS.md says so.
+* ``resign_moves``/``resign_score`` and ``draw_moves``/``draw_score``: by the
+  engines' own evaluations, as cutechess's ``-resign`` and ``-draw``. A player
+  may send its expected score with each move (``move.eval``: 0 loss, 0.5
+  draw, 1 win), which the server relays in ``update``. When the last
+  ``resign_moves`` evaluations in a row (both sides', every ply) all give the
+  same seat an expected score of at least ``1 - resign_score``, the director
+  adjudicates that seat's win; when the last ``draw_moves`` all lie within
+  ``draw_score`` of 0.5, a draw (termination ``evaluation``). A move sent
+  without an evaluation breaks the run.
 """
 
 from __future__ import annotations
@@ -27,7 +33,10 @@ from games import Game
 
 __all__ = ["Adjudication", "Proof", "prove"]
 
-_KEYS = ("max_plies", "proven_nodes")
+_SLACK = 1e-9  # 0.55 - 0.5 is 0.05000000000000004 in floats: thresholds are inclusive
+_COUNTS = ("max_plies", "proven_nodes", "resign_moves", "draw_moves")
+_SCORES = ("resign_score", "draw_score")
+_KEYS = _COUNTS + _SCORES
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,16 +45,55 @@ class Adjudication:
 
     max_plies: int | None = None
     proven_nodes: int | None = None
+    resign_moves: int | None = None
+    resign_score: float | None = None
+    draw_moves: int | None = None
+    draw_score: float | None = None
 
     def __post_init__(self) -> None:
-        for name in _KEYS:
+        for name in _COUNTS:
             value = getattr(self, name)
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"adjudication {name} must be an integer >= 1, not {value!r}")
+        for name in _SCORES:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not 0 <= value < 0.5
+            ):
+                raise ValueError(f"adjudication {name} must be in [0, 0.5), not {value!r}")
+        for moves, score in (("resign_moves", "resign_score"), ("draw_moves", "draw_score")):
+            if (getattr(self, moves) is None) != (getattr(self, score) is None):
+                raise ValueError(f"adjudication {moves} and {score} go together")
 
-    def as_dict(self) -> dict[str, int]:
+    @property
+    def by_evaluation(self) -> bool:
+        return self.resign_moves is not None or self.draw_moves is not None
+
+    def judge_evaluations(self, scores: list[float]) -> tuple[bool, int | None] | None:
+        """The verdict on a game's evaluations so far (seat 0's expected score at each ply,
+        oldest first): (True, winner or None for a draw), or None to play on."""
+        if self.resign_moves is not None and self.resign_score is not None:
+            recent = scores[-self.resign_moves :]
+            if len(recent) == self.resign_moves:
+                if all(s >= 1.0 - self.resign_score - _SLACK for s in recent):
+                    return True, 0
+                if all(s <= self.resign_score + _SLACK for s in recent):
+                    return True, 1
+        if self.draw_moves is not None and self.draw_score is not None:
+            recent = scores[-self.draw_moves :]
+            if len(recent) == self.draw_moves and all(
+                abs(s - 0.5) <= self.draw_score + _SLACK for s in recent
+            ):
+                return True, None
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _KEYS if getattr(self, name) is not None}
 
     @classmethod
@@ -63,6 +111,15 @@ class Adjudication:
             parts.append(f"draw at {self.max_plies} plies")
         if self.proven_nodes is not None:
             parts.append(f"proven results ({self.proven_nodes} nodes)")
+        if self.resign_moves is not None:
+            parts.append(
+                f"resign after {self.resign_moves} evaluations at or past"
+                f" {1 - (self.resign_score or 0):g}"
+            )
+        if self.draw_moves is not None:
+            parts.append(
+                f"draw after {self.draw_moves} evaluations within {self.draw_score:g} of 0.5"
+            )
         return ", ".join(parts)
 
 

@@ -128,6 +128,8 @@ class TournamentDirector:
         self.adjudicated = 0  # adjudicate requests sent
         self._judging: set[str] = set()
         self._latest: dict[str, tuple[int, Any]] = {}  # a watched game's newest (ply, state)
+        # a watched game's evaluations in a row, as seat 0's expected score
+        self._evals: dict[str, list[float]] = {}
         self._stream: trio.abc.Stream | None = None
         # the main loop, the reader (pongs) and the solvers all send: one frame at a time
         self._sending = trio.Lock()
@@ -217,13 +219,16 @@ class TournamentDirector:
             elif isinstance(message, Paired):
                 scheduled = self.requested.popleft()
                 self.running[message.match] = scheduled
-                if self.rules.proven_nodes is not None:
+                if self.rules.proven_nodes is not None or self.rules.by_evaluation:
                     await self._send(Spectate(match=message.match))
             elif isinstance(message, MatchStart | Update):
                 self._watch(nursery, message)
+                if isinstance(message, Update) and self.rules.by_evaluation:
+                    await self._weigh(message)
             elif isinstance(message, MatchEnd):
                 scheduled_or_none = self.running.pop(message.match, None)
                 self._latest.pop(message.match, None)
+                self._evals.pop(message.match, None)
                 if scheduled_or_none is not None:
                     self._finished(scheduled_or_none, message)
             elif isinstance(message, Error):
@@ -303,6 +308,34 @@ class TournamentDirector:
             self._judging.discard(match)
             if match not in self.running:
                 self._latest.pop(match, None)
+
+    async def _weigh(self, update: Update) -> None:
+        """Adjudicate on the engines' evaluations once the rules' run of them is there."""
+        if update.match not in self.running:
+            return
+        scores = self._evals.setdefault(update.match, [])
+        if update.eval is None:
+            scores.clear()  # a move without an evaluation breaks the run
+            return
+        scores.append(update.eval if update.seat == 0 else 1.0 - update.eval)
+        verdict = self.rules.judge_evaluations(scores)
+        if verdict is None:
+            return
+        _, winner = verdict
+        self._evals.pop(update.match, None)
+        names = self.running[update.match].seats
+        what = "a draw" if winner is None else f"a win for {names[winner]}"
+        self.adjudicated += 1
+        with contextlib.suppress(TournamentError):  # the reader reports a lost connection
+            await self._send(
+                Adjudicate(
+                    match=update.match,
+                    ply=update.ply,
+                    winner=winner,
+                    termination="evaluation",
+                    reason=f"{what} by the engines' evaluations at ply {update.ply}",
+                )
+            )
 
     async def _adjudicate(self, match: str, ply: int, proof: Proof) -> None:
         names = self.running[match].seats

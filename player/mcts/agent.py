@@ -314,6 +314,10 @@ class MCTSAgent(Agent):
             raise RuntimeError(f"agent {self.name!r}: start() must be called first")
         return self._search
 
+    def evaluation(self) -> float | None:
+        report = self.last_report
+        return None if report is None else _evaluation(report)
+
     def choose(self, state: Any, limit: SearchLimit) -> Any:
         """Search within `limit` (its iteration cap defaults to the spec's) and pick a move."""
         begin = time.perf_counter()
@@ -365,6 +369,14 @@ class MCTSAgent(Agent):
         self.last_report = report
         _log_move(game, self.name, report)
         return move
+
+
+def _evaluation(report: MoveReport) -> float | None:
+    """The mover's expected score after its move: the chosen move's proof, else its mean reward."""
+    for stat in report.stats:
+        if stat.move == report.move and (stat.visits > 0 or stat.proven is not None):
+            return min(1.0, max(0.0, stat.value))
+    return None
 
 
 def _report(move: Any, results: Sequence[SearchResult], stats: tuple[MoveStat, ...]) -> MoveReport:

@@ -28,6 +28,22 @@ CASES: list[tuple[list[str], int, str]] = [
     (["play", "gomoku", "mcts", "-o", "size=9"], 2, "unknown option 'size'"),
     (["play", "connect4", "human", "--vs", "nosuch"], 2, "unknown agent 'nosuch'"),
     (
+        [
+            "tournament",
+            "tictactoe",
+            "--player",
+            "random",
+            "--player",
+            "random",
+            "--adjudicate-resign",
+            "6",
+        ],
+        2,
+        "must be N:SCORE",
+    ),
+    (["serve", "--no-db", "--tls-cert", "missing.pem", "--tls-key", "k"], 2, "cannot use the TLS"),
+    (["--ca", "missing-ca.pem", "ping"], 2, "cannot read that file"),
+    (
         ["play", "connect4", "human", "--vs", "mcts", "--db", "/no/such/dir/x.sqlite"],
         2,
         "no directory",

@@ -491,3 +491,16 @@ def test_a_late_worker_is_skipped_and_its_answer_discarded() -> None:
     finally:
         pool.close()
     assert len(pool) == 0
+
+
+def test_the_agent_reports_its_evaluation_of_the_move_it_chose() -> None:
+    game = make_game("connect4", {})
+    agent = make_agent("mcts:iterations=2000,seed=3")
+    agent.start(game, 0)
+    state = game.initial_state()
+    for column in (0, 6, 0, 6, 0, 6):  # X to move wins in column 0
+        state = game.apply(state, column)
+    move = agent.choose(state, SearchLimit(iterations=2000))
+    evaluation = agent.evaluation()
+    assert move == 0 and evaluation is not None and evaluation > 0.95
+    agent.close()

@@ -9,7 +9,7 @@ import structlog.testing
 import trio
 
 from games import make_game
-from protocol.messages import MatchEnd, MatchStart, Seeking, Turn, Update
+from protocol.messages import Error, MatchEnd, MatchStart, Seeking, Turn, Update
 from server.config import MatchPolicy
 from server.store import Store
 from tests.server.harness import RawClient, running_server, seek_and_play, start_pair
@@ -132,3 +132,23 @@ async def test_match_start_carries_the_moves_so_far_to_late_spectators_and_rejoi
         await back.send({"type": "rejoin", "token": token})
         start: MatchStart = await back.expect(MatchStart)
         assert start.seat == 1 and start.ply == 3 and start.moves == [4, 0, 8]
+
+
+async def test_a_moves_evaluation_is_relayed_and_checked() -> None:
+    async with running_server() as server:
+        assert server.port is not None
+        a, b = await RawClient.connect(server.port), await RawClient.connect(server.port)
+        match, by_seat, _ = await start_pair([a, b])
+        first, second = by_seat[0], by_seat[1]
+        turn: Turn = await first.expect(Turn)
+        await first.send(
+            {"type": "move", "match": match, "ply": 0, "move": turn.legal_moves[0], "eval": 0.7}
+        )
+        update: Update = await second.expect(Update)
+        assert update.eval == 0.7 and update.seat == 0
+        turn = await second.expect(Turn)
+        await second.send(
+            {"type": "move", "match": match, "ply": 1, "move": turn.legal_moves[0], "eval": 1.5}
+        )
+        error = await second.expect(Error)
+        assert error.code == "bad_message" and error.fatal  # an evaluation is 0..1

@@ -47,3 +47,23 @@ def test_rules_are_checked() -> None:
         Adjudication(max_plies=0)
     with pytest.raises(ValueError, match="unknown adjudication rule 'eval'"):
         Adjudication.from_dict({"eval": 3})
+
+
+def test_evaluation_rules_judge_a_run_of_evaluations() -> None:
+    rules = Adjudication(resign_moves=3, resign_score=0.05, draw_moves=4, draw_score=0.05)
+    assert rules.judge_evaluations([0.99, 0.97]) is None  # not enough in a row yet
+    assert rules.judge_evaluations([0.5, 0.99, 0.97, 0.96]) == (True, 0)
+    assert rules.judge_evaluations([0.02, 0.01, 0.05]) == (True, 1)
+    assert rules.judge_evaluations([0.99, 0.9, 0.99]) is None  # one of them not sure enough
+    assert rules.judge_evaluations([0.52, 0.48, 0.5, 0.55]) == (True, None)
+    assert rules.judge_evaluations([0.52, 0.48, 0.5, 0.56]) is None
+
+
+def test_evaluation_rules_are_checked_and_described() -> None:
+    with pytest.raises(ValueError, match="go together"):
+        Adjudication(resign_moves=3)
+    with pytest.raises(ValueError, match=r"in \[0, 0.5\)"):
+        Adjudication(draw_moves=3, draw_score=0.7)
+    rules = Adjudication(resign_moves=6, resign_score=0.05)
+    assert rules.by_evaluation and "resign after 6" in rules.describe()
+    assert Adjudication.from_dict(rules.as_dict()) == rules

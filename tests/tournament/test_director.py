@@ -122,3 +122,62 @@ async def test_a_director_cannot_use_a_pool_another_key_owns() -> None:
         )
         with trio.fail_after(10), pytest.raises(TournamentError, match="not_owner"):
             await director.run("127.0.0.1", server.port)
+
+
+async def confident_player(port: int, name: str, secret: str, pool: str, seed: int) -> None:
+    """Like `slow_player`, but sends an evaluation with every move: seat 0 is sure it wins."""
+    rng = random.Random(seed)
+    client = await RawClient.connect(port)
+    await client.hello(name)
+    seat = 0
+    while True:
+        await client.send({"type": "seek", "game": "tictactoe", "pool": pool, "secret": secret})
+        await client.expect(Seeking)
+        while True:
+            message = await client.receive()
+            if isinstance(message, MatchStart):
+                assert message.seat is not None
+                seat = message.seat
+            elif isinstance(message, Turn):
+                await trio.sleep(THINK)
+                move = rng.choice(message.legal_moves)
+                evaluation = 0.99 if seat == 0 else 0.01
+                await client.send(
+                    {
+                        "type": "move",
+                        "match": message.match,
+                        "ply": message.ply,
+                        "move": move,
+                        "eval": evaluation,
+                    }
+                )
+            elif isinstance(message, MatchEnd):
+                break
+
+
+async def test_games_are_adjudicated_on_the_engines_evaluations(tmp_path: Path) -> None:
+    config = TournamentConfig(
+        game="tictactoe",
+        options={},
+        players=(TournamentPlayer("p0", None), TournamentPlayer("p1", None)),
+        games_per_pair=2,
+        move_time=5.0,
+        adjudication={"resign_moves": 3, "resign_score": 0.05},
+    )
+    secrets = {"p0": "s0", "p1": "s1"}
+    director = TournamentDirector(config, secrets=secrets, concurrency=2)
+    with trio.fail_after(30):
+        async with running_server(db=str(tmp_path / "arena.sqlite")) as server:
+            assert server.port is not None
+            async with trio.open_nursery() as nursery:
+                for i, name in enumerate(("p0", "p1")):
+                    for copy in range(2):
+                        nursery.start_soon(
+                            confident_player, server.port, name, secrets[name], config.id, i + copy
+                        )
+                results = await director.run("127.0.0.1", server.port)
+                nursery.cancel_scope.cancel()
+    for result in results.values():
+        # three plies in a row agree that seat 0 wins: it does, at ply 3, before any line
+        assert result.termination == "evaluation", result
+        assert result.plies == 3 and result.scores == (1.0, 0.0)
