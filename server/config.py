@@ -8,7 +8,7 @@ an environment-variable equivalent (see `from_env`); command-line flags win.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -28,10 +28,19 @@ class MatchPolicy:
     lag_margin: float = 0.2
     illegal_retries: int = 0
     reconnect_grace: float = 10.0
+    #: the default time control as a clock, (initial seconds, increment), instead of
+    #: `move_time` for seeks that ask for neither (docs/PROTOCOL.md, "Time controls")
+    clock: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         if not self.move_time > 0:
             raise ValueError(f"move_time must be > 0 seconds, not {self.move_time!r}")
+        if self.clock is not None and not (
+            0 < self.clock[0] <= 86_400 and 0 <= self.clock[1] <= 3600
+        ):
+            raise ValueError(
+                f"clock must be (0, 86400] seconds + [0, 3600] increment, not {self.clock!r}"
+            )
         if self.lag_margin < 0:
             raise ValueError(f"lag_margin must be >= 0 seconds, not {self.lag_margin!r}")
         if self.illegal_retries < 0:
@@ -138,11 +147,21 @@ LIMIT_FIELDS: dict[str, type] = {
 
 
 # environment variable -> (field, parser); policy fields are nested
-ENV_VARS: dict[str, tuple[str, type]] = {
+def parse_clock(text: str) -> tuple[float, float]:
+    """``5+3`` (minutes + seconds a move) -> (300.0, 3.0); ValueError otherwise."""
+    minutes, plus, increment = text.strip().partition("+")
+    try:
+        return float(minutes) * 60, float(increment) if plus else 0.0
+    except ValueError:
+        raise ValueError(f"{text!r} is not MINUTES+SECONDS (e.g. 5+3)") from None
+
+
+ENV_VARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "ARENA_HOST": ("host", str),
     "ARENA_PORT": ("port", int),
     "ARENA_DB": ("db", str),
     "ARENA_MOVE_TIME": ("move_time", float),
+    "ARENA_TC": ("clock", parse_clock),
     "ARENA_LAG_MARGIN": ("lag_margin", float),
     "ARENA_ILLEGAL_RETRIES": ("illegal_retries", int),
     "ARENA_RECONNECT_GRACE": ("reconnect_grace", float),
@@ -175,7 +194,9 @@ def build_config(
         try:
             values[name] = parse(raw)
         except ValueError:
-            raise ValueError(f"{var}={raw!r} is not a valid {parse.__name__}") from None
+            what = {"parse_clock": "time control (MINUTES+SECONDS, e.g. 5+3)"}
+            kind = what.get(getattr(parse, "__name__", ""), getattr(parse, "__name__", "value"))
+            raise ValueError(f"{var}={raw!r} is not a valid {kind}") from None
     values.update({k: v for k, v in overrides.items() if v is not None})
     policy_values = {k: values.pop(k) for k in list(values) if k in _POLICY_FIELDS}
     if values.get("db") in {"", ":none:"}:
