@@ -161,6 +161,9 @@ class Lobby(PoolDesk):
         self.cancel_seeks(conn)
         options = msgspec.json.encode(game.options)
         clock = message.clock
+        default_clock = self.config.policy.clock
+        if clock is None and message.move_time is None and default_clock is not None:
+            clock = Clock(*default_clock)  # the server's default time control is a clock
         key: SeekKey = (game.name, options, move_time, _clock_key(clock))
         if message.any_time:
             key = (game.name, options, 0.0, ANY_TIME)
@@ -223,7 +226,9 @@ class Lobby(PoolDesk):
                 del self.seeks[waiting_key]
         self.rng.shuffle(players)
         if fixed_key is None:  # only any-time seekers: the server's default time control
-            move_time, clock = self.config.policy.move_time, None
+            default_clock = self.config.policy.clock
+            move_time = self.config.policy.move_time
+            clock = None if default_clock is None else Clock(*default_clock)
         else:
             move_time, clock = fixed_key[2], _clock_of(fixed_key)
         policy = replace(self.config.policy, move_time=move_time)

@@ -88,3 +88,29 @@ async def test_an_any_time_seek_plays_the_other_seekers_clock(
         start: MatchStart = await engine.expect(MatchStart)
         assert sorted(start.players) == ["engine", "human"]
         assert start.time_control.clock == Clock(300.0, 0.0)
+
+
+async def test_the_servers_default_clock_pairs_a_plain_seek_with_a_clocked_one(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with memory_server(policy=MatchPolicy(clock=(300.0, 3.0))) as server:
+        human, engine = RawClient.in_memory(server), RawClient.in_memory(server)
+        await human.hello("human")
+        await human.send(
+            {"type": "seek", "game": "tictactoe", "clock": {"initial": 300, "increment": 3}}
+        )
+        await human.expect(Seeking)
+        await engine.hello("engine")
+        await engine.send({"type": "seek", "game": "tictactoe"})  # no time control: the default
+        seeking: Seeking = await engine.expect(Seeking)
+        assert seeking.clock == Clock(300.0, 3.0)
+        start: MatchStart = await engine.expect(MatchStart)
+        assert start.time_control.clock == Clock(300.0, 3.0)
+
+
+def test_the_default_clock_comes_from_the_environment() -> None:
+    from server.config import build_config
+
+    assert build_config({}, {"ARENA_TC": "5+3"}).policy.clock == (300.0, 3.0)
+    with pytest.raises(ValueError, match="ARENA_TC='fast' is not a valid time control"):
+        build_config({}, {"ARENA_TC": "fast"})
