@@ -13,7 +13,7 @@ import trio
 from arena_cli import stops
 from arena_cli.options import check_port_free
 from server.app import ArenaServer, TlsError, open_store, tls_context
-from server.config import build_config
+from server.config import build_config, parse_clock
 from server.store import StoreError
 from server.web import serve_web
 from server.web.config import DEFAULT_ENGINES, WebConfig, parse_engine, parse_web_address
@@ -31,6 +31,13 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-db", action="store_true", help="keep no records")
     parser.add_argument(
         "--move-time", type=float, default=None, help="seconds per move [$ARENA_MOVE_TIME, 1.0]"
+    )
+    parser.add_argument(
+        "--tc",
+        default=None,
+        metavar="M+S",
+        help="default time control as a clock, M minutes + S seconds a move (e.g. 5+3),"
+        " for seeks that ask for none [$ARENA_TC; default: --move-time per move]",
     )
     parser.add_argument(
         "--lag-margin",
@@ -79,6 +86,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, object]:
         "port": args.port,
         "db": args.db,
         "move_time": args.move_time,
+        "clock": None if args.tc is None else parse_clock(args.tc),
         "lag_margin": args.lag_margin,
         "illegal_retries": args.illegal_retries,
         "reconnect_grace": args.reconnect_grace,

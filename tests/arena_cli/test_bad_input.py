@@ -62,6 +62,7 @@ CASES: list[tuple[list[str], int, str]] = [
     (["watch", "--interval", "0"], 2, "--interval must be > 0"),
     (["serve", "--move-time", "-1"], 2, "move_time must be > 0"),
     (["serve", "--port", "70000"], 2, "port must be in 0..65535"),
+    (["serve", "--tc", "fast"], 2, "'fast' is not MINUTES+SECONDS"),
     (["serve", "--port", "{busy}", "--no-db"], 2, "cannot listen on 127.0.0.1:"),
     (["matches", "--db", MISSING], 2, "no records database at 'nope.sqlite'"),
     (["matches", "--limit", "0", "--db", MISSING], 2, "--limit must be >= 1"),

@@ -27,7 +27,7 @@ SCENARIOS = {
     "arena watch --all",
     "arena matches",
     "arena show ID",
-    "arena serve --host 0.0.0.0",
+    "arena serve --host 0.0.0.0 --tc 5+3",
     "arena ping --host SERVER",
     "arena play connect4 human --host SERVER",
     "arena play connect4 mcts:time=5 --host SERVER --games 0 --tc any",
@@ -123,7 +123,7 @@ def test_quick_start_in_four_terminals(tmp_path: Path) -> None:
 def test_play_over_the_network(tmp_path: Path) -> None:
     port = str(free_port())
     env = clean_env(ARENA_PORT=port)
-    with arena("serve", "--host", "0.0.0.0", cwd=tmp_path, env=env) as server:
+    with arena("serve", "--host", "0.0.0.0", "--tc", "5+3", cwd=tmp_path, env=env) as server:
         server.wait_for("listening")
         pong = run("ping", "--host", "127.0.0.1", env=env)
         assert pong.returncode == 0 and pong.stdout.startswith("pong from mcts-arena at 127.0.0.1:")
