@@ -57,6 +57,8 @@ class Room:
     game: Game[Any, Any]
     move_time: float
     seats: list[Connection | None]
+    #: the server's default clock when the room's creator asked for no move time
+    clock: Clock | None = None
 
 
 @dataclass
@@ -270,6 +272,9 @@ class Lobby(PoolDesk):
             room = Room(
                 message.room, game, self._move_time(message.move_time), [None] * game.num_players
             )
+            default_clock = self.config.policy.clock
+            if message.move_time is None and default_clock is not None:
+                room.clock = Clock(*default_clock)
         elif message.game != room.game.name:
             raise RequestError(
                 "room_mismatch", f"room {room.name!r} plays {room.game.name}, not {message.game!r}"
@@ -300,6 +305,7 @@ class Lobby(PoolDesk):
                 options=room.game.options,
                 move_time=room.move_time,
                 room=room.name,
+                clock=room.clock,
             )
         )
         if all(c is not None for c in room.seats):
@@ -312,6 +318,7 @@ class Lobby(PoolDesk):
                 players,
                 replace(self.config.policy, move_time=room.move_time),
                 extra={"room": room.name},
+                clock=room.clock,
             )
 
     def leave_rooms(self, conn: Connection) -> None:

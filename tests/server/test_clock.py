@@ -114,3 +114,17 @@ def test_the_default_clock_comes_from_the_environment() -> None:
     assert build_config({}, {"ARENA_TC": "5+3"}).policy.clock == (300.0, 3.0)
     with pytest.raises(ValueError, match="ARENA_TC='fast' is not a valid time control"):
         build_config({}, {"ARENA_TC": "fast"})
+
+
+async def test_a_room_plays_the_servers_default_clock(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with memory_server(policy=MatchPolicy(clock=(60.0, 1.0))) as server:
+        a, b = RawClient.in_memory(server), RawClient.in_memory(server)
+        for client, name in ((a, "a"), (b, "b")):
+            await client.hello(name)
+            await client.send({"type": "join", "room": "r1", "game": "tictactoe"})
+            seeking: Seeking = await client.expect(Seeking)
+            assert seeking.clock == Clock(60.0, 1.0) and seeking.room == "r1"
+        start: MatchStart = await a.expect(MatchStart)
+        assert start.time_control.clock == Clock(60.0, 1.0)
