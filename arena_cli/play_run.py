@@ -74,7 +74,8 @@ def resolve(args: argparse.Namespace) -> PlaySettings:
     pooled = room is not None or bool(env_setting(args.pool, "ARENA_POOL", str, ""))
     if tc and pooled:
         raise ValueError(
-            "--tc applies to seeks in the lobby; a room or pool plays per-move time (--move-time)"
+            "--tc applies to seeks in the lobby; a room or pool plays --move-time"
+            " or the server's default time control"
         )
     if not tc and move_time is None and human and not pooled:
         tc = HUMAN_TC
