@@ -40,15 +40,15 @@ def install() -> Callable[[], None]:
     _terminated = False
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
-    previous = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    previous = signal.getsignal(signal.SIGTERM)
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        # a parent ignored SIGINT (`cmd &` in a script, so that Ctrl-C reaches only the
+        # foreground job): obeyed, and SIGTERM keeps its default action (an immediate stop)
+        return lambda: None
     signal.signal(signal.SIGTERM, _on_sigterm)
-    if previous[1] is not signal.default_int_handler:
-        # a parent that ignored SIGINT (nohup, `&` in a script) still lets us stop on SIGTERM
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def restore() -> None:
-        signal.signal(signal.SIGTERM, previous[0])
-        signal.signal(signal.SIGINT, previous[1])
+        signal.signal(signal.SIGTERM, previous)
 
     return restore
 
