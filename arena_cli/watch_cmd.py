@@ -37,7 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=None,
         help="seconds to keep retrying while the server is down [$ARENA_CONNECT_WAIT, 0]",
     )
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, default_log_level="warning")  # its output is the board
 
 
 def run(args: argparse.Namespace) -> int:

@@ -183,8 +183,13 @@ def _name() -> str:
     return f"watch-{os.getpid()}"
 
 
+def _progress(line: str) -> None:
+    """A connect retry, said on standard error (``connecting to HOST:PORT, retry 3 ...``)."""
+    print(line, file=sys.stderr, flush=True)
+
+
 async def _connect(host: str, port: int, connect: Connector | None, wait: float) -> Connection:
-    conn = await open_connection(host, port, wait=wait, connect=connect)
+    conn = await open_connection(host, port, wait=wait, connect=connect, on_retry=_progress)
     try:
         await conn.handshake_within(HANDSHAKE_TIMEOUT, _name(), "spectator")
     except BaseException:
