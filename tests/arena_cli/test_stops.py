@@ -81,3 +81,15 @@ def test_play_vs_stops_with_its_server_and_opponent(signum: int, code: int, line
     with arena("play", "connect4", "mcts:time=0.05", "--vs", "random", "--games", "0") as player:
         player.wait_for("match ")  # a first match is over: everything runs
         assert_clean_stop(player.stop(signum), player.stderr, code, line)
+
+
+@pytest.mark.parametrize(("signum", "code", "line"), STOPS, ids=IDS)
+def test_demo_stops_with_its_resume_command(
+    tmp_path: Path, signum: int, code: int, line: str
+) -> None:
+    with arena("demo", "--db", str(tmp_path / "demo.sqlite")) as demo:
+        demo.wait_for("game 1/")  # the round-robin is under way
+        exit_code, took = demo.stop(signum)
+        assert exit_code == code and took < 2.0, demo.stderr
+        assert "Traceback" not in demo.stderr + demo.stdout
+        assert "resume with: arena tournament --resume" in demo.stdout
