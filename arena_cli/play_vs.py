@@ -73,6 +73,13 @@ def seeking_text(settings: PlaySettings, message: Seeking) -> str:
     ]
     for seek in message.others:
         lines.append(f"  also waiting here, not paired with you: {_seek_words(seek)}")
+        if seek.options == message.options and not (seek.move_time == 0 and seek.clock is None):
+            flag = (
+                f"--tc {seek.clock.label()}"
+                if seek.clock is not None
+                else f"--move-time {seek.move_time:g}"
+            )
+            lines.append(f"    (to play them, start again with {flag})")
     if settings.vs is None and settings.human:
         tc = "--tc any"
         options = "".join(f" -o {k}={v}" for k, v in settings.options.items())

@@ -37,11 +37,13 @@ def test_the_vs_opponent_plays_the_same_time_control() -> None:
 
 def test_a_waiting_human_is_told_what_is_sought_and_how_to_get_an_opponent() -> None:
     chosen = settings("connect4", "human", "--port", "4300")
-    waiting = OpenSeek("connect4", {"width": 7, "height": 6, "k": 4}, 1.0, None, 2)
-    message = Seeking("connect4", {}, 1.0, clock=Clock(300.0, 3.0), others=[waiting])
+    options = {"width": 7, "height": 6, "k": 4}
+    waiting = OpenSeek("connect4", options, 1.0, None, 2)
+    message = Seeking("connect4", options, 1.0, clock=Clock(300.0, 3.0), others=[waiting])
     text = seeking_text(chosen, message)
     assert "waiting for an opponent: connect4 at a 5+3 clock on 127.0.0.1:4300" in text
     assert "also waiting here, not paired with you: connect4" in text and "2 players" in text
+    assert "(to play them, start again with --move-time 1)" in text
     assert "arena play connect4 mcts --tc any --host 127.0.0.1 --port 4300" in text
     assert "--vs mcts:time=1" in text
 
