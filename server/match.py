@@ -19,9 +19,7 @@ bounded lag compensation (`server.clock`). While the seat to move is
 disconnected its clock is paused; it forfeits if it is not back within
 `reconnect_grace` seconds.
 
-Match ids are unique per database forever: the time in milliseconds (made
-strictly increasing within a process) and random bits against other
-processes writing the same database.
+Match ids come from `server.match_ids` (unique per database forever).
 """
 
 from __future__ import annotations
@@ -52,29 +50,10 @@ from protocol.messages import (
 from server.clock import GameClock
 from server.config import MatchPolicy
 from server.connection import Connection
+from server.match_ids import new_match_id
 from server.store import MatchRecord, MoveRecord, Recorder, ResultRecord
 
 log = structlog.get_logger("arena.server")
-
-_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford's base 32, lower case
-_last_id_ms = 0
-
-
-def _base32(value: int, digits: int) -> str:
-    return "".join(_ALPHABET[(value >> (5 * i)) & 31] for i in reversed(range(digits)))
-
-
-def new_match_id() -> str:
-    """``m`` + 9 characters of milliseconds + 4 random characters, e.g. ``m1jx2k7w0q9hb3e``.
-
-    Ids sort by creation time; within a process no two are equal (the
-    millisecond count is bumped when it repeats), and 20 random bits keep
-    servers sharing a database apart.
-    """
-    global _last_id_ms
-    now = max(int(time.time() * 1000), _last_id_ms + 1)
-    _last_id_ms = now
-    return f"m{_base32(now, 9)}{_base32(secrets.randbits(20), 4)}"
 
 
 @dataclass

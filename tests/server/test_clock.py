@@ -9,7 +9,7 @@ import trio.testing
 from protocol.messages import Clock, MatchEnd, MatchStart, Seeking, Turn, Update
 from server.clock import LAG_QUOTA_MOVES, GameClock
 from server.config import MatchPolicy
-from server.match import new_match_id
+from server.match_ids import new_match_id
 from tests.server.harness import RawClient, memory_server, start_pair
 
 
