@@ -232,7 +232,8 @@ class ArenaServer:
                     fatal=True,
                 )
                 return
-            if not self._credential_budget(conn):
+            if first.password and not self._credential_budget(conn):
+                # only a password is refused: a plain hello from the same address still plays
                 conn.send_error(
                     "rate_limited", "too many failed credentials from this address", fatal=True
                 )
