@@ -100,7 +100,7 @@ class ListMatches(Message, tag="list"):
     """Ask for the matches being played now."""
 
 
-class Move(Message, tag="move"):
+class Move(Message, tag="move", omit_defaults=True):
     """A move for the ``turn`` with the same match and ply."""
 
     match: Id
