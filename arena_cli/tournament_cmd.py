@@ -9,6 +9,7 @@ the local run (embedded server, player processes, signals) is
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import secrets
@@ -342,6 +343,7 @@ def run(args: argparse.Namespace) -> int:
     db_path = args.db or os.environ.get("ARENA_DB") or "arena.sqlite"
     if (args.list or args.resume) and not os.path.exists(db_path):
         return _fail(f"no records database at {db_path!r} (use --db or $ARENA_DB)")
+    created = not os.path.exists(db_path)
     try:
         store = open_store(db_path)
         assert store is not None
@@ -363,6 +365,11 @@ def run(args: argparse.Namespace) -> int:
         server_address = _server_address(args.server)
         view.check_out_paths(args.out)
     except (ValueError, OpeningError) as exc:
+        if created:  # refused before any game: leave no empty database behind
+            store.close()
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    os.remove(db_path + suffix)
         return _fail(str(exc))
     try:
         with records.running(config.id):

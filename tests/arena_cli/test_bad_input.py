@@ -102,3 +102,5 @@ def test_bad_input_gets_one_clear_line_never_a_traceback(tmp_path: Path) -> None
         assert err.strip().splitlines()[-1].startswith(("arena", "usage")), shown
     assert not (tmp_path / MISSING).exists()  # read commands never create a database
     assert not (tmp_path / "copy.sqlite").exists()
+    # a tournament refused for its arguments leaves no empty database behind
+    assert not (tmp_path / "arena.sqlite").exists()
