@@ -165,12 +165,18 @@ async def bad_request(port: int, _: ArenaServer) -> Error:
 async def slow_consumer(port: int, _: ArenaServer) -> Error:
     client = await _client(port)
     requests = _frame({"type": "status"}) * 500
-    with trio.move_on_after(10):  # ask without reading until the server gives up on us
+    # ask without reading until the server stops reading us (a send blocks), then read
+    # at once: the server gives a closing connection FLUSH_TIMEOUT (2 s) to take its
+    # last frames, the one saying why among them
+    with trio.move_on_after(20):
         try:
             while True:
-                await client.send_raw(requests)
+                with trio.move_on_after(1.0) as blocked:
+                    await client.send_raw(requests)
+                if blocked.cancelled_caught:
+                    break
         except trio.BrokenResourceError:
-            pass  # it closed: its last frame says why
+            pass  # it closed already
     return await _first_error(client)
 
 
