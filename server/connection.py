@@ -111,7 +111,7 @@ class Connection:
         self.budget: ClientBudget | None = None  # its message and failed-credential budgets
         self.last_received = trio.current_time()
         self._limited_told = -math.inf  # when it was last told it is rate-limited
-        self.refused = 0  # messages refused for its rate since it was last within it
+        self.refused = 0  # messages held back for its rate since it was last within it
         self.limited_since = math.inf  # when it first went over its rate (inf: it is not)
 
     def __repr__(self) -> str:
@@ -185,7 +185,7 @@ class Connection:
         self._wake.set()
 
     def rate_limited(self, now: float, wait: float) -> None:
-        """Refuse a message for the client's rate; say so at most once a second."""
+        """A message over the client's rate is held back; say so at most once a second."""
         self.refused += 1
         self.limited_since = min(self.limited_since, now)
         if now - self._limited_told >= 1.0:
@@ -193,7 +193,8 @@ class Connection:
             self.send(
                 Error(
                     code="rate_limited",
-                    message=f"too many messages: {self.refused} refused; retry in {wait:.2f}s",
+                    message=f"over the message rate: {self.refused} held back so far;"
+                    f" the next is served in {wait:.2f}s",
                 )
             )
 
