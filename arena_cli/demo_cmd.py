@@ -112,7 +112,9 @@ def run(args: argparse.Namespace) -> int:
             with demo_server(db, args.web) as (port, url):
                 print(f"web app: {url}  (open it to watch the games live)", flush=True)
                 argv += ["--server", f"127.0.0.1:{port}", "--db", tournament_db]
-                code = tournament_cmd.run(parser.parse_args(argv))
+                tournament_args = parser.parse_args(argv)
+                tournament_args.server_stops_with_us = True  # resume on an embedded server
+                code = tournament_cmd.run(tournament_args)
                 if args.linger > 0:
                     print(f"\nweb app: {url}  (up for {args.linger:g} more seconds)", flush=True)
                     time.sleep(args.linger)

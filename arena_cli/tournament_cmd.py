@@ -311,9 +311,12 @@ def _server_address(text: str | None) -> tuple[str, int] | None:
 def resume_command(args: argparse.Namespace, config: TournamentConfig) -> str:
     """The exact command that continues this tournament."""
     words = ["arena", "tournament", "--resume", config.id]
+    # a server that stops with this command (arena demo's) is not one to come back to:
+    # then the tournament resumes on an embedded server
+    server = None if getattr(args, "server_stops_with_us", False) else args.server
     for flag, value in (
         ("--db", args.db),
-        ("--server", args.server),
+        ("--server", server),
         ("--pool", args.pool),
         ("--secret", args.secret),
     ):

@@ -93,3 +93,6 @@ def test_demo_stops_with_its_resume_command(
         assert exit_code == code and took < 2.0, demo.stderr
         assert "Traceback" not in demo.stderr + demo.stdout
         assert "resume with: arena tournament --resume" in demo.stdout
+        # the demo's server stopped with it: the command resumes on an embedded one
+        resume = demo.stdout.split("resume with: ", 1)[1].splitlines()[0]
+        assert "--server" not in resume and "tournament.sqlite" in resume
