@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from arena_cli.children import ender
 from player.client import ClientError, MatchResult, PlayerClient
 from player.spec import parse_agent_spec
 from protocol.messages import OpenSeek, Seeking
@@ -126,14 +127,6 @@ def opponent_command(settings: PlaySettings, host: str, port: int) -> list[str]:
     return command
 
 
-async def _end_process(process: trio.Process) -> None:
-    process.terminate()
-    with trio.move_on_after(STOP_GRACE):
-        await process.wait()
-        return
-    process.kill()
-
-
 async def vs_session(
     settings: PlaySettings,
     agent: Agent,
@@ -212,7 +205,7 @@ async def _opponent(
             check=False,
             stdout=log_file,
             stderr=subprocess.STDOUT,
-            deliver_cancel=_end_process,
+            deliver_cancel=ender(STOP_GRACE),
         )
     if client.done:
         return

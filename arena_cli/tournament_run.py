@@ -20,6 +20,7 @@ from pathlib import Path
 
 import trio
 
+from arena_cli.children import ender
 from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
 from server.store import Store
@@ -95,15 +96,6 @@ def player_command(
     return command
 
 
-async def _end_process(process: trio.Process) -> None:
-    """Cancelled: SIGTERM, then SIGKILL after `STOP_GRACE` seconds."""
-    process.terminate()
-    with trio.move_on_after(STOP_GRACE):
-        await process.wait()
-        return
-    process.kill()
-
-
 async def supervise(
     run: Run, player: TournamentPlayer, instance: int, host: str, port: int, pool: str
 ) -> None:
@@ -122,7 +114,7 @@ async def supervise(
                 stderr=subprocess.STDOUT,
                 env=env,
                 start_new_session=True,  # a Ctrl-C at the terminal reaches the director only
-                deliver_cancel=_end_process,
+                deliver_cancel=ender(STOP_GRACE),
             )
         finally:
             await log_file.aclose()
