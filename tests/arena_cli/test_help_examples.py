@@ -1,10 +1,10 @@
-"""Every example in the `--help` texts is run, as written, the way a user would run it.
+"""The examples of `arena --help` and `arena play --help` / `matches --help`, run as written.
 
-The examples are read from the help output itself, so a new example without
-a scenario here fails the first test. Engines reach "the server" through
-$ARENA_PORT (the example's text is unchanged); the human example runs in a
-pseudo-terminal and quits at its first prompt. (`arena tournament`'s own
-examples are tested with that command.)
+tests/arena_cli/examples.py reads them from the help texts and
+test_example_index.py fails for one without a scenario. Engines reach "the
+server" through $ARENA_PORT (the example's text is unchanged); the human
+example runs in a pseudo-terminal and quits at its first prompt.
+`arena tournament --help`'s examples run in test_tournament_examples.py.
 """
 
 from __future__ import annotations
@@ -19,37 +19,20 @@ import pexpect
 
 from tests.arena_cli.cli import ARENA, Arena, arena, clean_env, free_port, run
 
-COMMANDS = (
-    *("games", "play", "watch", "serve", "demo", "matches", "show"),
-    *("export", "import", "backup", "ping", "status"),
-)
-
 HUMAN = "arena play connect4 human --vs mcts:time=1"
 SERVE = "arena serve"
 ENGINE = "arena play tictactoe mcts:time=0.1 --games 2"
 OPPONENT = "arena play tictactoe random --tc any --games 2"
 GOMOKU = "arena play gomoku mcts -e time=0.1 -o width=9 -o height=9 --vs random"
 MATCHES = ("arena matches", "arena matches --limit 10", "arena matches --status finished --json")
-KNOWN = {HUMAN, SERVE, ENGINE, OPPONENT, GOMOKU, *MATCHES}
 
-
-def help_examples() -> set[str]:
-    """Every ``arena ...`` command line in `arena --help` and each command's --help."""
-    found: set[str] = set()
-    for command in (None, *COMMANDS):
-        text = run(*(["--help"] if command is None else [command, "--help"])).stdout
-        _, _, tail = text.partition("examples:")
-        for line in tail.splitlines():
-            for part in line.split(";"):
-                text = part.strip()
-                if text.startswith("arena "):
-                    found.add(re.split(r"\s{2,}", text)[0])
-    return found
-
-
-def test_every_help_example_has_a_scenario() -> None:
-    examples = help_examples()
-    assert examples == KNOWN, f"examples without a test: {examples - KNOWN}"
+SCENARIOS = {
+    HUMAN: "test_the_human_example_starts_the_opponent_and_quits_cleanly",
+    **dict.fromkeys(
+        (SERVE, ENGINE, OPPONENT, *MATCHES), "test_the_server_engine_and_records_examples"
+    ),
+    GOMOKU: "test_the_gomoku_example_plays_a_whole_game",
+}
 
 
 def args(example: str) -> list[str]:
@@ -83,14 +66,12 @@ def test_the_server_engine_and_records_examples(tmp_path: Path) -> None:
         assert opponent.finish() == 0, opponent.stderr
         assert "played 2 matches" in engine.stdout and "played 2 matches" in opponent.stdout
         assert server.stop(signal.SIGINT)[0] == 130
-    for example in MATCHES:
-        done = run(*args(example), cwd=tmp_path, env=env)
-        assert done.returncode == 0, done.stderr
-        assert "Traceback" not in done.stderr
-    listed = json.loads(run("matches", "--status", "finished", "--json", cwd=tmp_path).stdout)
+    plain, limited, as_json = (run(*args(example), cwd=tmp_path, env=env) for example in MATCHES)
+    assert all(done.returncode == 0 for done in (plain, limited, as_json))
+    listed = json.loads(as_json.stdout)
     assert len(listed) == 2 and {m["game"] for m in listed} == {"tictactoe"}
-    text = run("matches", "--limit", "10", cwd=tmp_path).stdout
-    assert all(m["id"] in text for m in listed)
+    assert {m["status"] for m in listed} == {"finished"}
+    assert all(m["id"] in limited.stdout and m["id"] in plain.stdout for m in listed)
 
 
 def test_the_gomoku_example_plays_a_whole_game(tmp_path: Path) -> None:
