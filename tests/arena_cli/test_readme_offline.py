@@ -238,6 +238,14 @@ def synopsis(example: str) -> None:
     parses([w for w in shlex.split(example)[1:] if w != "..."])
 
 
+def build(example: str) -> None:
+    """The context (.) has the Dockerfile and its allowlist; the image runs `arena`
+    (tests/deploy lints the Dockerfile with hadolint)."""
+    assert example.split(" && ")[0].endswith(" .")
+    assert (ROOT / ".dockerignore").is_file()
+    assert re.search(r'^ENTRYPOINT \["arena"\]$', DOCKERFILE, re.M)
+
+
 def scale(example: str) -> None:
     assert "player" in SERVICES and "volumes" not in SERVICES["player"]
 
@@ -273,8 +281,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
     ),
     "docker service scale arena_player=16": scale,
     "kubectl scale deployment player --replicas=16": scale,
-    "docker build -t mcts-arena .": lambda _: None,  # tests/deploy: hadolint on the Dockerfile
-    "docker build -t REGISTRY/mcts-arena:TAG . && docker push ...": lambda _: None,
+    "docker build -t mcts-arena .": build,
+    "docker build -t REGISTRY/mcts-arena:TAG . && docker push ...": build,
 }
 DOCKER_RUN = [example for example in readme_examples() if example.startswith("docker run ")]
 CHECKS.update(dict.fromkeys(DOCKER_RUN, docker_run))
