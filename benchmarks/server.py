@@ -44,6 +44,7 @@ TARGET_SHARE_OF_ECHO = 0.5  # with durable commits: at least half the transport'
 TARGET_P99_MS = 5.0
 NO_DB = False  # --no-db: measure without the records database
 LAST_CPU_PER_MOVE = 0.0  # server CPU seconds per move in the last measure_arena run
+LAST_LOOP_CPU_PER_MOVE = 0.0  # the same, of the event loop's thread alone (no database thread)
 LAST_ECHO_CPU_PER_MOVE = 0.0  # the same for the echo baseline
 
 
@@ -122,16 +123,17 @@ async def measure_arena(
         stats.moves, stats.latencies = 0, []
         stats.finished = stats.recorded = 0
         start = trio.current_time()
-        cpu_start = time.process_time()
+        cpu_start, loop_start = time.process_time(), time.thread_time()
         await trio.sleep(seconds)
         elapsed = trio.current_time() - start
-        cpu = time.process_time() - cpu_start
+        cpu, loop_cpu = time.process_time() - cpu_start, time.thread_time() - loop_start
         moves, latencies = stats.moves, list(stats.latencies)
         finished, recorded = stats.finished, stats.recorded
         await trio.to_thread.run_sync(clients.wait)
         nursery.cancel_scope.cancel()
-    global LAST_CPU_PER_MOVE
+    global LAST_CPU_PER_MOVE, LAST_LOOP_CPU_PER_MOVE
     LAST_CPU_PER_MOVE = cpu / max(moves, 1)
+    LAST_LOOP_CPU_PER_MOVE = loop_cpu / max(moves, 1)
     return (
         moves / elapsed,
         percentile(latencies, 50) * 1e3,
@@ -211,7 +213,7 @@ def main() -> None:
         " clients in a 2nd process"
     )
     print(
-        f"{'matches':>8} {'moves/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'CPU us/move':>12}"
+        f"{'matches':>8} {'moves/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'CPU us/move':>12} {'loop us':>8}"
         f" {'ended/s':>8} {'recorded':>9} {'echo moves/s':>13} {'echo CPU us':>12} {'of echo':>8}"
     )
     results = {}
@@ -221,7 +223,7 @@ def main() -> None:
         results[matches] = (rate, p99, echo)
         cpu_us = LAST_CPU_PER_MOVE * 1e6
         print(
-            f"{matches:>8} {rate:>10,.0f} {p50:>8.3f} {p99:>8.3f} {cpu_us:>12.0f}"
+            f"{matches:>8} {rate:>10,.0f} {p50:>8.3f} {p99:>8.3f} {cpu_us:>12.0f} {LAST_LOOP_CPU_PER_MOVE * 1e6:>8.0f}"
             f" {ended:>8,.1f} {recorded:>9.0%} {echo:>13,.0f}"
             f" {LAST_ECHO_CPU_PER_MOVE * 1e6:>12.0f} {rate / max(echo, 1e-9):>8.0%}",
             flush=True,

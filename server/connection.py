@@ -23,6 +23,7 @@ import collections
 import itertools
 import math
 import os
+import time
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -42,27 +43,69 @@ _ids = itertools.count(1)
 
 #: longest delay of a non-urgent frame (it usually leaves sooner, with the next frame)
 LAZY_FLUSH = 0.05
+#: ... and while the event loop is busy (see `LazyFlusher`)
+LAZY_FLUSH_BUSY = 0.25
+#: the event loop counts as busy when it spent more than this share of a tick
+#: working, or when a tick came more than `BUSY_LATE` late (it was short of CPU)
+BUSY_SHARE, BUSY_LATE = 0.75, 0.005
 
 
 class LazyFlusher:
-    """Sends every connection's waiting non-urgent frames every `LAZY_FLUSH` seconds.
+    """Sends every connection's waiting non-urgent frames within `LAZY_FLUSH` seconds.
 
     One task for the whole server, instead of a timer per connection per move.
-    Two generations: a frame is sent after between half and all of
-    `LAZY_FLUSH`, so one queued just before a tick still gets its chance to
-    ride with the client's next frame (usually a millisecond away).
+    It ticks every `LAZY_FLUSH / 2` and keeps generations of pending
+    connections, so a frame queued just before a tick still gets its chance to
+    ride with the client's next frame (usually a few milliseconds away).
+
+    Adaptive under load: when the event loop is busy (it spent more than
+    `BUSY_SHARE` of a tick working, or a tick came more than `BUSY_LATE` late
+    because the loop had more ready work than CPU), a client's next frame is
+    far more than a few milliseconds away (every round trip waits for the
+    loop), so waiting frames are given up to `LAZY_FLUSH_BUSY` instead, for
+    as long as the loop stays busy and a little after: one system call per
+    move instead of two exactly when the server is short of CPU. Nothing
+    waits on these frames (a mover's copy of its own move; its clock is not
+    running).
     """
 
     def __init__(self) -> None:
-        self.pending: set[Connection] = set()
-        self._older: set[Connection] = set()
+        self.busy = False
+        self._generation = 0  # the number of the generation now collecting
+        self._pending: set[Connection] = set()
+        # older generations, oldest first: (number, when it began collecting, connections)
+        self._generations: collections.deque[tuple[int, float, set[Connection]]] = (
+            collections.deque()
+        )
+
+    def hold(self, conn: Connection) -> None:
+        """`conn` has a frame waiting: flush it when its generation's time is up."""
+        if conn.lazy_generation is None:  # else an older frame already waits, and counts
+            conn.lazy_generation = self._generation
+            self._pending.add(conn)
 
     async def run(self) -> None:
+        tick = LAZY_FLUSH / 2
+        began, cpu = trio.current_time(), time.thread_time()
+        busy_until = -math.inf
         while True:
-            await trio.sleep(LAZY_FLUSH / 2)
-            older, self._older, self.pending = self._older, self.pending, set()
-            for conn in older:
-                conn.flush()  # nothing to do if its frames already left
+            await trio.sleep(tick)
+            now, now_cpu = trio.current_time(), time.thread_time()
+            late = now - began - tick
+            if late > BUSY_LATE or now_cpu - cpu > BUSY_SHARE * (now - began):
+                busy_until = now + LAZY_FLUSH_BUSY
+            self.busy = now < busy_until
+            cpu = now_cpu
+            self._generations.append((self._generation, began, self._pending))
+            self._generation += 1
+            self._pending = set()
+            began = now
+            window = (LAZY_FLUSH_BUSY if self.busy else LAZY_FLUSH) - tick / 2
+            while self._generations and now - self._generations[0][1] >= window:
+                number, _, conns = self._generations.popleft()
+                for conn in conns:
+                    if conn.lazy_generation == number:  # else its frames already left
+                        conn.flush()
 
 
 class Connection:
@@ -88,6 +131,7 @@ class Connection:
         self._wake = trio.Event()
         self._urgent = False
         self._flusher = flusher
+        self.lazy_generation: int | None = None  # set while a non-urgent frame waits
         # a plain socket that can be written without blocking (POSIX only; not TLS)
         self._socket = getattr(stream, "socket", None) if os.name == "posix" else None
         self._sending = False  # the writer task owns the socket until its queue is empty
@@ -157,7 +201,7 @@ class Connection:
         if urgent or self._flusher is None:
             self.flush()
         else:
-            self._flusher.pending.add(self)
+            self._flusher.hold(self)
         return True
 
     def flush(self) -> None:
@@ -165,6 +209,7 @@ class Connection:
         queue = self._queue
         if not queue:
             return
+        self.lazy_generation = None
         if self._socket is not None and not self._sending and not self.closed:
             data = b"".join(queue) if len(queue) > 1 else queue[0]
             queue.clear()
@@ -247,7 +292,9 @@ def _peer_name(stream: object) -> str:
     if socket is None:
         return "memory"
     try:
-        host, port = socket.getpeername()[:2]
+        name = socket.getpeername()
     except OSError:
         return "?"
-    return f"{host}:{port}"
+    if not isinstance(name, tuple):  # a Unix socket: a path, or '' for a socketpair
+        return str(name) or "local"
+    return f"{name[0]}:{name[1]}"

@@ -177,7 +177,8 @@ class Lobby(PoolDesk):
                 clock=clock,
                 any_time=message.any_time,
                 others=self._open_seeks(game.name, key),
-            )
+            ),
+            urgent=False,  # rides with match_start when the seek pairs at once
         )
         if message.pool:
             if pool is None:
@@ -306,7 +307,8 @@ class Lobby(PoolDesk):
                 move_time=room.move_time,
                 room=room.name,
                 clock=room.clock,
-            )
+            ),
+            urgent=False,  # rides with match_start when the room fills now
         )
         if all(c is not None for c in room.seats):
             del self.rooms[room.name]

@@ -244,8 +244,10 @@ class Match:
                 )
             log.info("match_start", match=self.id, game=self.game.describe(), players=self.players)
             for seat in self.seats:
-                if seat.conn is not None:
-                    seat.conn.send(self.start_message(seat.index))
+                if seat.conn is not None:  # the first mover's rides with its turn
+                    seat.conn.send(
+                        self.start_message(seat.index), urgent=seat.index != self.to_move
+                    )
             self._begin_turn()
             try:
                 while self._ending is None:
