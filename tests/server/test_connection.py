@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -10,7 +11,6 @@ import pytest
 import trio
 import trio.testing
 
-from server import connection
 from server.connection import LAZY_FLUSH, LAZY_FLUSH_BUSY, Connection, LazyFlusher
 
 
@@ -84,9 +84,7 @@ async def test_a_busy_event_loop_holds_lazy_frames_longer(
 ) -> None:
     # the event loop's thread "worked" all the time: a CPU clock that runs with trio's
     fake_cpu = itertools.count()
-    monkeypatch.setattr(
-        connection.time, "thread_time", lambda: trio.current_time() + next(fake_cpu) * 1e-9
-    )
+    monkeypatch.setattr(time, "thread_time", lambda: trio.current_time() + next(fake_cpu) * 1e-9)
     async with lazy_connection() as (conn, peer):
         await trio.sleep(0.1)  # a few ticks: the flusher sees a busy loop
         queued = trio.current_time()
