@@ -119,13 +119,17 @@ class Accounts:
         self.registration = registration
         self._hashing = trio.CapacityLimiter(2)
 
-    async def authenticate(self, name: str, password: str) -> str | None:
+    async def authenticate(self, name: str, password: str, *, player: bool = True) -> str | None:
         """The account name the connection is authenticated as (None: an open, unregistered
         name). Raises `AccountError` (``bad_password``, ``name_registered``,
-        ``registration_required``, ``accounts_unavailable``)."""
+        ``registration_required``, ``accounts_unavailable``).
+
+        A spectator (`player` False) may use an unregistered name without a password on
+        a ``registered`` server too: watching, ``ping`` and ``status`` stay open.
+        """
         book = self.book
         if book is None:
-            if password or self.mode == "registered":
+            if password or (self.mode == "registered" and player):
                 raise AccountError(
                     "accounts_unavailable", "this server keeps no accounts (it has no database)"
                 )
@@ -165,7 +169,7 @@ class Accounts:
             if not added:  # registered by someone else a moment ago
                 raise AccountError("bad_password", f"wrong password for {name!r}")
             return name
-        if self.mode == "registered":
+        if self.mode == "registered" and player:
             raise AccountError(
                 "registration_required",
                 f"{name!r} is not registered; this server admits registered names only"

@@ -239,7 +239,9 @@ class ArenaServer:
                 )
                 return
             try:
-                conn.account = await self.accounts.authenticate(first.name, first.password)
+                conn.account = await self.accounts.authenticate(
+                    first.name, first.password, player=first.role == "player"
+                )
             except AccountError as exc:
                 if exc.code == "bad_password":
                     self._credential_failed(conn)

@@ -280,9 +280,13 @@ async def test_welcome_carries_the_keepalive_settings() -> None:
         assert (welcome.ping_interval, welcome.idle_timeout) == (7.0, 21.0)
 
 
-async def _hello(port: int, name: str, password: str = "") -> Welcome | Error:
+async def _hello(
+    port: int, name: str, password: str = "", role: str = "player"
+) -> Welcome | Error:
     client = await RawClient.connect(port)
-    await client.send({"type": "hello", "version": 1, "name": name, "password": password})
+    await client.send(
+        {"type": "hello", "version": 1, "name": name, "password": password, "role": role}
+    )
     message = await client.receive()
     assert isinstance(message, Welcome | Error)
     return message
@@ -316,6 +320,9 @@ async def test_a_registered_only_server_refuses_open_names(tmp_path: Path) -> No
         assert server.port is not None
         refused = await _hello(server.port, "dave")
         assert isinstance(refused, Error) and refused.code == "registration_required"
+        # watching, ping and status (health checks) stay open to everyone
+        watcher = await _hello(server.port, "dave", role="spectator")
+        assert isinstance(watcher, Welcome) and watcher.account is None
         closed = await _hello(server.port, "dave", "a long password")
         assert isinstance(closed, Error) and closed.code == "registration_closed"
 
