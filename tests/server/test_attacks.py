@@ -280,9 +280,7 @@ async def test_welcome_carries_the_keepalive_settings() -> None:
         assert (welcome.ping_interval, welcome.idle_timeout) == (7.0, 21.0)
 
 
-async def _hello(
-    port: int, name: str, password: str = "", role: str = "player"
-) -> Welcome | Error:
+async def _hello(port: int, name: str, password: str = "", role: str = "player") -> Welcome | Error:
     client = await RawClient.connect(port)
     await client.send(
         {"type": "hello", "version": 1, "name": name, "password": password, "role": role}
