@@ -115,39 +115,53 @@ class FrameReader:
         )
 
     async def read_frame(self) -> bytes:
-        """The next frame's body. Raises ConnectionClosed or ProtocolError."""
-        header = await self._read_exactly(HEADER.size, at_boundary=True)
-        (length,) = HEADER.unpack(header)
+        """The next frame's body. Raises ConnectionClosed or ProtocolError.
+
+        One loop, no awaits while a whole frame is buffered; the common case
+        (one read brings exactly one frame) returns a slice of what was read
+        without going through the buffer.
+        """
+        buffer = self._buffer
+        size = HEADER.size
+        while True:
+            have = len(buffer)
+            if have >= size:
+                end = size + self._checked_length(HEADER.unpack_from(buffer)[0])
+                if have >= end:
+                    body = bytes(memoryview(buffer)[size:end])
+                    del buffer[:end]
+                    return body
+                want = end - have
+            else:
+                want = size - have
+            # never buffer more than one maximal frame plus its header
+            data = await self._receive(min(max(RECEIVE_CHUNK, want), self._max_frame + size))
+            if not data:
+                if not buffer:
+                    raise ConnectionClosed("peer closed the connection")
+                raise ConnectionClosed("peer closed the connection in the middle of a frame")
+            if not buffer and len(data) > size:
+                end = size + self._checked_length(HEADER.unpack_from(data)[0])
+                if len(data) == end:
+                    return bytes(data[size:]) if isinstance(data, bytearray) else data[size:]
+            buffer += data
+
+    def _checked_length(self, length: int) -> int:
         if length == 0:
             raise ProtocolError("bad_frame", "frame length 0 (a frame holds one msgpack map)")
         if length > self._max_frame:
             raise ProtocolError(
                 "frame_too_large", f"frame of {length} bytes exceeds the limit of {self._max_frame}"
             )
-        return await self._read_exactly(length, at_boundary=False)
+        return length
 
-    async def _read_exactly(self, count: int, *, at_boundary: bool) -> bytes:
-        buffer = self._buffer
-        while len(buffer) < count:
-            # never buffer more than one maximal frame plus its header
-            want = max(RECEIVE_CHUNK, count - len(buffer))
-            want = min(want, self._max_frame + HEADER.size)
-            data: bytes | bytearray
-            try:
-                if self._socket is not None:
-                    data = await self._read_socket(want)
-                else:
-                    data = await self._stream.receive_some(want)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                raise ConnectionClosed(f"connection lost: {exc}") from None
-            if not data:
-                if at_boundary and not buffer:
-                    raise ConnectionClosed("peer closed the connection")
-                raise ConnectionClosed("peer closed the connection in the middle of a frame")
-            buffer += data
-        chunk = bytes(buffer[:count])
-        del buffer[:count]
-        return chunk
+    async def _receive(self, want: int) -> bytes | bytearray:
+        try:
+            if self._socket is not None:
+                return await self._read_socket(want)
+            return await self._stream.receive_some(want)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            raise ConnectionClosed(f"connection lost: {exc}") from None
 
     async def _read_socket(self, want: int) -> bytes:
         socket = self._socket

@@ -242,7 +242,7 @@ class Match:
                 self.recorder.move(
                     MoveRecord(self.id, ply, seat_index, wire, notation, 0.0, time.time())
                 )
-            log.info("match_start", match=self.id, game=self.game.describe(), players=self.players)
+            self._log.info("match_start", game=self.game.describe(), players=self.players)
             for seat in self.seats:
                 if seat.conn is not None:  # the first mover's rides with its turn
                     seat.conn.send(
@@ -304,9 +304,8 @@ class Match:
         for observer in self.observers:
             if observer not in self.spectators:
                 observer.send_frame(end_frame)
-        log.info(
+        self._log.info(
             "match_end",
-            match=self.id,
             result=outcome.result(),
             winner=outcome.winner,
             termination=outcome.termination.value,

@@ -22,11 +22,14 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import msgspec
+
 from server.store.records import (
     BatchReport,
     MatchRecord,
     MatchWrite,
     MoveRecord,
+    MoveRow,
     ResultRecord,
     StoreError,
     from_json,
@@ -46,6 +49,13 @@ _INSERT_MATCH = (
 _INSERT_MOVE = (
     "INSERT OR REPLACE INTO moves (match_id, ply, seat, move, notation, think_time, at)"
     " VALUES (?,?,?,?,?,?,?)"
+)
+#: a match's moves in one statement: one array of rows (see `_insert_moves`)
+_INSERT_MOVES_JSON = (
+    "INSERT OR REPLACE INTO moves (match_id, ply, seat, move, notation, think_time, at)"
+    " SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),"
+    " json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'),"
+    " json_extract(value, '$[5]'), json_extract(value, '$[6]') FROM json_each(?)"
 )
 _FINISH_MATCH = (
     "UPDATE matches SET status=?, scores=?, winner=?, termination=?, reason=?, points=?,"
@@ -220,7 +230,7 @@ class Store:
         if item.record is not None:
             Store._insert_match(db, item.record)
         if item.moves:
-            db.executemany(_INSERT_MOVE, item.moves)
+            _insert_moves(db, item.moves)
         if item.result is not None:
             Store._finish_match(db, item.result)
 
@@ -385,6 +395,19 @@ class Store:
                 (tournament, index, owner),
             ).fetchone()
         return None if row is None else _match_from_row(row)
+
+
+_json_rows = msgspec.json.Encoder().encode
+
+
+def _insert_moves(db: sqlite3.Connection, rows: Sequence[MoveRow]) -> None:
+    """Insert move rows. Many rows go in one statement over a JSON array: one call into
+    SQLite, and so one release of the GIL, instead of one per row (the event loop
+    shares the GIL with this writer thread)."""
+    if len(rows) < 4:
+        db.executemany(_INSERT_MOVE, rows)
+    else:
+        db.execute(_INSERT_MOVES_JSON, (_json_rows(rows).decode(),))
 
 
 def result_of(record: MatchRecord) -> ResultRecord:

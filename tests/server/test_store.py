@@ -56,6 +56,23 @@ def test_import_match_stores_a_whole_match_once(tmp_path: Path) -> None:
     store.close()
 
 
+@pytest.mark.parametrize("count", [1, 3, 4, 40])  # below and above the one-statement path
+def test_moves_come_back_exactly_as_written(tmp_path: Path, count: int) -> None:
+    store = Store(str(tmp_path / "arena.sqlite"))
+    values: list[Any] = [4, "e4", [0, 3], {"from": 1, "to": [2, 3]}, None, -7, "x\"y'z"]
+    moves = [
+        MoveRecord(
+            "m", ply, ply % 2, values[ply % len(values)], f"n{ply}", 0.1 * ply, 1e9 + ply / 3
+        )
+        for ply in range(count)
+    ]
+    running = dataclasses.replace(_record("m"), status="running", scores=None, winner=None)
+    report = store.write([MatchWrite("m", record=running, moves=[move_row(m) for m in moves])])
+    assert report.error is None and report.committed == {"m"}
+    assert store.get_moves("m") == moves  # types, floats and JSON values round-trip
+    store.close()
+
+
 # --- writes: one match's failure is its own --------------------------------------
 
 
