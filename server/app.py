@@ -53,6 +53,7 @@ from server.store import (
     StoreUnavailable,
     import_journal,
 )
+from server.store.writer import ProcessWriter
 
 log = structlog.get_logger("arena.server")
 
@@ -74,8 +75,11 @@ class ArenaServer:
         self.config = config
         self.store = store
         self.journal = None if store is None else Journal(journal_path(store.path))
+        self.writer = (
+            ProcessWriter(store) if store is not None and config.store_writer == "process" else None
+        )
         self.recorder = Recorder(
-            store,
+            store if self.writer is None else self.writer,
             journal=self.journal,
             max_pending_results=config.max_pending_results,
             record_wait=config.record_wait,
@@ -146,6 +150,11 @@ class ArenaServer:
             stale = await trio.to_thread.run_sync(self.store.abort_running, "server restarted")
             if stale:
                 log.warning("aborted_stale_matches", count=stale)
+            if self.writer is not None:
+                try:
+                    await trio.to_thread.run_sync(self.writer.start)
+                except OSError as exc:  # the first write tries again, and degrades if it fails
+                    log.warning("store_writer_unavailable", error=str(exc))
         async with trio.open_nursery() as recorder_nursery:
             await recorder_nursery.start(self.recorder.run)
             try:
@@ -157,6 +166,8 @@ class ArenaServer:
             finally:
                 with trio.CancelScope(shield=True):
                     await self.recorder.aclose()
+                    if self.writer is not None:
+                        await trio.to_thread.run_sync(self.writer.stop)
                 log.info("server_stopped")
 
     async def handle_connection(self, stream: trio.abc.Stream, *, peer: str | None = None) -> None:

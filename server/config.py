@@ -68,6 +68,9 @@ class ServerConfig:
     record_wait: float = 2.0
     #: ended matches whose records are not yet written; beyond it new matches are refused
     max_pending_results: int = 10_000
+    #: who writes the records database: a child ``process`` (the event loop keeps the
+    #: GIL: server/store/writer.py) or a worker ``thread`` of the server process
+    store_writer: str = "process"
     # --- limits (docs/PROTOCOL.md "Limits"): what one client may hold or send
     max_connections: int = 10_000
     max_connections_per_address: int = 256
@@ -109,6 +112,8 @@ class ServerConfig:
             )
         if self.max_pending_results < 1:
             raise ValueError(f"max_pending_results must be >= 1, not {self.max_pending_results!r}")
+        if self.store_writer not in ("process", "thread"):
+            raise ValueError(f"store_writer must be process or thread, not {self.store_writer!r}")
         if self.record_wait < 0:
             raise ValueError(f"record_wait must be >= 0 seconds, not {self.record_wait!r}")
         for name in ("handshake_timeout", "ping_interval", "idle_timeout"):
@@ -171,6 +176,7 @@ ENV_VARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "ARENA_IDLE_TIMEOUT": ("idle_timeout", float),
     "ARENA_RECORD_WAIT": ("record_wait", float),
     "ARENA_MAX_PENDING_RESULTS": ("max_pending_results", int),
+    "ARENA_STORE_WRITER": ("store_writer", str),
     "ARENA_POOL_GRACE": ("pool_grace", float),
     "ARENA_ACCOUNTS": ("accounts", str),
     "ARENA_TLS_CERT": ("tls_cert", str),

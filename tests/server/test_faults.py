@@ -9,6 +9,7 @@ matches are stored normally.
 
 from __future__ import annotations
 
+import os
 import resource
 import signal
 import subprocess
@@ -48,6 +49,11 @@ def _check(db: Path, outcomes: Outcomes, rows: dict[str, str]) -> None:
     assert integrity(db) == "ok"
 
 
+def _children(pid: int) -> list[int]:
+    tasks = Path(f"/proc/{pid}/task")
+    return [int(c) for task in tasks.iterdir() for c in (task / "children").read_text().split()]
+
+
 def _hold_lock(db: Path, seconds: float) -> subprocess.Popen[bytes]:
     """Another process holding SQLite's write lock on `db` for `seconds`."""
     holder = subprocess.Popen(
@@ -78,14 +84,18 @@ async def test_a_full_disk_loses_no_result_and_the_store_recovers_by_itself(
         outcomes = Outcomes()
         await play_matches(server.port, 8, 0, outcomes)
         before = set(outcomes.ended)
-        pid = server.process.pid
-        _, hard = resource.prlimit(pid, resource.RLIMIT_FSIZE)
+        # the server and its records writer process (server/store/writer.py)
+        pids = [server.process.pid, *_children(server.process.pid)]
+        assert len(pids) == 2
+        _, hard = resource.prlimit(pids[0], resource.RLIMIT_FSIZE)
         # the disk is "full": no write past the first byte of any file (database, log, journal)
-        resource.prlimit(pid, resource.RLIMIT_FSIZE, (1, hard))
+        for pid in pids:
+            resource.prlimit(pid, resource.RLIMIT_FSIZE, (1, hard))
         try:
             await play_matches(server.port, 8, 1000, outcomes)
         finally:
-            resource.prlimit(pid, resource.RLIMIT_FSIZE, (hard, hard))
+            for pid in pids:
+                resource.prlimit(pid, resource.RLIMIT_FSIZE, (hard, hard))
         during = set(outcomes.ended) - before
         await play_matches(server.port, 8, 2000, outcomes)
         rows = await _all_finished_soon(db, set(outcomes.ended))
@@ -95,6 +105,27 @@ async def test_a_full_disk_loses_no_result_and_the_store_recovers_by_itself(
     _check(db, outcomes, rows)
     text = log.read_text(errors="replace")
     assert "store_recovered" in text
+
+
+async def test_a_killed_records_writer_process_is_replaced_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    db, log = tmp_path / "arena.sqlite", tmp_path / "serve.log"
+    with server_process(db, log) as server:
+        outcomes = Outcomes()
+        await play_matches(server.port, 5, 0, outcomes)
+        (writer,) = _children(server.process.pid)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_matches, server.port, 8, 1000, outcomes)
+            await trio.sleep(0.3)
+            os.kill(writer, signal.SIGKILL)  # mid-play: maybe mid-write
+        await play_matches(server.port, 5, 2000, outcomes)
+        rows = await _all_finished_soon(db, set(outcomes.ended))
+        assert server.alive()
+        (replacement,) = _children(server.process.pid)
+        assert replacement != writer
+    assert len(outcomes.ended) == 18
+    _check(db, outcomes, rows)
 
 
 async def test_a_lock_held_past_the_busy_timeout_does_not_stop_play(tmp_path: Path) -> None:

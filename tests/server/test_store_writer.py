@@ -1,0 +1,98 @@
+"""The records writer process (server/store/writer.py) on a real SQLite file."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from server.store import MatchRecord, MatchWrite, MoveRecord, ResultRecord, Store, move_row
+from server.store.writer import ProcessWriter
+
+
+def _write(match_id: str, plies: int = 9) -> MatchWrite:
+    record = MatchRecord(
+        id=match_id, game="tictactoe", options={"width": 3}, move_time=1.0, lag_margin=0.2,
+        players=["a", "b"], status="running", scores=None, winner=None, termination=None,
+        reason=None, points=None, plies=0, started_at=1.5, ended_at=None, tournament=None,
+        extra={"owner": "x"},
+    )  # fmt: skip
+    moves = [
+        MoveRecord(match_id, p, p % 2, [p, "m"], f"n{p}", p / 7, 2.0 + p) for p in range(plies)
+    ]
+    result = ResultRecord(
+        match_id, "finished", (0.5, 0.5), None, "draw", "a draw", None, plies, 9.5
+    )
+    return MatchWrite(match_id, record=record, moves=[move_row(m) for m in moves], result=result)
+
+
+@pytest.fixture
+def writer(tmp_path: Path) -> Iterator[ProcessWriter]:
+    writer = ProcessWriter(Store(str(tmp_path / "arena.sqlite")))
+    yield writer
+    writer.close()
+
+
+def test_a_batch_written_by_the_child_reads_back_exactly(writer: ProcessWriter) -> None:
+    batch = [_write("m1"), _write("m2", plies=40)]
+    report = writer.write(batch)
+    assert report.error is None and report.committed == {"m1", "m2"}
+    store = writer.store
+    match = store.get_match("m2")
+    assert match is not None and match.status == "finished" and match.extra == {"owner": "x"}
+    assert [move_row(m) for m in store.get_moves("m2")] == batch[1].moves
+    assert writer.pid is not None and writer.pid != os.getpid()
+
+
+def test_a_killed_child_is_replaced_by_the_next_write(writer: ProcessWriter) -> None:
+    writer.start()
+    first = writer.pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    time.sleep(0.2)
+    report = writer.write([_write("after")])
+    assert report.error is None and report.committed == {"after"}
+    assert writer.pid not in (None, first)
+
+
+def test_a_child_that_dies_during_a_write_fails_that_write_only(
+    writer: ProcessWriter,
+) -> None:
+    # a child that reads the request and dies without answering
+    good = writer.command
+    writer.command = [sys.executable, "-c", "import sys; sys.stdin.buffer.read(4); sys.exit(3)"]
+    report = writer.write([_write("lost")])
+    assert report.committed == frozenset()
+    assert report.error is not None and "records writer process exited with 3" in report.error
+    writer.command = good
+    retried = writer.write([_write("lost")])  # what the recorder does next
+    assert retried.error is None and retried.committed == {"lost"}
+
+
+def test_stop_ends_the_child_and_writes_start_it_again(writer: ProcessWriter) -> None:
+    writer.start()
+    pid = writer.pid
+    writer.stop()
+    assert writer.pid is None
+    assert pid is not None and not Path(f"/proc/{pid}").exists()
+    assert writer.write([_write("again")]).committed == {"again"}
+
+
+def test_the_child_refuses_an_unusable_database_with_one_line(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "arena.sqlite"))
+    writer = ProcessWriter(store, command=[sys.executable, "-m", "server.store.writer"])
+    report = writer.write([_write("m")])  # usage error: exits 2 before answering
+    assert report.error is not None and "exited with 2" in report.error
+    writer.close()
+
+
+def test_records_are_plain_dataclasses_for_the_pipe() -> None:
+    # the pipe's msgpack carries these types as they are: a new field must stay encodable
+    for kind in (MatchRecord, MoveRecord, ResultRecord, MatchWrite):
+        assert dataclasses.is_dataclass(kind)
