@@ -43,6 +43,7 @@ TARGET_MOVES_PER_S = 5_000
 TARGET_SHARE_OF_ECHO = 0.5  # with durable commits: at least half the transport's rate
 TARGET_P99_MS = 5.0
 NO_DB = False  # --no-db: measure without the records database
+STORE_WRITER = "process"  # --store-writer: who writes the database (ServerConfig.store_writer)
 LAST_CPU_PER_MOVE = 0.0  # server CPU seconds per move in the last measure_arena run
 LAST_LOOP_CPU_PER_MOVE = 0.0  # the same, of the event loop's thread alone (no database thread)
 LAST_ECHO_CPU_PER_MOVE = 0.0  # the same for the echo baseline
@@ -112,7 +113,7 @@ async def measure_arena(
     stats = Stats(keep_latencies=True)
     db = None if NO_DB else str(Path(tempfile.mkdtemp(prefix="arena-bench-")) / "bench.sqlite")
     server = ArenaServer(
-        ServerConfig(port=0, db=db, policy=MatchPolicy(move_time=30.0)),
+        ServerConfig(port=0, db=db, policy=MatchPolicy(move_time=30.0), store_writer=STORE_WRITER),
         store=None if db is None else Store(db),
         stats=stats,
     )
@@ -199,14 +200,21 @@ def main() -> None:
     parser.add_argument("--matches", type=int, nargs="+", default=[1, 10, 100])
     parser.add_argument("--game", default="connect4")
     parser.add_argument("--no-db", action="store_true", help="keep no records (default: SQLite)")
+    parser.add_argument(
+        "--store-writer",
+        choices=["process", "thread"],
+        default="process",
+        help="who writes the records (default: the server's writer process)",
+    )
     args = parser.parse_args()
-    global NO_DB
-    NO_DB = args.no_db
+    global NO_DB, STORE_WRITER
+    NO_DB, STORE_WRITER = args.no_db, args.store_writer
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # errors only
     records = (
         "no records"
         if args.no_db
-        else "every move recorded in SQLite (WAL, synchronous=FULL, group commit)"
+        else "every move recorded in SQLite (WAL, synchronous=FULL, group commit,"
+        f" {args.store_writer} writer)"
     )
     print(
         f"server benchmark: {args.game}, {args.seconds:g}s per level, {records},"
