@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import sys
 from pathlib import Path
@@ -29,7 +30,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "Write finished and aborted games (not running ones), oldest first. JSON Lines"
             " (one game per line, every game) goes to the file OUT ('-' for stdout); SGF"
             " writes one MATCH.sgf per game into the directory OUT, and covers the m,n,k"
-            " games (tictactoe, gomoku: GM[4]) and reversi (GM[2]) only."
+            " games (tictactoe, gomoku: GM[4]) and reversi (GM[2]) only: other games are"
+            " left out and counted (a --match naming one is an error)."
         ),
     )
     parser.add_argument("out", metavar="OUT", help="output file (jsonl, '-' = stdout) or directory")
@@ -66,19 +68,35 @@ def _entries(store: Store, records: list[MatchRecord]) -> list[GameEntry]:
     return [entry_from_store(record, store.get_moves(record.id)) for record in records]
 
 
-def _write_sgf(entries: list[GameEntry], out: Path) -> None:
+def _sgf_entries(
+    entries: list[GameEntry], named: bool
+) -> tuple[list[GameEntry], collections.Counter[str]]:
+    """The entries SGF can hold, and how many of each other game were left out.
+
+    A game asked for by name (`named`: --match) that SGF cannot hold is an error.
+    """
     from games import make_game
 
+    kept: list[GameEntry] = []
+    skipped: collections.Counter[str] = collections.Counter()
     for entry in entries:
         try:
             game = make_game(entry.game, entry.options)
         except ValueError as exc:
             raise ExportError(f"match {entry.id!r}: {exc}") from None
-        if sgf_game_number(game) is None:
+        if sgf_game_number(game) is not None:
+            kept.append(entry)
+        elif named:
             raise ExportError(
                 f"match {entry.id!r} is {entry.game!r}, which has no SGF standard"
                 " (SGF covers tictactoe, gomoku and reversi); use --format jsonl"
             )
+        else:
+            skipped[entry.game] += 1
+    return kept, skipped
+
+
+def _write_sgf(entries: list[GameEntry], out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise ExportError(f"{str(out)!r} is not a directory (SGF writes one file per game)")
     out.mkdir(parents=True, exist_ok=True)
@@ -113,9 +131,11 @@ def run(args: argparse.Namespace) -> int:
         store = open_existing(args.db)
         records = _select(store, args)
         entries = _entries(store, records)
+        skipped: collections.Counter[str] = collections.Counter()
         if args.format == "sgf":
             if args.out == "-":
                 raise ExportError("SGF export needs a directory, not '-'")
+            entries, skipped = _sgf_entries(entries, named=bool(args.match))
             _write_sgf(entries, Path(args.out))
         elif args.out == "-":
             write_jsonl(entries, sys.stdout)
@@ -128,5 +148,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena export: {exc}", file=sys.stderr)
         return 2
     where = "stdout" if args.out == "-" else repr(args.out)
-    print(f"exported {len(entries)} games to {where} ({args.format})", file=sys.stderr)
+    print(f"exported {_games(len(entries))} to {where} ({args.format})", file=sys.stderr)
+    if skipped:
+        left = ", ".join(f"{game} {count}" for game, count in sorted(skipped.items()))
+        print(
+            f"left out {_games(sum(skipped.values()))} without an SGF standard ({left});"
+            " --format jsonl exports every game",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _games(count: int) -> str:
+    return f"{count} game" if count == 1 else f"{count} games"

@@ -118,11 +118,22 @@ def test_export_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     _one_line_error(capsys, "arena export:", "no records database")
     assert not missing.exists()
     source = tmp_path / "a.sqlite"
-    _make_db(source, ("connect4",))
+    matches = _make_db(source, ("connect4", "tictactoe"))
     out = tmp_path / "sgf"
-    assert main(["export", "--db", str(source), "--format", "sgf", str(out)]) == 2
+    connect4 = next(record.id for record, _ in matches if record.game == "connect4")
+    named = ["export", "--db", str(source), "--format", "sgf", "--match", connect4, str(out)]
+    assert main(named) == 2  # asked for by name: SGF cannot hold it
     _one_line_error(capsys, "'connect4', which has no SGF standard", "--format jsonl")
     assert not out.exists()
+    assert main(["export", "--db", str(source), "--format", "sgf", str(out)]) == 0
+    kept = sum(record.game == "tictactoe" for record, _ in matches)
+    left = len(matches) - kept
+    assert capsys.readouterr().err.splitlines() == [
+        f"exported {kept} games to {str(out)!r} (sgf)",
+        f"left out {left} game{'s' * (left > 1)} without an SGF standard (connect4 {left});"
+        " --format jsonl exports every game",
+    ]
+    assert len(list(out.glob("*.sgf"))) == kept
     assert main(["export", "--db", str(source), "--match", "nope", str(tmp_path / "x.jsonl")]) == 2
     _one_line_error(capsys, "no match 'nope'")
 

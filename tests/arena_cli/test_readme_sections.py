@@ -35,7 +35,7 @@ STATUS, PING, STATUS_PORT = "arena status", "arena ping", "arena status --port 4
 BACKUP = "arena backup arena-$(date +%F).sqlite --db arena.sqlite"
 WEB = "arena serve --web 8080"
 EXPORT_ALL = "arena export games.jsonl"
-EXPORT_SGF = "arena export --format sgf --tournament ID sgf/"
+EXPORT_SGF = "arena export --format sgf sgf/"
 EXPORT_ONE = "arena export --match ID -"
 IMPORT = "arena import --db other.sqlite games.jsonl sgf/*.sgf"
 
@@ -156,20 +156,24 @@ def test_export_and_import_records(tmp_path: Path) -> None:
     assert done.returncode == 0 and "exported 4 games to 'games.jsonl'" in done.stderr
     lines = (tmp_path / "games.jsonl").read_text().splitlines()
     assert len(lines) == 4 and {json.loads(line)["game"] for line in lines} >= {"connect4"}
-    done = sh(substitute(EXPORT_SGF, ID=ids["tournament"]), tmp_path)
+    done = sh(EXPORT_SGF, tmp_path)
     assert done.returncode == 0, done.stderr
+    assert "left out 1 game without an SGF standard (connect4 1)" in done.stderr
     assert sorted(p.name for p in (tmp_path / "sgf").iterdir()) == [
+        "gomoku-0002.sgf",
         "reversi-0004.sgf",
         "tictactoe-0003.sgf",
     ]
     assert (tmp_path / "sgf" / "tictactoe-0003.sgf").read_text().startswith("(;")
     done = sh(substitute(EXPORT_ONE, ID=ids["loose"][:5]), tmp_path)
-    assert done.returncode == 0 and "exported 1 games to stdout" in done.stderr
+    assert done.returncode == 0 and "exported 1 game to stdout" in done.stderr
     assert json.loads(done.stdout)["id"] == ids["loose"]
     done = sh(IMPORT, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "imported 4 games into other.sqlite" in done.stdout
-    assert "skipped 2 games already stored: reversi-0004, tictactoe-0003" in done.stdout
+    assert "skipped 3 games already stored: gomoku-0002, reversi-0004, tictactoe-0003" in (
+        done.stdout
+    )
     listed = sh("arena matches --db other.sqlite --json", tmp_path)
     assert sorted(m["id"] for m in json.loads(listed.stdout)) == sorted(
         json.loads(line)["id"] for line in lines
