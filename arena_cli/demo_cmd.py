@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterator
 
 from arena_cli import tournament_cmd
+from arena_cli.children import die_with_parent
 
 DEFAULT_PLAYERS = ("mcts:time=0.2", "mcts:time=0.2,c=3.0", "random")
 
@@ -62,7 +63,11 @@ def demo_server(db: str, web: str) -> Iterator[tuple[int, str]]:
     argv = [sys.executable, "-m", "arena_cli.main", "serve", "--port", "0", "--db", db]
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [*argv, "--web", web], stdout=out, stderr=subprocess.STDOUT, env=env
+            [*argv, "--web", web],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            preexec_fn=die_with_parent,  # a demo killed with -9 takes its server along
         )
     try:
         port, url = None, None

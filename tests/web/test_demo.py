@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -39,3 +41,17 @@ def test_demo_prints_the_web_address_while_it_runs(tmp_path: Path) -> None:
     finally:
         process.kill()
         process.wait()
+    # the demo's server (and its records writer) went with it
+    deadline = time.monotonic() + 15
+    while _processes_using(db) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _processes_using(db)
+
+
+def _processes_using(db: Path) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and str(db).encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+    return found
