@@ -29,7 +29,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--interval",
         type=float,
         default=2.0,
-        help="with --all: seconds between looks for new matches [2]",
+        help="with --all, on a server that cannot follow every match for us:"
+        " seconds between looks for new matches [2]",
     )
     parser.add_argument(
         "--connect-wait",

@@ -1,9 +1,11 @@
 """A terminal spectator: watch one match, or every match a server is playing.
 
 One connection in the spectator role. `watch_match` spectates one match
-until its end; `watch_all` lists the server's matches every few seconds and
-spectates each new one on the same connection, printing each match's moves as
-they come (blocks of different matches interleave, each headed by its id).
+until its end; `watch_all` has the server follow every match for it
+(``spectate "*"``: each new match from its start; an older server is asked
+for its list every few seconds instead), on the same connection, printing each
+match's moves as they come (blocks of different matches interleave, each
+headed by its id).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from player.client import (
 )
 from player.timefmt import clocks_line
 from protocol.messages import (
+    FOLLOW_ALL,
     Error,
     ListMatches,
     MatchEnd,
@@ -272,8 +275,10 @@ async def watch_all(
     connect_wait: float = 0.0,
     max_matches: int | None = None,
 ) -> int:
-    """Spectate every match being played, and each new one (listed every `interval` s).
+    """Spectate every match being played, and each new one from its start.
 
+    The server follows every match for us (``spectate "*"``); a server that
+    does not know that is asked for its list every `interval` seconds instead.
     Runs until cancelled, or until `max_matches` followed matches have ended;
     returns the number of followed matches that ended.
     """
@@ -282,10 +287,12 @@ async def watch_all(
     spectator = Spectator(out)
     requested: set[str] = set()
     failure: ClientError | None = None
+    polling = False
     conn = await _connect(host, port, connect, connect_wait)
     try:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_poll, conn, interval)
+            await conn.send(ListMatches())  # to say so when nothing is being played
+            await conn.send(Spectate(match=FOLLOW_ALL))
             try:
                 first_list = True
                 while True:
@@ -299,7 +306,7 @@ async def watch_all(
                         if first_list and not message.matches:
                             spectator.write("no match is being played yet; waiting for one")
                         first_list = False
-                        for match_id in fresh:
+                        for match_id in fresh if polling else ():
                             requested.add(match_id)
                             await conn.send(Spectate(match=match_id))
                     elif isinstance(message, Ping):
@@ -307,6 +314,10 @@ async def watch_all(
                     elif isinstance(message, Error):
                         if message.fatal:
                             raise ServerRejected(message.code, message.message)
+                        if message.code == "unknown_match" and message.match == FOLLOW_ALL:
+                            polling = True  # an older server: find new matches by listing
+                            nursery.start_soon(_poll, conn, interval)
+                            continue
                         log.debug("spectate_refused", code=message.code, error=message.message)
                     elif spectator.handle(message) is not None and (
                         max_matches is not None and len(spectator.ended) >= max_matches

@@ -90,8 +90,12 @@ class Rejoin(Message, tag="rejoin"):
     token: Token
 
 
+#: `Spectate.match` for every match: those being played and each one that starts later
+FOLLOW_ALL = "*"
+
+
 class Spectate(Message, tag="spectate"):
-    """Watch a match (its current state, then every update)."""
+    """Watch a match (its current state, then every update), or every match (FOLLOW_ALL)."""
 
     match: Id
 

@@ -17,6 +17,7 @@ import trio
 
 from games import Game, make_game
 from protocol.messages import (
+    FOLLOW_ALL,
     Clock,
     Join,
     OpenSeek,
@@ -75,6 +76,8 @@ class Lobby(PoolDesk):
     pools: dict[str, Pool] = field(default_factory=dict)
     # live tournament games by (owner, tournament, index): a game is played once
     tournament_games: dict[tuple[str, str, int], Match] = field(default_factory=dict)
+    # connections that spectate every match, also those that start later (`spectate *`)
+    followers: set[Connection] = field(default_factory=set)
 
     # --- creating matches ------------------------------------------------------
 
@@ -128,6 +131,8 @@ class Lobby(PoolDesk):
         self.matches[match.id] = match
         for seat in match.seats:
             self.tokens[seat.token] = (match, seat.index)
+        for follower in list(self.followers):
+            self._follow(follower, match)
         self.nursery.start_soon(self._run_match, match, name=f"match {match.id}")
         return match
 
@@ -367,6 +372,12 @@ class Lobby(PoolDesk):
         match.on_rejoin(seat_index, conn)
 
     def spectate(self, conn: Connection, match_id: str) -> None:
+        if match_id == FOLLOW_ALL:
+            self.followers.add(conn)
+            for playing in list(self.matches.values()):
+                if playing.phase != "over" and not self._follow(conn, playing):
+                    break
+            return
         match = self.matches.get(match_id)
         if match is None:
             raise RequestError("unknown_match", f"no match {match_id!r} is being played")
@@ -377,11 +388,28 @@ class Lobby(PoolDesk):
             )
         match.add_spectator(conn)
 
+    def _follow(self, conn: Connection, match: Match) -> bool:
+        """Add a follower to `match`; False (and a non-fatal error) at its limit."""
+        if conn.closed or match in conn.watching:
+            return True
+        limit = self.config.max_spectating
+        if len(conn.watching) >= limit:
+            conn.send_error(
+                "limit_reached",
+                f"not following match {match.id}: a connection may watch at most {limit}"
+                " matches at once",
+                match=match.id,
+            )
+            return False
+        match.add_spectator(conn)
+        return True
+
     # --- connection loss ---------------------------------------------------------
 
     def connection_lost(self, conn: Connection) -> None:
         """Forget the connection everywhere; its seats start their grace period."""
         self.cancel_seeks(conn)
+        self.followers.discard(conn)
         for name in list(conn.directing):
             pool = self.pools.get(name)
             if pool is not None and pool.director is conn:

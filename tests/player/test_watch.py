@@ -16,6 +16,7 @@ from player.watch import (
     watch_match,
 )
 from protocol.messages import (
+    FOLLOW_ALL,
     Error,
     ListMatches,
     MatchEnd,
@@ -92,18 +93,52 @@ async def test_watch_unknown_match_is_a_clear_error() -> None:
             await watch_match("127.0.0.1", 4242, "zz", out=io.StringIO(), connect=network.connect)
 
 
-async def test_watch_all_follows_current_and_new_matches(autojump_clock) -> None:
+def info(match: str, status: str = "playing") -> MatchInfo:
+    return MatchInfo(match, "tictactoe", dict(TTT.options), ["tester", "rival"], 0, status)
+
+
+async def test_watch_all_has_the_server_follow_every_match(autojump_clock) -> None:
     network = Network()
     out = io.StringIO()
-
-    def info(match: str, status: str = "playing") -> MatchInfo:
-        return MatchInfo(match, "tictactoe", dict(TTT.options), ["tester", "rival"], 0, status)
-
     async with trio.open_nursery() as nursery:
 
         async def script() -> None:
             server = await network.accept()
             await server.handshake()
+            await server.expect(ListMatches)
+            assert (await server.expect(Spectate)).match == FOLLOW_ALL
+            await server.send(Matches([]))
+            await referee(server, "m1", ["a1", "a2", "b1", "b2", "c1"])  # pushed by the server
+            await referee(server, "m2", ["a1", "b2", "c3", "a2", "c2", "c1", "a3", "b3", "b1"])
+
+        nursery.start_soon(script)
+        ended = await watch_all(
+            "127.0.0.1", 4242, interval=2.0, out=out, connect=network.connect, max_matches=2
+        )
+    assert ended == 2
+    text = out.getvalue()
+    assert text.startswith("no match is being played yet; waiting for one")
+    assert "=== match m1 over after 5 plies: 1-0" in text
+    assert "=== match m2 over after 9 plies: 1/2-1/2, draw by board_full" in text
+    assert trio.current_time() == 0.0  # no polling
+
+
+async def test_watch_all_lists_every_interval_on_a_server_that_cannot_follow(
+    autojump_clock,
+) -> None:
+    network = Network()
+    out = io.StringIO()
+    async with trio.open_nursery() as nursery:
+
+        async def script() -> None:
+            server = await network.accept()
+            await server.handshake()
+            await server.expect(ListMatches)
+            assert (await server.expect(Spectate)).match == FOLLOW_ALL
+            await server.send(Matches([info("m1"), info("old", "finished")]))
+            await server.send(
+                Error(code="unknown_match", message="no match '*' is being played", match="*")
+            )
             await server.expect(ListMatches)
             await server.send(Matches([info("m1"), info("old", "finished")]))
             assert (await server.expect(Spectate)).match == "m1"

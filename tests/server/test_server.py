@@ -152,3 +152,38 @@ async def test_a_moves_evaluation_is_relayed_and_checked() -> None:
         )
         error = await second.expect(Error)
         assert error.code == "bad_message" and error.fatal  # an evaluation is 0..1
+
+
+async def test_spectate_all_follows_the_running_match_and_every_later_one() -> None:
+    async with running_server(max_spectating=1) as server:
+        assert server.port is not None
+        a, b = await RawClient.connect(server.port), await RawClient.connect(server.port)
+        first, by_seat, _ = await start_pair([a, b])
+        follower = await RawClient.connect(server.port)
+        await follower.hello("everything", role="spectator")
+        await follower.send({"type": "spectate", "match": "*"})
+        assert (await follower.expect(MatchStart)).match == first  # being played already
+        # at its limit (1 match): the next match is skipped, and named
+        start, _ = await _play_one(server.port, seed=1)
+        skipped: Error = await follower.expect(Error)
+        assert skipped.code == "limit_reached" and not skipped.fatal
+        assert skipped.match == start.match
+        await by_seat[0].send({"type": "resign", "match": first})
+        assert (await follower.expect(MatchEnd, skip=(Update,))).match == first
+        # below its limit again: a match that starts now is followed from its start
+        start, end = await _play_one(server.port, seed=2)
+        assert (await follower.expect(MatchStart)).match == start.match
+        followed: MatchEnd = await follower.expect(MatchEnd, skip=(Update,))
+        assert followed.match == start.match and followed.scores == end.scores
+
+
+async def _play_one(port: int, seed: int) -> tuple[MatchStart, MatchEnd]:
+    async with trio.open_nursery() as nursery:
+        results: list[tuple[MatchStart, MatchEnd]] = []
+
+        async def player(name: str, offset: int) -> None:
+            results.append(await seek_and_play(port, name, seed + offset))
+
+        nursery.start_soon(player, f"x{seed}", 0)
+        nursery.start_soon(player, f"y{seed}", 100)
+    return results[0]
