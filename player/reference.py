@@ -79,8 +79,14 @@ def bridge_for(game: Game[Any, Any]) -> Bridge:
     options = game.options
     if game.name == "connect4" and (options["width"], options["height"], options["k"]) == (7, 6, 4):
         return Bridge("connect_four", _same, _first)
-    if game.name == "tictactoe":
+    if game.name == "tictactoe" and (options["width"], options["height"], options["k"]) == (
+        3,
+        3,
+        3,
+    ):
         return Bridge("tic_tac_toe", _same, _first)
+    if game.name == "gomoku" and (options["width"], options["height"], options["k"]) == (15, 15, 5):
+        return Bridge("gomoku", _same, _first)  # freestyle on both sides: six in a row wins
     if game.name == "reversi" and options["size"] == 8:
         return Bridge("othello", _othello_actions, _othello_move)
     if game.name == "ultimate":

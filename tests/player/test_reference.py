@@ -13,7 +13,7 @@ from player.agent import SearchLimit, play_local_game
 from player.reference import OpenSpielAgent, bridge_for, legal_actions_agree
 from player.spec import available_agents, make_agent
 
-GAMES = ["connect4", "tictactoe", "reversi", "ultimate"]
+GAMES = ["connect4", "tictactoe", "reversi", "ultimate", "gomoku"]
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -42,4 +42,6 @@ def test_plays_legal_moves_from_the_history(name: str) -> None:
 def test_is_an_entry_point_kind_and_refuses_games_openspiel_lacks() -> None:
     assert "openspiel" in available_agents()
     with pytest.raises(ValueError, match="no counterpart"):
-        bridge_for(make_game("gomoku"))
+        bridge_for(make_game("gomoku", {"width": 9, "height": 9}))
+    with pytest.raises(ValueError, match="no counterpart"):
+        bridge_for(make_game("tictactoe", {"width": 4}))
