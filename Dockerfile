@@ -35,12 +35,14 @@ RUN groupadd --system --gid 10001 arena \
 
 COPY --from=build /opt/arena /opt/arena
 
+# Compile the MCTS kernels now (numba, about 20 s) into the arena user's own
+# cache, so a player container starts in about a second; on a host with
+# another CPU numba compiles again once, into the same writable cache.
+ENV NUMBA_CACHE_DIR=/home/arena/.cache/mcts-arena
+RUN python -c "from player.mcts.fast import warm_up; assert warm_up()" \
+    && chown -R arena:arena /home/arena/.cache
+
 USER 10001:10001
-# Compile the MCTS kernels now (numba, about 20 s) into the arena user's cache
-# (~/.cache/mcts-arena/<digest>: the install is read-only to it), so a player
-# container starts in about a second; on a host with another CPU numba compiles
-# again once, into the same writable cache.
-RUN python -c "from player.mcts.fast import warm_up; assert warm_up()"
 WORKDIR /data
 VOLUME ["/data"]
 EXPOSE 4242

@@ -243,6 +243,20 @@ def test_a_read_only_install_caches_under_a_digest_named_directory(
     assert str(expected) == config.CACHE_DIR
 
 
+def test_an_explicit_cache_directory_wins_over_a_writable_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    # the Docker image compiles as root (a writable install) for the arena user's cache
+    import numba
+
+    config: Any = numba.config
+    monkeypatch.setattr(fast_package, "_writable", lambda directory: True)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(config, "CACHE_DIR", config.CACHE_DIR)
+    fast_package._configure_cache()
+    assert config.CACHE_DIR == str(tmp_path / fast_package._digest()[:16])
+
+
 WARM_UP_CHECK = """
 import inspect, re
 from player.mcts import fast

@@ -5,8 +5,9 @@ None when numba (or NumPy) is missing, so the ``mcts`` agent falls back to
 the pure-Python engine (`player.mcts.search`). `warm_up()` compiles (or
 loads from numba's on-disk cache) every kernel by running a tiny search on
 each, so no compilation ever happens on a move's clock. The cache lives in
-``__pycache__`` beside these modules when that is writable; in a read-only
-install, in ``$NUMBA_CACHE_DIR/<digest>`` (default ``~/.cache/mcts-arena/<digest>``),
+``__pycache__`` beside these modules when that is writable and no
+``$NUMBA_CACHE_DIR`` is set; else in ``$NUMBA_CACHE_DIR/<digest>`` (default
+``~/.cache/mcts-arena/<digest>``),
 where ``<digest>`` hashes these sources, so an upgrade never meets a stale cache.
 """
 
@@ -57,7 +58,8 @@ def _configure_cache() -> None:
 
     digest = _digest()
     cache = _HERE / "__pycache__"
-    if _writable(cache):
+    explicit = os.environ.get("NUMBA_CACHE_DIR")  # asked for: used even when in-tree works
+    if not explicit and _writable(cache):
         stamp = cache / "kernels.sha256"
         with contextlib.suppress(OSError):
             if stamp.read_text() == digest:
@@ -67,7 +69,7 @@ def _configure_cache() -> None:
                 stale.unlink()
             stamp.write_text(digest)
         return
-    base = os.environ.get("NUMBA_CACHE_DIR") or str(Path.home() / ".cache" / "mcts-arena")
+    base = explicit or str(Path.home() / ".cache" / "mcts-arena")
     config: Any = numba.config
     config.CACHE_DIR = str(Path(base) / digest[:16])
 
