@@ -254,7 +254,7 @@ def test_an_explicit_cache_directory_wins_over_a_writable_install(
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(config, "CACHE_DIR", config.CACHE_DIR)
     fast_package._configure_cache()
-    assert config.CACHE_DIR == str(tmp_path / fast_package._digest()[:16])
+    assert str(tmp_path / fast_package._digest()[:16]) == config.CACHE_DIR
 
 
 WARM_UP_CHECK = """
