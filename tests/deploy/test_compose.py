@@ -301,7 +301,8 @@ class LocalStack:
         env["PATH"] = f"{self.bin}{os.pathsep}{env.get('PATH', '')}"
         kinds = {"ARENA_HOST": "host", "ARENA_PORT": "port"}
         for key, value in {**self.image_env, **service.environment}.items():
-            if key != "PATH":
+            # the image's own paths (its compiled-kernel cache) mean nothing here
+            if key not in ("PATH", "NUMBA_CACHE_DIR"):
                 env[key] = self.localize(service, value, kinds.get(key, ""))
         return env
 
