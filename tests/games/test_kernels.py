@@ -24,7 +24,9 @@ from player.mcts.fast import kernels
 from player.mcts.fast.adapters import Adapter, adapter_for
 from player.mcts.fast.rng import new_rng
 
-GAMES = ["connect4", "tictactoe", "reversi", "ultimate"]
+GAMES = ["connect4", "tictactoe", "reversi", "ultimate", "gomoku"]
+#: random games per test (gomoku's 225 cells make each Python game slow)
+GAME_COUNT = {"gomoku": 20}
 
 
 def adapter(game: Any) -> Adapter:
@@ -87,8 +89,8 @@ def test_random_games_reach_identical_states_and_outcomes(name: str) -> None:
     game = make_game(name)
     a = adapter(game)
     rng = random.Random(7)
-    moves = np.empty(128, dtype=np.int64)
-    for _ in range(200):
+    moves = np.empty(512, dtype=np.int64)
+    for _ in range(GAME_COUNT.get(name, 200)):
         state = game.initial_state()
         row = np.array(a.encode_state(state), dtype=np.int64)
         while True:
@@ -116,7 +118,7 @@ def test_random_rollouts_match_the_python_playout_statistics(name: str) -> None:
     a = adapter(game)
     row = np.array(a.encode_state(game.initial_state()), dtype=np.int64)
     krng = new_rng(3)
-    n = 20_000
+    n, tolerance = (2_000, 0.05) if name == "gomoku" else (20_000, 0.025)
     kernel = Counter(kernels.rollout(a.gid, a.cfg, row, krng, 0) for _ in range(n))
     rng = random.Random(3)
     python: Counter[int | None] = Counter(
@@ -124,7 +126,7 @@ def test_random_rollouts_match_the_python_playout_statistics(name: str) -> None:
         for _ in range(n)
     )
     for seat in (0, 1):
-        assert abs(kernel[seat] / n - python[seat] / n) < 0.025
+        assert abs(kernel[seat] / n - python[seat] / n) < tolerance
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -146,3 +148,24 @@ def test_rollouts_end_by_the_rules(name: str) -> None:
         assert outcome is not None
         expected = 2 if outcome.winner is None else outcome.winner
         assert kernels.rollout(a.gid, a.cfg, row, krng, 1) == expected
+
+
+def test_gomoku_smart_rollouts_take_a_win_and_block_one() -> None:
+    game = make_game("gomoku")
+    a = adapter(game)
+    krng = new_rng(5)
+
+    def after(moves: list[str]) -> np.ndarray:
+        state = game.initial_state()
+        for text in moves:
+            state = game.apply(state, game.parse_move(text))
+        return np.array(a.encode_state(state), dtype=np.int64)
+
+    # X (to move) has four in a row, open at both ends: the smart policy always wins
+    four = after(["a1", "o15", "b1", "o14", "c1", "o13", "d1", "n15"])
+    assert {kernels.rollout(a.gid, a.cfg, four, krng, 1) for _ in range(200)} == {0}
+    # O (to move) faces X's four with one open end (e1): unblocked, the smart X would
+    # take it next move every time; O blocks, so X wins only some of the games
+    blocked = after(["a1", "h8", "b1", "h9", "c1", "h10", "d1"])
+    smart = Counter(kernels.rollout(a.gid, a.cfg, blocked, krng, 1) for _ in range(500))
+    assert smart[0] < 400 and smart[1] > 50

@@ -51,12 +51,12 @@ def fast_search(game: Game[Any, Any], **options: Any) -> FastSearch:
 def test_auto_picks_the_compiled_engine_for_built_in_games_only() -> None:
     agent = started("mcts:iterations=10,seed=1", make_game("connect4"), 0)
     assert isinstance(agent.search_tree, FastSearch)
-    for name in ("reversi", "ultimate", "tictactoe"):
+    for name in ("reversi", "ultimate", "tictactoe", "gomoku"):
         agent.start(make_game(name), 0)
         assert isinstance(agent.search_tree, FastSearch)
     for game in (
         make_game("connect4", {"k": 5}),
-        make_game("gomoku"),
+        make_game("gomoku", {"width": 19, "height": 19}),  # 361 cells: more than bigmnk holds
         make_game("reversi", {"size": 6}),
     ):
         agent.start(game, 0)

@@ -100,13 +100,14 @@ def warm_up() -> bool:
         if _warm:
             return True
         from games.connect4 import Connect4
+        from games.gomoku import Gomoku
         from games.reversi import Reversi
         from games.tictactoe import TicTacToe
         from games.ultimate import UltimateTicTacToe
         from player.agent import SearchLimit
         from player.mcts.fast.adapters import adapter_for
 
-        games: list[Any] = [Connect4(), TicTacToe(), Reversi(), UltimateTicTacToe()]
+        games: list[Any] = [Connect4(), TicTacToe(), Reversi(), UltimateTicTacToe(), Gomoku()]
         for game in games:
             adapter = adapter_for(game)
             assert adapter is not None

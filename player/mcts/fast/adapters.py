@@ -19,7 +19,7 @@ from games.connect4 import Connect4
 from games.mnk import MNKGame
 from games.reversi import Reversi
 from games.ultimate import UltimateTicTacToe
-from player.mcts.fast import connect4, kernels, mnk, reversi, ultimate
+from player.mcts.fast import bigmnk, connect4, kernels, mnk, reversi, ultimate
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +54,13 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
     ):
         cfg = mnk.make_cfg(game.width, game.height, game.k, game.windows)
         return Adapter(kernels.MNK, cfg, mnk.STATE_SIZE, _tuple, _identity, _identity)
+    if (
+        isinstance(game, MNKGame)
+        and type(game).__module__.startswith("games.")
+        and bigmnk.supports(game.width, game.height)
+    ):
+        cfg = bigmnk.make_cfg(game.width, game.height, game.k)
+        return Adapter(kernels.BIGMNK, cfg, bigmnk.STATE_SIZE, bigmnk.encode, _identity, _identity)
     if type(game) is Reversi and game.size == 8:
         return Adapter(
             kernels.REVERSI, reversi.make_cfg(), reversi.STATE_SIZE, reversi.encode, _identity,

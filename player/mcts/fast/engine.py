@@ -74,7 +74,7 @@ class FastSearch:
         self.wsum = np.empty(self.capacity, dtype=np.float64)
         self.meta = np.zeros(3, dtype=np.int64)
         self.root_state: Any = None
-        self._batch = 64
+        self._batch = 16  # grows to BATCH_SECONDS of work (slow kernels: gomoku)
 
     # --- tree reuse --------------------------------------------------------------
 

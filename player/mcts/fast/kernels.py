@@ -13,12 +13,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast import connect4, mnk, reversi, ultimate
+from player.mcts.fast import bigmnk, connect4, mnk, reversi, ultimate
 
 CONNECT4 = 0
 MNK = 1
 REVERSI = 2
 ULTIMATE = 3
+BIGMNK = 4
 
 
 @njit(cache=True, nogil=True)
@@ -29,6 +30,8 @@ def legal(gid: int, cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
         return mnk.legal(cfg, st, out)
     if gid == REVERSI:
         return reversi.legal(cfg, st, out)
+    if gid == BIGMNK:
+        return bigmnk.legal(cfg, st, out)
     return ultimate.legal(cfg, st, out)
 
 
@@ -40,6 +43,8 @@ def play(gid: int, cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) 
         mnk.play(cfg, st, move, dst)
     elif gid == REVERSI:
         reversi.play(cfg, st, move, dst)
+    elif gid == BIGMNK:
+        bigmnk.play(cfg, st, move, dst)
     else:
         ultimate.play(cfg, st, move, dst)
 
@@ -52,6 +57,8 @@ def to_move(gid: int, cfg: np.ndarray, st: np.ndarray) -> int:
         return mnk.to_move(cfg, st)
     if gid == REVERSI:
         return reversi.to_move(cfg, st)
+    if gid == BIGMNK:
+        return bigmnk.to_move(cfg, st)
     return ultimate.to_move(cfg, st)
 
 
@@ -63,6 +70,8 @@ def status(gid: int, cfg: np.ndarray, st: np.ndarray) -> int:
         return mnk.status(cfg, st)
     if gid == REVERSI:
         return reversi.status(cfg, st)
+    if gid == BIGMNK:
+        return bigmnk.status(cfg, st)
     return ultimate.status(cfg, st)
 
 
@@ -74,4 +83,6 @@ def rollout(gid: int, cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: 
         return mnk.rollout(cfg, st, rng, policy)
     if gid == REVERSI:
         return reversi.rollout(cfg, st, rng, policy)
+    if gid == BIGMNK:
+        return bigmnk.rollout(cfg, st, rng, policy)
     return ultimate.rollout(cfg, st, rng, policy)

@@ -36,7 +36,7 @@ COLUMNS = 8
 WIN, DRAW, LOSS = 1, 2, 3
 ROOT, NEXT, FULL = 0, 1, 2
 ONGOING = -1
-MAX_MOVES = 128
+MAX_MOVES = 304  # the most legal moves of any kernel (bigmnk: 300 cells)
 MAX_DEPTH = 1024
 
 

@@ -1,0 +1,227 @@
+"""m,n,k-game kernel for boards of 63 to 300 cells (gomoku 15x15) for the compiled search.
+
+`mnk` keeps each side's stones in one 64-bit word; a 15x15 board needs more,
+so here each side has `WORDS` words of `BITS` bits (cell ``row * width +
+col`` is bit ``cell % BITS`` of word ``cell // BITS``, as `games.mnk`'s integer
+bitboards cut in pieces). State row (int64[12]): side 0's words, side 1's
+words, ply, status. `cfg` (int64 array): width, height, k, cells.
+
+A move wins when the run of the mover's stones through it, along one of the
+four directions, is at least k long: the same as `games.mnk` (a k-long window
+of the mover's stones through the move; freestyle, longer lines win too).
+
+Rollouts (`policy` 1): take an immediate win, else block the opponent's,
+else a uniformly random move. Each side's winning cells are kept up to date
+move by move (a new one can only be the first empty cell past the mover's
+stones next to its new stone, in one of the eight directions), so the policy
+costs a few dozen cell reads per move, not a scan of the board.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from player.mcts.fast.rng import below
+
+ONGOING = -1
+DRAW = 2
+BITS = 60
+WORDS = 5
+STATE_SIZE = 2 * WORDS + 2
+PLY = 2 * WORDS
+STATUS = 2 * WORDS + 1
+MAX_CELLS = BITS * WORDS
+# the four line directions as (row, column) steps
+_DR = np.array([0, 1, 1, 1], dtype=np.int64)
+_DC = np.array([1, 0, 1, -1], dtype=np.int64)
+
+
+def make_cfg(width: int, height: int, k: int) -> np.ndarray:
+    return np.array([width, height, k, width * height], dtype=np.int64)
+
+
+def supports(width: int, height: int) -> bool:
+    return 62 < width * height <= MAX_CELLS
+
+
+def encode(state: tuple[int, int, int, int]) -> tuple[int, ...]:
+    """A `games.mnk` state as a kernel row."""
+    mask = (1 << BITS) - 1
+    words = [(stones >> (BITS * w)) & mask for stones in state[:2] for w in range(WORDS)]
+    return (*words, state[2], state[3])
+
+
+@njit(cache=True, nogil=True)
+def _has(st: np.ndarray, side: int, cell: int) -> bool:
+    return bool((st[side * WORDS + cell // BITS] >> (cell % BITS)) & 1)
+
+
+@njit(cache=True, nogil=True)
+def _run(cfg: np.ndarray, board: np.ndarray, piece: int, cell: int, dr: int, dc: int) -> int:
+    """How many `piece` stones follow `cell` (not counted) in direction (dr, dc)."""
+    width, height = cfg[0], cfg[1]
+    row, col = cell // width + dr, cell % width + dc
+    n = 0
+    while 0 <= row < height and 0 <= col < width and board[row * width + col] == piece:
+        n += 1
+        row += dr
+        col += dc
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _wins_at(cfg: np.ndarray, board: np.ndarray, piece: int, cell: int) -> bool:
+    """Whether `piece` on `cell` makes a line of k (the cell itself may be empty)."""
+    for d in range(4):
+        dr, dc = _DR[d], _DC[d]
+        length = 1 + _run(cfg, board, piece, cell, dr, dc) + _run(cfg, board, piece, cell, -dr, -dc)
+        if length >= cfg[2]:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _board(cfg: np.ndarray, st: np.ndarray) -> np.ndarray:
+    """Cells as 0 (empty), 1 (side 0) or 2 (side 1)."""
+    board = np.zeros(cfg[3], dtype=np.int8)
+    for cell in range(cfg[3]):
+        if _has(st, 0, cell):
+            board[cell] = 1
+        elif _has(st, 1, cell):
+            board[cell] = 2
+    return board
+
+
+@njit(cache=True, nogil=True)
+def legal(cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
+    if st[STATUS] != ONGOING:
+        return 0
+    n = 0
+    for cell in range(cfg[3]):
+        if not _has(st, 0, cell) and not _has(st, 1, cell):
+            out[n] = cell
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def to_move(cfg: np.ndarray, st: np.ndarray) -> int:
+    return int(st[PLY] & 1)
+
+
+@njit(cache=True, nogil=True)
+def play(cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
+    mover = st[PLY] & 1
+    dst[:] = st
+    dst[mover * WORDS + move // BITS] |= 1 << (move % BITS)
+    ply = st[PLY] + 1
+    dst[PLY] = ply
+    width, height = cfg[0], cfg[1]
+    row0, col0 = move // width, move % width
+    won = False
+    for d in range(4):
+        length = 1
+        for sign in (1, -1):
+            dr, dc = sign * _DR[d], sign * _DC[d]
+            row, col = row0 + dr, col0 + dc
+            while 0 <= row < height and 0 <= col < width and _has(dst, mover, row * width + col):
+                length += 1
+                row += dr
+                col += dc
+        if length >= cfg[2]:
+            won = True
+            break
+    if won:
+        dst[STATUS] = mover
+    elif ply == cfg[3]:
+        dst[STATUS] = DRAW
+    else:
+        dst[STATUS] = ONGOING
+
+
+@njit(cache=True, nogil=True)
+def status(cfg: np.ndarray, st: np.ndarray) -> int:
+    return int(st[STATUS])
+
+
+@njit(cache=True, nogil=True)
+def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
+    if st[STATUS] != ONGOING:
+        return int(st[STATUS])
+    cells, width, height = cfg[3], cfg[0], cfg[1]
+    board = _board(cfg, st)
+    free = np.empty(cells, dtype=np.int64)
+    where = np.full(cells, -1, dtype=np.int64)  # a free cell's index in `free`
+    n = 0
+    for cell in range(cells):
+        if board[cell] == 0:
+            free[n] = cell
+            where[cell] = n
+            n += 1
+    # policy 1: each side's winning cells (1 = placing there makes k), and their counts
+    wins = np.zeros((2, cells), dtype=np.int8)
+    count = np.zeros(2, dtype=np.int64)
+    if policy == 1:
+        for j in range(n):
+            for side in range(2):
+                if _wins_at(cfg, board, side + 1, free[j]):
+                    wins[side, free[j]] = 1
+                    count[side] += 1
+    mover = int(st[PLY] & 1)
+    ply = st[PLY]
+    while True:
+        cell = -1
+        if policy == 1:
+            if count[mover] > 0:
+                return mover  # it takes its win
+            if count[1 - mover] > 0:
+                for j in range(n):
+                    if wins[1 - mover, free[j]]:
+                        cell = free[j]
+                        break
+        if cell < 0:
+            cell = free[below(rng, n)]
+        # place it
+        i = where[cell]
+        n -= 1
+        last = free[n]
+        free[i] = last
+        where[last] = i
+        where[cell] = -1
+        board[cell] = mover + 1
+        ply += 1
+        if policy == 1:
+            for side in range(2):
+                if wins[side, cell]:
+                    wins[side, cell] = 0
+                    count[side] -= 1
+            # a new winning cell for the mover: the first empty cell past its stones
+            # next to the new one, in one of the eight directions
+            row0, col0 = cell // width, cell % width
+            for d in range(4):
+                for sign in (1, -1):
+                    dr, dc = sign * _DR[d], sign * _DC[d]
+                    row, col = row0 + dr, col0 + dc
+                    while (
+                        0 <= row < height
+                        and 0 <= col < width
+                        and board[row * width + col] == mover + 1
+                    ):
+                        row += dr
+                        col += dc
+                    if not (0 <= row < height and 0 <= col < width):
+                        continue
+                    e = row * width + col
+                    if board[e] != 0 or wins[mover, e]:
+                        continue
+                    run = 1 + _run(cfg, board, mover + 1, e, dr, dc)
+                    run += _run(cfg, board, mover + 1, e, -dr, -dc)
+                    if run >= cfg[2]:
+                        wins[mover, e] = 1
+                        count[mover] += 1
+        elif _wins_at(cfg, board, mover + 1, cell):
+            return mover
+        if ply == cells:
+            return DRAW
+        mover = 1 - mover
