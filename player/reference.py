@@ -77,15 +77,12 @@ def _ultimate_move(actions: list[int], state: Any) -> Any:
 def bridge_for(game: Game[Any, Any]) -> Bridge:
     """The bridge to OpenSpiel for `game`, or ValueError if OpenSpiel lacks it."""
     options = game.options
-    if game.name == "connect4" and (options["width"], options["height"], options["k"]) == (7, 6, 4):
+    board = tuple(options.get(key) for key in ("width", "height", "k"))
+    if game.name == "connect4" and board == (7, 6, 4):
         return Bridge("connect_four", _same, _first)
-    if game.name == "tictactoe" and (options["width"], options["height"], options["k"]) == (
-        3,
-        3,
-        3,
-    ):
+    if game.name == "tictactoe" and board == (3, 3, 3):
         return Bridge("tic_tac_toe", _same, _first)
-    if game.name == "gomoku" and (options["width"], options["height"], options["k"]) == (15, 15, 5):
+    if game.name == "gomoku" and board == (15, 15, 5):
         return Bridge("gomoku", _same, _first)  # freestyle on both sides: six in a row wins
     if game.name == "reversi" and options["size"] == 8:
         return Bridge("othello", _othello_actions, _othello_move)

@@ -306,9 +306,10 @@ async def watch_all(
                         if first_list and not message.matches:
                             spectator.write("no match is being played yet; waiting for one")
                         first_list = False
-                        for match_id in fresh if polling else ():
-                            requested.add(match_id)
-                            await conn.send(Spectate(match=match_id))
+                        if polling:  # else the server follows every match for us
+                            for match_id in fresh:
+                                requested.add(match_id)
+                                await conn.send(Spectate(match=match_id))
                     elif isinstance(message, Ping):
                         await conn.send(Pong(id=message.id))
                     elif isinstance(message, Error):

@@ -70,7 +70,6 @@ class LazyFlusher:
     """
 
     def __init__(self) -> None:
-        self.busy = False
         self._generation = 0  # the number of the generation now collecting
         self._pending: set[Connection] = set()
         # older generations, oldest first: (number, when it began collecting, connections)
@@ -94,13 +93,13 @@ class LazyFlusher:
             late = now - began - tick
             if late > BUSY_LATE or now_cpu - cpu > BUSY_SHARE * (now - began):
                 busy_until = now + LAZY_FLUSH_BUSY
-            self.busy = now < busy_until
+            busy = now < busy_until
             cpu = now_cpu
             self._generations.append((self._generation, began, self._pending))
             self._generation += 1
             self._pending = set()
             began = now
-            window = (LAZY_FLUSH_BUSY if self.busy else LAZY_FLUSH) - tick / 2
+            window = (LAZY_FLUSH_BUSY if busy else LAZY_FLUSH) - tick / 2
             while self._generations and now - self._generations[0][1] >= window:
                 number, _, conns = self._generations.popleft()
                 for conn in conns:

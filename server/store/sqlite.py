@@ -46,10 +46,6 @@ _INSERT_MATCH = (
     " started_at, tournament, extra, game_index) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
     " ON CONFLICT(id) DO NOTHING"
 )
-_INSERT_MOVE = (
-    "INSERT OR REPLACE INTO moves (match_id, ply, seat, move, notation, think_time, at)"
-    " VALUES (?,?,?,?,?,?,?)"
-)
 #: a match's moves in one statement: one array of rows (see `_insert_moves`)
 _INSERT_MOVES_JSON = (
     "INSERT OR REPLACE INTO moves (match_id, ply, seat, move, notation, think_time, at)"
@@ -282,7 +278,8 @@ class Store:
             if db.execute("SELECT 1 FROM matches WHERE id=?", (record.id,)).fetchone():
                 return False
             self._insert_match(db, record)
-            db.executemany(_INSERT_MOVE, [move_row(move) for move in moves])
+            if moves:
+                _insert_moves(db, [move_row(move) for move in moves])
             if record.status != "running" and record.scores is not None:
                 self._finish_match(db, result_of(record))
         return True
@@ -401,13 +398,10 @@ _json_rows = msgspec.json.Encoder().encode
 
 
 def _insert_moves(db: sqlite3.Connection, rows: Sequence[MoveRow]) -> None:
-    """Insert move rows. Many rows go in one statement over a JSON array: one call into
-    SQLite, and so one release of the GIL, instead of one per row (the event loop
-    shares the GIL with this writer thread)."""
-    if len(rows) < 4:
-        db.executemany(_INSERT_MOVE, rows)
-    else:
-        db.execute(_INSERT_MOVES_JSON, (_json_rows(rows).decode(),))
+    """Insert move rows in one statement over a JSON array: one call into SQLite, and
+    so one release of the GIL, instead of one per row (with the ``thread`` writer the
+    event loop shares the GIL with the writing thread)."""
+    db.execute(_INSERT_MOVES_JSON, (_json_rows(rows).decode(),))
 
 
 def result_of(record: MatchRecord) -> ResultRecord:

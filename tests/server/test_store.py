@@ -56,7 +56,7 @@ def test_import_match_stores_a_whole_match_once(tmp_path: Path) -> None:
     store.close()
 
 
-@pytest.mark.parametrize("count", [1, 3, 4, 40])  # below and above the one-statement path
+@pytest.mark.parametrize("count", [1, 3, 4, 40])  # one move to many, in one statement
 def test_moves_come_back_exactly_as_written(tmp_path: Path, count: int) -> None:
     store = Store(str(tmp_path / "arena.sqlite"))
     values: list[Any] = [4, "e4", [0, 3], {"from": 1, "to": [2, 3]}, None, -7, "x\"y'z"]

@@ -9,6 +9,7 @@ termination.
 from __future__ import annotations
 
 import random
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,35 @@ from server.store import Store
 from tests.server.harness import RawClient, running_server
 from tournament.config import TournamentConfig, TournamentPlayer
 from tournament.director import TournamentDirector, TournamentError
-from tournament.records import TournamentRecords
+from tournament.records import GameResult, TournamentRecords
 
 THINK = 0.3  # seconds a player takes per move: time for the solver to land first
+
+
+SECRETS = {"p0": "s0", "p1": "s1"}
+
+
+async def _direct(
+    director: TournamentDirector,
+    tmp_path: Path,
+    player: Callable[[int, str, str, str, int], Awaitable[None]],
+    *,
+    seeds_apart: int,
+) -> dict[int, GameResult]:
+    """Run `director` on a fresh server with two copies of `player` for each name."""
+    with trio.fail_after(30):
+        async with running_server(db=str(tmp_path / "arena.sqlite")) as server:
+            assert server.port is not None
+            async with trio.open_nursery() as nursery:
+                for i, name in enumerate(SECRETS):
+                    for copy in range(2):
+                        seed = seeds_apart * i + copy
+                        nursery.start_soon(
+                            player, server.port, name, SECRETS[name], director.config.id, seed
+                        )
+                results = await director.run("127.0.0.1", server.port)
+                nursery.cancel_scope.cancel()
+    return results
 
 
 async def slow_player(port: int, name: str, secret: str, pool: str, seed: int) -> None:
@@ -59,19 +86,8 @@ async def test_proven_positions_are_adjudicated_and_recorded(tmp_path: Path) -> 
         openings={"kind": "random", "plies": 2, "seed": 1},
         adjudication={"proven_nodes": 50_000},
     )
-    secrets = {"p0": "s0", "p1": "s1"}
-    director = TournamentDirector(config, secrets=secrets, concurrency=2)
-    with trio.fail_after(30):
-        async with running_server(db=str(tmp_path / "arena.sqlite")) as server:
-            assert server.port is not None
-            async with trio.open_nursery() as nursery:
-                for i, name in enumerate(("p0", "p1")):
-                    for copy in range(2):
-                        nursery.start_soon(
-                            slow_player, server.port, name, secrets[name], config.id, 10 * i + copy
-                        )
-                results = await director.run("127.0.0.1", server.port)
-                nursery.cancel_scope.cancel()
+    director = TournamentDirector(config, secrets=SECRETS, concurrency=2)
+    results = await _direct(director, tmp_path, slow_player, seeds_apart=10)
     assert sorted(results) == [0, 1]
     for result in results.values():
         # 3x3 tic-tac-toe is small: every game is proven long before its end
@@ -164,19 +180,8 @@ async def test_games_are_adjudicated_on_the_engines_evaluations(tmp_path: Path) 
         move_time=5.0,
         adjudication={"resign_moves": 3, "resign_score": 0.05},
     )
-    secrets = {"p0": "s0", "p1": "s1"}
-    director = TournamentDirector(config, secrets=secrets, concurrency=2)
-    with trio.fail_after(30):
-        async with running_server(db=str(tmp_path / "arena.sqlite")) as server:
-            assert server.port is not None
-            async with trio.open_nursery() as nursery:
-                for i, name in enumerate(("p0", "p1")):
-                    for copy in range(2):
-                        nursery.start_soon(
-                            confident_player, server.port, name, secrets[name], config.id, i + copy
-                        )
-                results = await director.run("127.0.0.1", server.port)
-                nursery.cancel_scope.cancel()
+    director = TournamentDirector(config, secrets=SECRETS, concurrency=2)
+    results = await _direct(director, tmp_path, confident_player, seeds_apart=1)
     for result in results.values():
         # three plies in a row agree that seat 0 wins: it does, at ply 3, before any line
         assert result.termination == "evaluation", result

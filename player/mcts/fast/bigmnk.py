@@ -111,25 +111,30 @@ def to_move(cfg: np.ndarray, st: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True)
+def _run_bits(cfg: np.ndarray, st: np.ndarray, side: int, cell: int, dr: int, dc: int) -> int:
+    """`_run` over a state row's bits: how many of `side`'s stones follow `cell`."""
+    width, height = cfg[0], cfg[1]
+    row, col = cell // width + dr, cell % width + dc
+    n = 0
+    while 0 <= row < height and 0 <= col < width and _has(st, side, row * width + col):
+        n += 1
+        row += dr
+        col += dc
+    return n
+
+
+@njit(cache=True, nogil=True)
 def play(cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
     mover = st[PLY] & 1
     dst[:] = st
     dst[mover * WORDS + move // BITS] |= 1 << (move % BITS)
     ply = st[PLY] + 1
     dst[PLY] = ply
-    width, height = cfg[0], cfg[1]
-    row0, col0 = move // width, move % width
     won = False
     for d in range(4):
-        length = 1
-        for sign in (1, -1):
-            dr, dc = sign * _DR[d], sign * _DC[d]
-            row, col = row0 + dr, col0 + dc
-            while 0 <= row < height and 0 <= col < width and _has(dst, mover, row * width + col):
-                length += 1
-                row += dr
-                col += dc
-        if length >= cfg[2]:
+        dr, dc = _DR[d], _DC[d]
+        length = 1 + _run_bits(cfg, dst, mover, move, dr, dc)
+        if length + _run_bits(cfg, dst, mover, move, -dr, -dc) >= cfg[2]:
             won = True
             break
     if won:
@@ -202,14 +207,8 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
             for d in range(4):
                 for sign in (1, -1):
                     dr, dc = sign * _DR[d], sign * _DC[d]
-                    row, col = row0 + dr, col0 + dc
-                    while (
-                        0 <= row < height
-                        and 0 <= col < width
-                        and board[row * width + col] == mover + 1
-                    ):
-                        row += dr
-                        col += dc
+                    past = 1 + _run(cfg, board, mover + 1, cell, dr, dc)
+                    row, col = row0 + past * dr, col0 + past * dc
                     if not (0 <= row < height and 0 <= col < width):
                         continue
                     e = row * width + col
