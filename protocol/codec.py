@@ -117,34 +117,70 @@ class FrameReader:
     async def read_frame(self) -> bytes:
         """The next frame's body. Raises ConnectionClosed or ProtocolError.
 
-        One loop, no awaits while a whole frame is buffered; the common case
-        (one read brings exactly one frame) returns a slice of what was read
-        without going through the buffer.
+        No awaits while a whole frame is buffered; the common case (one read
+        brings exactly one frame) returns a slice of what was read without
+        going through the buffer.
         """
+        body = self.buffered_frame()
+        while body is None:
+            data = await self._receive(self.read_size())
+            if not data:
+                raise self.end_of_stream()
+            body = self.push(data)
+        return body
+
+    def push(self, data: bytes | bytearray) -> bytes | None:
+        """Take bytes read from the stream; the first whole frame's body, if there is one now.
+
+        Call `buffered_frame` for the frames after it. Raises ProtocolError
+        for a bad length header.
+        """
+        size = HEADER.size
+        if not self._buffer and len(data) > size:
+            end = size + self._checked_length(HEADER.unpack_from(data)[0])
+            if len(data) == end:
+                return bytes(data[size:]) if isinstance(data, bytearray) else data[size:]
+        self._buffer += data
+        return self.buffered_frame()
+
+    def buffered_frame(self) -> bytes | None:
+        """The next whole frame's body from the buffer, or None while it is incomplete."""
         buffer = self._buffer
         size = HEADER.size
-        while True:
-            have = len(buffer)
-            if have >= size:
-                end = size + self._checked_length(HEADER.unpack_from(buffer)[0])
-                if have >= end:
-                    body = bytes(memoryview(buffer)[size:end])
-                    del buffer[:end]
-                    return body
-                want = end - have
-            else:
-                want = size - have
-            # never buffer more than one maximal frame plus its header
-            data = await self._receive(min(max(RECEIVE_CHUNK, want), self._max_frame + size))
-            if not data:
-                if not buffer:
-                    raise ConnectionClosed("peer closed the connection")
-                raise ConnectionClosed("peer closed the connection in the middle of a frame")
-            if not buffer and len(data) > size:
-                end = size + self._checked_length(HEADER.unpack_from(data)[0])
-                if len(data) == end:
-                    return bytes(data[size:]) if isinstance(data, bytearray) else data[size:]
-            buffer += data
+        have = len(buffer)
+        if have < size:
+            return None
+        end = size + self._checked_length(HEADER.unpack_from(buffer)[0])
+        if have < end:
+            return None
+        body = bytes(memoryview(buffer)[size:end])
+        del buffer[:end]
+        return body
+
+    @property
+    def socket(self) -> Any:
+        """The plain POSIX socket read underneath, or None (TLS, in-memory streams)."""
+        return self._socket
+
+    @property
+    def buffered(self) -> int:
+        """Bytes read but not yet returned as frames."""
+        return len(self._buffer)
+
+    def read_size(self) -> int:
+        """How much to read next: at least the rest of the frame begun, never more than one
+        maximal frame plus its header (the buffer stays bounded)."""
+        buffer = self._buffer
+        size = HEADER.size
+        have = len(buffer)
+        want = size - have if have < size else size + HEADER.unpack_from(buffer)[0] - have
+        return min(max(RECEIVE_CHUNK, want), self._max_frame + size)
+
+    def end_of_stream(self) -> ConnectionClosed:
+        """What the stream's end means here: clean between frames, or in the middle of one."""
+        if not self._buffer:
+            return ConnectionClosed("peer closed the connection")
+        return ConnectionClosed("peer closed the connection in the middle of a frame")
 
     def _checked_length(self, length: int) -> int:
         if length == 0:

@@ -22,6 +22,7 @@ from protocol.codec import ConnectionClosed, ProtocolError
 from protocol.messages import (
     PROTOCOL_VERSION,
     Adjudicate,
+    ClientMessage,
     Direct,
     Hello,
     Join,
@@ -45,6 +46,7 @@ from server.connection import Connection, LazyFlusher
 from server.limits import Addresses, ClientBudget, address_of
 from server.lobby import Lobby, RequestError
 from server.match import Stats
+from server.reactor import Reactor
 from server.store import (
     Journal,
     Recorder,
@@ -92,6 +94,7 @@ class ArenaServer:
             registration=config.registration,
         )
         self.flusher = LazyFlusher()
+        self.reactor = Reactor(self._move_inline)
         self.stats = stats
         self.lobby: Lobby | None = None
         self.session_id = secrets.token_hex(4)
@@ -160,6 +163,7 @@ class ArenaServer:
             try:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self.flusher.run)
+                    await nursery.start(self.reactor.run)
                     nursery.start_soon(self._sweep)
                     self.lobby = Lobby(self.config, self.recorder, nursery, stats=self.stats)
                     yield nursery
@@ -295,8 +299,12 @@ class ArenaServer:
         conn.budget = budget
         shared = self.addresses.budget(conn.address or address_of(conn.peer))
         try:
+            reactor = self.reactor
             while True:
-                message = await conn.receive()
+                if reactor.can_park(conn):
+                    message = await reactor.next_message(conn)
+                else:
+                    message = await conn.receive()
                 # a move in turn is paced by the game itself (one per turn), so it is
                 # not charged: only refused moves are, with everything else
                 if not isinstance(message, Move) and not await self._pace(conn, budget, shared):
@@ -314,6 +322,21 @@ class ArenaServer:
             conn.fail(exc)
         except ConnectionClosed:
             conn.close_code = conn.close_code or "connection_lost"
+
+    def _move_inline(self, conn: Connection, message: ClientMessage) -> bool:
+        """Handle a move in the reactor, without waking the connection's task.
+
+        False for anything else, and for a move that is refused here (the
+        task reports it and charges the client's budget for it).
+        """
+        if type(message) is not Move or conn.role != "player" or self.lobby is None:
+            return False
+        try:
+            match, seat = self.lobby.seat_of(conn, message.match)
+        except RequestError:
+            return False
+        match.on_move(conn, seat, message, trio.current_time())
+        return True
 
     async def _dispatch(self, conn: Connection, message: Any) -> None:
         lobby = self.lobby

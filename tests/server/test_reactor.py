@@ -1,0 +1,178 @@
+"""The reactor: idle connections read by one task, moves handled inline (real TCP sockets)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+import trio
+
+from protocol.codec import encode_frame
+from protocol.messages import Error, MatchEnd, Pong, ServerStatus, Turn, Update
+from server.app import ArenaServer
+from server.connection import Connection
+from server.match import Match
+from tests.server.harness import RawClient, play_randomly, running_server, start_pair
+
+BOARD_ENDINGS = {"line", "board_full"}
+
+
+def frame(message: dict[str, object]) -> bytes:
+    return encode_frame(msgspec.msgpack.encode(message))
+
+
+async def wait_parked(server: object, count: int) -> None:
+    reactor = server.reactor  # type: ignore[attr-defined]
+    with trio.fail_after(10):
+        while reactor.parked != count:  # noqa: ASYNC110 - real sockets: nothing to wait on
+            await trio.sleep(0.01)
+
+
+async def test_idle_players_wait_in_the_reactor_and_their_moves_are_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    dispatched: list[str] = []  # messages that went the long way, through a session task
+    original = ArenaServer._dispatch
+
+    async def dispatch(self: ArenaServer, conn: Connection, message: Any) -> None:
+        dispatched.append(type(message).__name__)
+        await original(self, conn, message)
+
+    monkeypatch.setattr(ArenaServer, "_dispatch", dispatch)
+    async with running_server() as server, trio.open_nursery() as nursery:
+        clients = [await RawClient.connect(server.port) for _ in range(4)]  # type: ignore[arg-type]
+        one, first, _ = await start_pair(clients[:2])
+        two, second, _ = await start_pair(clients[2:])
+        ends: list[MatchEnd] = []
+
+        async def play(client: RawClient, seed: int) -> None:
+            ends.append(await play_randomly(client, seed))
+
+        # everyone waits for a turn or for the server: all four sit in the reactor
+        await wait_parked(server, 4)
+        for seed, client in enumerate([*first.values(), *second.values()]):
+            nursery.start_soon(play, client, seed)
+    assert len(ends) == 4
+    assert sorted(end.match for end in ends) == sorted([one, one, two, two])
+    assert all(end.termination in BOARD_ENDINGS for end in ends)
+    assert dispatched == ["Seek"] * 4  # every move was played by the reactor
+
+
+async def test_order_is_kept_when_a_move_and_other_messages_arrive_in_one_write() -> None:
+    async with running_server() as server:
+        clients = [await RawClient.connect(server.port) for _ in range(2)]  # type: ignore[arg-type]
+        match_id, by_seat, _ = await start_pair(clients)
+        await wait_parked(server, 2)
+        mover = by_seat[0]
+        turn = await mover.expect(Turn)
+        # a move (inline), a ping and a status (handed to the task), a second move
+        # (not in turn: refused by the match, in order), and another ping
+        await mover.send_raw(
+            frame({"type": "move", "match": match_id, "ply": turn.ply, "move": turn.legal_moves[0]})
+            + frame({"type": "ping", "id": 7})
+            + frame({"type": "status"})
+            + frame({"type": "move", "match": match_id, "ply": turn.ply, "move": 1})
+            + frame({"type": "ping", "id": 8})
+        )
+        seen = [type(await mover.receive()) for _ in range(5)]
+        assert seen == [Update, Pong, ServerStatus, Error, Pong]
+        # and the mover parks again once its buffer is empty
+        await wait_parked(server, 2)
+
+
+async def test_a_burst_of_moves_past_the_inline_limit_is_answered_in_order() -> None:
+    async with running_server() as server:
+        clients = [await RawClient.connect(server.port) for _ in range(2)]  # type: ignore[arg-type]
+        match_id, by_seat, _ = await start_pair(clients)
+        waiting = by_seat[1]  # not its turn: every move is refused with not_your_turn
+        await wait_parked(server, 2)
+        burst = b"".join(
+            frame({"type": "move", "match": match_id, "ply": ply, "move": 0}) for ply in range(40)
+        )
+        await waiting.send_raw(burst)
+        errors = [await waiting.expect(Error) for _ in range(40)]
+        assert [e.code for e in errors] == ["not_your_turn"] * 40
+        assert [e.message.endswith("(ply 0)") for e in errors] == [True] * 40
+
+
+async def test_a_bad_frame_from_a_parked_connection_closes_only_that_connection() -> None:
+    async with running_server() as server:
+        clients = [await RawClient.connect(server.port) for _ in range(4)]  # type: ignore[arg-type]
+        _, first, _ = await start_pair(clients[:2])
+        _, second, _ = await start_pair(clients[2:])
+        await wait_parked(server, 4)
+        await first[1].send_raw(b"\x00\x00\x00\x00")  # length 0
+        error = await first[1].expect(Error)
+        assert (error.code, error.fatal) == ("bad_frame", True)
+        assert await first[1].closed()
+        # the other match plays on through the reactor
+        end = await _play_both(second)
+        assert end.termination in BOARD_ENDINGS
+
+
+async def test_a_connection_that_ends_mid_frame_is_a_lost_connection() -> None:
+    async with running_server() as server:
+        clients = [await RawClient.connect(server.port) for _ in range(2)]  # type: ignore[arg-type]
+        _, by_seat, _ = await start_pair(clients)
+        await wait_parked(server, 2)
+        await by_seat[1].send_raw(b"\x00\x00\x01\x00partial")
+        await by_seat[1].aclose()
+        await wait_parked(server, 1)  # the other player waits on
+        with trio.fail_after(10):
+            while server.connections != 1:  # noqa: ASYNC110 - a real socket: nothing to wait on
+                await trio.sleep(0.01)
+
+
+async def test_a_crash_while_handling_a_move_is_contained_to_its_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    original = Match.on_move
+
+    def on_move(self: Match, conn: object, seat: int, message: object, received: float) -> None:
+        if self.ply == 1:
+            raise RuntimeError("a bug in the second move")
+        original(self, conn, seat, message, received)  # type: ignore[arg-type]
+
+    async with running_server() as server:
+        clients = [await RawClient.connect(server.port) for _ in range(4)]  # type: ignore[arg-type]
+        match_id, by_seat, _ = await start_pair(clients[:2])
+        monkeypatch.setattr(Match, "on_move", on_move)
+        turn = await by_seat[0].expect(Turn)
+        await by_seat[0].send(
+            {"type": "move", "match": match_id, "ply": 0, "move": turn.legal_moves[0]}
+        )
+        turn = await by_seat[1].expect(Turn, skip=(Update,))
+        await by_seat[1].send(
+            {"type": "move", "match": match_id, "ply": 1, "move": turn.legal_moves[0]}
+        )
+        assert await by_seat[1].closed()  # its session crashed and closed
+        monkeypatch.setattr(Match, "on_move", original)
+        # the server goes on: a new pair plays a whole match
+        _, second, _ = await start_pair(clients[2:])
+        assert (await _play_both(second)).termination in BOARD_ENDINGS
+
+
+async def test_closing_a_parked_connection_from_the_server_takes_it_out_of_the_reactor() -> None:
+    async with running_server() as server:
+        clients = [await RawClient.connect(server.port) for _ in range(2)]  # type: ignore[arg-type]
+        await start_pair(clients)
+        await wait_parked(server, 2)
+        server.announce_shutdown()
+        for client in clients:
+            error = await client.expect(Error, skip=(Turn,))
+            assert error.code == "server_shutdown"
+            assert await client.closed()
+        await wait_parked(server, 0)
+
+
+async def _play_both(by_seat: dict[int, RawClient]) -> MatchEnd:
+    ends: list[MatchEnd] = []
+
+    async def play(client: RawClient, seed: int) -> None:
+        ends.append(await play_randomly(client, seed))
+
+    async with trio.open_nursery() as nursery:
+        for seat, client in by_seat.items():
+            nursery.start_soon(play, client, seat)
+    return ends[0]
