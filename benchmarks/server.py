@@ -10,14 +10,20 @@ for sending), measured inside the server.
 The baseline in the same run is the raw message rate of the loopback setup:
 the same clients against an echo server that answers every ``move`` with a
 ``turn`` without any game logic, so the cost of arbitration can be read off.
+A shared 2-core machine drifts by tens of percent from one second to the
+next, so each level alternates server and echo `--rounds` times and prints
+medians (the spread of the server's rate in brackets).
 
-    python -m benchmarks.server [--seconds 5] [--matches 1 10 100] [--game connect4]
+    python -m benchmarks.server [--seconds 4] [--rounds 3] [--matches 1 10 100] [--game connect4]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -80,8 +86,22 @@ async def run_clients(port: int, matches: int, seconds: float, game: str) -> Non
             nursery.start_soon(player, index)
 
 
+#: with two cores or more, the server's event loop gets a core of its own and the
+#: clients (and the records writer) the other: the scheduler then cannot let them
+#: take turns on one core while the other idles, which made runs drift by tens of percent
+SERVER_CORE, CLIENT_CORE = 0, 1
+
+
+def pin(pid: int, core: int) -> None:
+    """Keep process `pid` on one core (where the OS allows it and there is more than one)."""
+    if hasattr(os, "sched_setaffinity") and (os.cpu_count() or 1) > 1:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(pid, {core})
+
+
 def spawn_clients(port: int, matches: int, seconds: float, game: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
+    pin(0, SERVER_CORE)
+    clients = subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -93,6 +113,8 @@ def spawn_clients(port: int, matches: int, seconds: float, game: str) -> subproc
             game,
         ]
     )
+    pin(clients.pid, CLIENT_CORE)
+    return clients
 
 
 # --- measurements -------------------------------------------------------------
@@ -119,6 +141,8 @@ async def measure_arena(
     )
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve)
+        if server.writer is not None and server.writer.pid is not None:
+            pin(server.writer.pid, CLIENT_CORE)
         clients = spawn_clients(port, matches, seconds + 1.0, game)
         await trio.sleep(1.0)  # warm-up: connections and first matches
         stats.moves, stats.latencies = 0, []
@@ -195,7 +219,10 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--seconds", type=float, default=5.0, help="measured seconds per load level"
+        "--seconds", type=float, default=4.0, help="measured seconds per round and level"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="server/echo rounds per level (medians are shown)"
     )
     parser.add_argument("--matches", type=int, nargs="+", default=[1, 10, 100])
     parser.add_argument("--game", default="connect4")
@@ -217,23 +244,32 @@ def main() -> None:
         f" {args.store_writer} writer)"
     )
     print(
-        f"server benchmark: {args.game}, {args.seconds:g}s per level, {records},"
-        " clients in a 2nd process"
+        f"server benchmark: {args.game}, {args.rounds} x {args.seconds:g}s per level"
+        f" (medians), {records}, clients in a 2nd process"
     )
     print(
-        f"{'matches':>8} {'moves/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'CPU us/move':>12} {'loop us':>8}"
-        f" {'ended/s':>8} {'recorded':>9} {'echo moves/s':>13} {'echo CPU us':>12} {'of echo':>8}"
+        f"{'matches':>8} {'moves/s':>10} {'(spread)':>15} {'p50 ms':>8} {'p99 ms':>8}"
+        f" {'CPU us/move':>12} {'loop us':>8} {'ended/s':>8} {'recorded':>9}"
+        f" {'echo moves/s':>13} {'echo CPU us':>12} {'of echo':>8}"
     )
     results = {}
     for matches in args.matches:
-        rate, p50, p99, ended, recorded = trio.run(measure_arena, matches, args.seconds, args.game)
-        echo = trio.run(measure_echo, matches, args.seconds, args.game)
+        rounds: list[tuple[float, ...]] = []
+        for _ in range(args.rounds):
+            arena = trio.run(measure_arena, matches, args.seconds, args.game)
+            cpu, loop = LAST_CPU_PER_MOVE, LAST_LOOP_CPU_PER_MOVE
+            echo = trio.run(measure_echo, matches, args.seconds, args.game)
+            rounds.append((*arena, cpu, loop, echo, LAST_ECHO_CPU_PER_MOVE))
+        rate, p50, p99, ended, recorded, cpu, loop, echo, echo_cpu = (
+            statistics.median(column) for column in zip(*rounds, strict=True)
+        )
+        rates = [r[0] for r in rounds]
         results[matches] = (rate, p99, echo)
-        cpu_us = LAST_CPU_PER_MOVE * 1e6
+        spread = f"{min(rates):,.0f}-{max(rates):,.0f}"
         print(
-            f"{matches:>8} {rate:>10,.0f} {p50:>8.3f} {p99:>8.3f} {cpu_us:>12.0f} {LAST_LOOP_CPU_PER_MOVE * 1e6:>8.0f}"
-            f" {ended:>8,.1f} {recorded:>9.0%} {echo:>13,.0f}"
-            f" {LAST_ECHO_CPU_PER_MOVE * 1e6:>12.0f} {rate / max(echo, 1e-9):>8.0%}",
+            f"{matches:>8} {rate:>10,.0f} {spread:>15} {p50:>8.3f} {p99:>8.3f}"
+            f" {cpu * 1e6:>12.0f} {loop * 1e6:>8.0f} {ended:>8,.1f} {recorded:>9.0%}"
+            f" {echo:>13,.0f} {echo_cpu * 1e6:>12.0f} {rate / max(echo, 1e-9):>8.0%}",
             flush=True,
         )
     top = max(results)

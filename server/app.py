@@ -94,7 +94,7 @@ class ArenaServer:
             registration=config.registration,
         )
         self.flusher = LazyFlusher()
-        self.reactor = Reactor(self._move_inline)
+        self.reactor = Reactor(self._handle_inline)
         self.stats = stats
         self.lobby: Lobby | None = None
         self.session_id = secrets.token_hex(4)
@@ -296,8 +296,8 @@ class ArenaServer:
     async def _message_loop(self, conn: Connection) -> None:
         config = self.config
         budget = ClientBudget.for_connection(config)
-        conn.budget = budget
         shared = self.addresses.budget(conn.address or address_of(conn.peer))
+        conn.budget, conn.shared_budget = budget, shared
         try:
             reactor = self.reactor
             while True:
@@ -312,9 +312,7 @@ class ArenaServer:
                 try:
                     await self._dispatch(conn, message)
                 except RequestError as exc:
-                    if exc.code in CREDENTIAL_FAILURES:
-                        self._credential_failed(conn)
-                    conn.send_error(exc.code, exc.message, match=getattr(message, "match", None))
+                    self._refused(conn, message, exc)
                     if isinstance(message, Move) and not await self._pace(conn, budget, shared):
                         return
         except ProtocolError as exc:
@@ -323,22 +321,62 @@ class ArenaServer:
         except ConnectionClosed:
             conn.close_code = conn.close_code or "connection_lost"
 
-    def _move_inline(self, conn: Connection, message: ClientMessage) -> bool:
-        """Handle a move in the reactor, without waking the connection's task.
+    def _handle_inline(self, conn: Connection, message: ClientMessage) -> bool:
+        """Answer a message in the reactor, without waking the connection's task.
 
-        False for anything else, and for a move that is refused here (the
-        task reports it and charges the client's budget for it).
+        That is everything that needs no waiting: a move in turn, and any
+        request within the client's message rate except `pair` (which may read
+        the database). False hands the message to the task, which answers it
+        the long way: a refused move (it charges the client for it), a request
+        over the rate (it makes it wait), `pair`.
         """
-        if type(message) is not Move or conn.role != "player" or self.lobby is None:
+        lobby = self.lobby
+        if lobby is None:
+            return False
+        if type(message) is Move:
+            if conn.role != "player":
+                return False
+            try:
+                match, seat = lobby.seat_of(conn, message.match)
+            except RequestError:
+                return False
+            match.on_move(conn, seat, message, conn.last_received)
+            return True
+        budget, shared = conn.budget, conn.shared_budget
+        if type(message) is Pair or budget is None or shared is None:
+            return False
+        if not self._charge(conn, budget, shared, conn.last_received):
             return False
         try:
-            match, seat = self.lobby.seat_of(conn, message.match)
-        except RequestError:
-            return False
-        match.on_move(conn, seat, message, trio.current_time())
+            self._dispatch_now(conn, message)
+        except RequestError as exc:
+            self._refused(conn, message, exc)
         return True
 
+    def _refused(self, conn: Connection, message: Any, exc: RequestError) -> None:
+        if exc.code in CREDENTIAL_FAILURES:
+            self._credential_failed(conn)
+        conn.send_error(exc.code, exc.message, match=getattr(message, "match", None))
+
     async def _dispatch(self, conn: Connection, message: Any) -> None:
+        if not isinstance(message, Pair):
+            self._dispatch_now(conn, message)
+            return
+        lobby = self.lobby
+        assert lobby is not None
+        lobby.check_director(conn, message.pool)
+        ended = None
+        if message.tournament and lobby.live_tournament_game(message) is None:
+            try:
+                ended = await self.recorder.find_tournament_game(
+                    message.tournament, message.index, lobby.pool_owner(message.pool)
+                )
+            except StoreUnavailable as exc:
+                raise RequestError("store_unavailable", str(exc)) from None
+        lobby.pair(conn, message, ended)
+
+    def _dispatch_now(self, conn: Connection, message: Any) -> None:
+        """Answer any message but `pair` (raises RequestError for a refusal)."""
         lobby = self.lobby
         assert lobby is not None
         if isinstance(message, Move):
@@ -375,17 +413,6 @@ class ArenaServer:
             lobby.resign(conn, message.match)
         elif isinstance(message, Direct):
             lobby.direct(conn, message)
-        elif isinstance(message, Pair):
-            lobby.check_director(conn, message.pool)
-            ended = None
-            if message.tournament and lobby.live_tournament_game(message) is None:
-                try:
-                    ended = await self.recorder.find_tournament_game(
-                        message.tournament, message.index, lobby.pool_owner(message.pool)
-                    )
-                except StoreUnavailable as exc:
-                    raise RequestError("store_unavailable", str(exc)) from None
-            lobby.pair(conn, message, ended)
         elif isinstance(message, Adjudicate):
             lobby.adjudicate(conn, message)
         elif isinstance(message, Hello):
@@ -414,10 +441,7 @@ class ArenaServer:
         closed with ``rate_limited``."""
         config = self.config
         now = trio.current_time()
-        if budget.messages.take(now) and shared.messages.take(now):
-            if conn.refused and budget.messages.tokens >= config.message_burst / 2:
-                conn.refused = 0  # calm again
-                conn.limited_since = math.inf
+        if self._charge(conn, budget, shared, now):
             return True
         wait = max(budget.messages.wait_time(now), shared.messages.wait_time(now))
         conn.rate_limited(now, wait)
@@ -435,6 +459,19 @@ class ArenaServer:
         now = trio.current_time()
         budget.messages.take(now)  # there is a token now (to within float rounding)
         shared.messages.take(now)
+        return True
+
+    def _charge(
+        self, conn: Connection, budget: ClientBudget, shared: ClientBudget, now: float
+    ) -> bool:
+        """Spend one message of the client's rate and of its address's, if both have one."""
+        if not (budget.messages.available(now) and shared.messages.available(now)):
+            return False
+        budget.messages.take(now)
+        shared.messages.take(now)
+        if conn.refused and budget.messages.tokens >= self.config.message_burst / 2:
+            conn.refused = 0  # calm again
+            conn.limited_since = math.inf
         return True
 
     def _credential_budget(self, conn: Connection) -> bool:

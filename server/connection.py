@@ -152,6 +152,7 @@ class Connection:
         self.account: str | None = None  # the registered name it authenticated as
         self.address: str | None = None  # the client address it is counted under
         self.budget: ClientBudget | None = None  # its message and failed-credential budgets
+        self.shared_budget: ClientBudget | None = None  # its address's
         self.last_received = trio.current_time()
         self._limited_told = -math.inf  # when it was last told it is rate-limited
         self.refused = 0  # messages held back for its rate since it was last within it

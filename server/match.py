@@ -215,57 +215,54 @@ class Match:
 
     async def run(self) -> None:
         """Play the match to its end, record it and announce the result."""
-        structlog.contextvars.clear_contextvars()  # this task's copy: drop the starter's conn
-        with structlog.contextvars.bound_contextvars(match=self.id):
-            self.recorder.open_match(
-                MatchRecord(
-                    id=self.id,
-                    game=self.game.name,
-                    options=self.game.options,
-                    move_time=self.policy.move_time,
-                    lag_margin=self.policy.lag_margin,
-                    players=self.players,
-                    status="running",
-                    scores=None,
-                    winner=None,
-                    termination=None,
-                    reason=None,
-                    points=None,
-                    plies=0,
-                    started_at=time.time(),
-                    ended_at=None,
-                    tournament=self.tournament,
-                    extra=self.extra,
-                )
+        # this task runs in its own copy of the starter's context: drop its connection
+        structlog.contextvars.unbind_contextvars("conn", "name")
+        structlog.contextvars.bind_contextvars(match=self.id)
+        self.recorder.open_match(
+            MatchRecord(
+                id=self.id,
+                game=self.game.name,
+                options=self.game.options,
+                move_time=self.policy.move_time,
+                lag_margin=self.policy.lag_margin,
+                players=self.players,
+                status="running",
+                scores=None,
+                winner=None,
+                termination=None,
+                reason=None,
+                points=None,
+                plies=0,
+                started_at=time.time(),
+                ended_at=None,
+                tournament=self.tournament,
+                extra=self.extra,
             )
-            for ply, seat_index, wire, notation in self._opening:
-                self.recorder.move(
-                    MoveRecord(self.id, ply, seat_index, wire, notation, 0.0, time.time())
-                )
-            self._log.info("match_start", game=self.game.describe(), players=self.players)
-            for seat in self.seats:
-                if seat.conn is not None:  # the first mover's rides with its turn
-                    seat.conn.send(
-                        self.start_message(seat.index), urgent=seat.index != self.to_move
-                    )
-            self._begin_turn()
-            try:
-                while self._ending is None:
-                    with trio.CancelScope(deadline=self.deadline) as self._sleep:
-                        await trio.sleep_forever()
-                    self._sleep = None
-                    if self._ending is None and trio.current_time() >= self.deadline:
-                        self._on_deadline()
-            finally:
-                if self._ending is None:  # cancelled: the server is shutting down
-                    self.phase = "over"
-                    self.reason = "the server shut down"
-                    with trio.CancelScope(shield=True), trio.move_on_after(5):
-                        await self._finish(
-                            self._forfeit(None, Termination.ABORTED), status="aborted"
-                        )
-            status = "aborted" if self._aborting else "finished"
-            await self._finish(self._ending, status=status)
+        )
+        for ply, seat_index, wire, notation in self._opening:
+            self.recorder.move(
+                MoveRecord(self.id, ply, seat_index, wire, notation, 0.0, time.time())
+            )
+        self._log.info("match_start", game=self.game.describe(), players=self.players)
+        for seat in self.seats:
+            if seat.conn is not None:  # the first mover's rides with its turn
+                seat.conn.send(self.start_message(seat.index), urgent=seat.index != self.to_move)
+        self._begin_turn()
+        try:
+            while self._ending is None:
+                with trio.CancelScope(deadline=self.deadline) as self._sleep:
+                    await trio.sleep_forever()
+                self._sleep = None
+                if self._ending is None and trio.current_time() >= self.deadline:
+                    self._on_deadline()
+        finally:
+            if self._ending is None:  # cancelled: the server is shutting down
+                self.phase = "over"
+                self.reason = "the server shut down"
+                with trio.CancelScope(shield=True), trio.move_on_after(5):
+                    await self._finish(self._forfeit(None, Termination.ABORTED), status="aborted")
+        status = "aborted" if self._aborting else "finished"
+        await self._finish(self._ending, status=status)
 
     async def _finish(self, outcome: Outcome, *, status: str) -> None:
         if self.finished.is_set():

@@ -6,14 +6,15 @@ a fifth of what a move cost the server's event loop, more than arbitrating
 the move itself. Here every idle plain-socket connection sits in one
 level-triggered epoll set of our own (registered once per wait, not per
 event); one task waits on that set, reads every socket that is ready and
-hands each `move` straight to the match, in the same task step.
+hands each message straight to the server's `handle`, in the same task step.
 
 The contract with a connection's task (`Reactor.next_message`): the task
 *parks* when nothing is left in its frame buffer and it would wait for the
-next message; from then on the reactor alone reads that socket. It keeps any
-message it can handle synchronously (`handle`: a move in turn) and hands
-the first one it cannot (anything else, a protocol error, the end of the
-stream) back to the task, leaving the socket first. Order is kept: bytes
+next message; from then on the reactor alone reads that socket. It keeps
+every message `handle` answers at once (the server: a move in turn, and any
+request that needs no waiting) and hands the first one it does not (and a
+protocol error, or the end of the stream) back to the task, leaving the
+socket first. Order is kept: bytes
 after that message stay in the connection's `FrameReader`, where the task
 reads them before it parks again. Cancelling the task (closing the
 connection) leaves the set too.
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import outcome
 import trio
 
-from protocol.codec import ConnectionClosed
+from protocol.codec import RECEIVE_CHUNK, ConnectionClosed
 
 if TYPE_CHECKING:
     from protocol.messages import ClientMessage
@@ -124,7 +125,7 @@ class Reactor:
         conn = parked.conn
         reader = conn.reader
         try:
-            data = os.read(parked.fd, reader.read_size())
+            data = os.read(parked.fd, reader.read_size() if reader.buffered else RECEIVE_CHUNK)
         except BlockingIOError:
             return
         except OSError as exc:

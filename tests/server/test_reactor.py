@@ -32,7 +32,7 @@ async def wait_parked(server: object, count: int) -> None:
 async def test_idle_players_wait_in_the_reactor_and_their_moves_are_played(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    dispatched: list[str] = []  # messages that went the long way, through a session task
+    dispatched: list[str] = []  # messages answered the long way, by a session task
     original = ArenaServer._dispatch
 
     async def dispatch(self: ArenaServer, conn: Connection, message: Any) -> None:
@@ -56,7 +56,7 @@ async def test_idle_players_wait_in_the_reactor_and_their_moves_are_played(
     assert len(ends) == 4
     assert sorted(end.match for end in ends) == sorted([one, one, two, two])
     assert all(end.termination in BOARD_ENDINGS for end in ends)
-    assert dispatched == ["Seek"] * 4  # every move was played by the reactor
+    assert dispatched == []  # every seek and every move was answered by the reactor
 
 
 async def test_order_is_kept_when_a_move_and_other_messages_arrive_in_one_write() -> None:
@@ -66,17 +66,20 @@ async def test_order_is_kept_when_a_move_and_other_messages_arrive_in_one_write(
         await wait_parked(server, 2)
         mover = by_seat[0]
         turn = await mover.expect(Turn)
-        # a move (inline), a ping and a status (handed to the task), a second move
-        # (not in turn: refused by the match, in order), and another ping
+        # a move and a ping (answered by the reactor), a pair (handed to the task: it
+        # may read the database; refused, this is no director), then what the task
+        # reads from the buffer: a status, a second move (not in turn), a ping
         await mover.send_raw(
             frame({"type": "move", "match": match_id, "ply": turn.ply, "move": turn.legal_moves[0]})
             + frame({"type": "ping", "id": 7})
+            + frame({"type": "pair", "pool": "p", "seats": ["a", "b"], "game": "tictactoe"})
             + frame({"type": "status"})
             + frame({"type": "move", "match": match_id, "ply": turn.ply, "move": 1})
             + frame({"type": "ping", "id": 8})
         )
-        seen = [type(await mover.receive()) for _ in range(5)]
-        assert seen == [Update, Pong, ServerStatus, Error, Pong]
+        seen = [await mover.receive() for _ in range(6)]
+        assert [type(m) for m in seen] == [Update, Pong, Error, ServerStatus, Error, Pong]
+        assert [m.code for m in seen if isinstance(m, Error)] == ["not_director", "not_your_turn"]
         # and the mover parks again once its buffer is empty
         await wait_parked(server, 2)
 
