@@ -20,8 +20,6 @@ medians (the spread of the server's rate in brackets).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import random
 import statistics
 import subprocess
@@ -86,22 +84,8 @@ async def run_clients(port: int, matches: int, seconds: float, game: str) -> Non
             nursery.start_soon(player, index)
 
 
-#: with two cores or more, the server's event loop gets a core of its own and the
-#: clients (and the records writer) the other: the scheduler then cannot let them
-#: take turns on one core while the other idles, which made runs drift by tens of percent
-SERVER_CORE, CLIENT_CORE = 0, 1
-
-
-def pin(pid: int, core: int) -> None:
-    """Keep process `pid` on one core (where the OS allows it and there is more than one)."""
-    if hasattr(os, "sched_setaffinity") and (os.cpu_count() or 1) > 1:
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(pid, {core})
-
-
 def spawn_clients(port: int, matches: int, seconds: float, game: str) -> subprocess.Popen[bytes]:
-    pin(0, SERVER_CORE)
-    clients = subprocess.Popen(
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -113,8 +97,6 @@ def spawn_clients(port: int, matches: int, seconds: float, game: str) -> subproc
             game,
         ]
     )
-    pin(clients.pid, CLIENT_CORE)
-    return clients
 
 
 # --- measurements -------------------------------------------------------------
@@ -141,8 +123,6 @@ async def measure_arena(
     )
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve)
-        if server.writer is not None and server.writer.pid is not None:
-            pin(server.writer.pid, CLIENT_CORE)
         clients = spawn_clients(port, matches, seconds + 1.0, game)
         await trio.sleep(1.0)  # warm-up: connections and first matches
         stats.moves, stats.latencies = 0, []
