@@ -8,7 +8,6 @@ session is logged and contained, never allowed to reach the server's nursery.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import secrets
 import ssl
@@ -21,23 +20,10 @@ import trio
 from protocol.codec import ConnectionClosed, ProtocolError
 from protocol.messages import (
     PROTOCOL_VERSION,
-    Adjudicate,
-    ClientMessage,
-    Direct,
     Hello,
-    Join,
-    ListMatches,
-    Matches,
     Move,
-    Pair,
     Ping,
-    Pong,
-    Rejoin,
-    Resign,
-    Seek,
     ServerStatus,
-    Spectate,
-    Status,
     Welcome,
 )
 from server.accounts import AccountBook, AccountError, Accounts
@@ -47,12 +33,12 @@ from server.limits import Addresses, ClientBudget, address_of
 from server.lobby import Lobby, RequestError
 from server.match import Stats
 from server.reactor import Reactor
+from server.requests import Requests
 from server.store import (
     Journal,
     Recorder,
     Store,
     StoreError,
-    StoreUnavailable,
     import_journal,
 )
 from server.store.writer import ProcessWriter
@@ -60,8 +46,6 @@ from server.store.writer import ProcessWriter
 log = structlog.get_logger("arena.server")
 
 FLUSH_TIMEOUT = 2.0
-#: refusals that mean a wrong credential: they spend the much tighter failure budget
-CREDENTIAL_FAILURES = frozenset({"bad_secret", "bad_token", "not_owner"})
 
 
 class TlsError(Exception):
@@ -94,7 +78,8 @@ class ArenaServer:
             registration=config.registration,
         )
         self.flusher = LazyFlusher()
-        self.reactor = Reactor(self._handle_inline)
+        self.requests = Requests(config, self.addresses, self.recorder, self.status)
+        self.reactor = Reactor(self.requests.answer_now)
         self.stats = stats
         self.lobby: Lobby | None = None
         self.session_id = secrets.token_hex(4)
@@ -166,6 +151,7 @@ class ArenaServer:
                     await nursery.start(self.reactor.run)
                     nursery.start_soon(self._sweep)
                     self.lobby = Lobby(self.config, self.recorder, nursery, stats=self.stats)
+                    self.requests.lobby = self.lobby
                     yield nursery
             finally:
                 with trio.CancelScope(shield=True):
@@ -247,7 +233,7 @@ class ArenaServer:
                     fatal=True,
                 )
                 return
-            if first.password and not self._credential_budget(conn):
+            if first.password and not self.requests.credential_budget(conn):
                 # only a password is refused: a plain hello from the same address still plays
                 conn.send_error(
                     "rate_limited", "too many failed credentials from this address", fatal=True
@@ -259,7 +245,7 @@ class ArenaServer:
                 )
             except AccountError as exc:
                 if exc.code == "bad_password":
-                    self._credential_failed(conn)
+                    self.requests.credential_failed(conn)
                 log.info("hello_refused", name=first.name, code=exc.code)
                 conn.send_error(exc.code, exc.message, fatal=True)
                 return
@@ -307,118 +293,23 @@ class ArenaServer:
                     message = await conn.receive()
                 # a move in turn is paced by the game itself (one per turn), so it is
                 # not charged: only refused moves are, with everything else
-                if not isinstance(message, Move) and not await self._pace(conn, budget, shared):
+                if not isinstance(message, Move) and not await self.requests.pace(
+                    conn, budget, shared
+                ):
                     return
                 try:
-                    await self._dispatch(conn, message)
+                    await self.requests.answer(conn, message)
                 except RequestError as exc:
-                    self._refused(conn, message, exc)
-                    if isinstance(message, Move) and not await self._pace(conn, budget, shared):
+                    self.requests.refuse(conn, message, exc)
+                    if isinstance(message, Move) and not await self.requests.pace(
+                        conn, budget, shared
+                    ):
                         return
         except ProtocolError as exc:
             log.info("protocol_error", code=exc.code, error=exc.message)
             conn.fail(exc)
         except ConnectionClosed:
             conn.close_code = conn.close_code or "connection_lost"
-
-    def _handle_inline(self, conn: Connection, message: ClientMessage) -> bool:
-        """Answer a message in the reactor, without waking the connection's task.
-
-        That is everything that needs no waiting: a move in turn, and any
-        request within the client's message rate except `pair` (which may read
-        the database). False hands the message to the task, which answers it
-        the long way: a refused move (it charges the client for it), a request
-        over the rate (it makes it wait), `pair`.
-        """
-        lobby = self.lobby
-        if lobby is None:
-            return False
-        if type(message) is Move:
-            if conn.role != "player":
-                return False
-            try:
-                match, seat = lobby.seat_of(conn, message.match)
-            except RequestError:
-                return False
-            match.on_move(conn, seat, message, conn.last_received)
-            return True
-        budget, shared = conn.budget, conn.shared_budget
-        if type(message) is Pair or budget is None or shared is None:
-            return False
-        if not self._charge(conn, budget, shared, conn.last_received):
-            return False
-        try:
-            self._dispatch_now(conn, message)
-        except RequestError as exc:
-            self._refused(conn, message, exc)
-        return True
-
-    def _refused(self, conn: Connection, message: Any, exc: RequestError) -> None:
-        if exc.code in CREDENTIAL_FAILURES:
-            self._credential_failed(conn)
-        conn.send_error(exc.code, exc.message, match=getattr(message, "match", None))
-
-    async def _dispatch(self, conn: Connection, message: Any) -> None:
-        if not isinstance(message, Pair):
-            self._dispatch_now(conn, message)
-            return
-        lobby = self.lobby
-        assert lobby is not None
-        lobby.check_director(conn, message.pool)
-        ended = None
-        if message.tournament and lobby.live_tournament_game(message) is None:
-            try:
-                ended = await self.recorder.find_tournament_game(
-                    message.tournament, message.index, lobby.pool_owner(message.pool)
-                )
-            except StoreUnavailable as exc:
-                raise RequestError("store_unavailable", str(exc)) from None
-        lobby.pair(conn, message, ended)
-
-    def _dispatch_now(self, conn: Connection, message: Any) -> None:
-        """Answer any message but `pair` (raises RequestError for a refusal)."""
-        lobby = self.lobby
-        assert lobby is not None
-        if isinstance(message, Move):
-            if conn.role != "player":
-                raise RequestError("wrong_role", "spectators cannot send 'move'")
-            match, seat = lobby.seat_of(conn, message.match)
-            match.on_move(conn, seat, message, trio.current_time())
-        elif isinstance(message, Ping):
-            conn.send(Pong(message.id))
-        elif isinstance(message, Pong):
-            pass
-        elif isinstance(message, Status):
-            conn.send(self.status())
-        elif isinstance(message, ListMatches):
-            conn.send(Matches([m.info() for m in lobby.matches.values()]))
-        elif isinstance(message, Spectate):
-            lobby.spectate(conn, message.match)
-        elif conn.role != "player":
-            raise RequestError(
-                "wrong_role", f"spectators cannot send {type(message).__name__.lower()!r}"
-            )
-        elif isinstance(message, Seek | Rejoin | Direct) and not self._credential_budget(conn):
-            # a request that carries a secret, a token or an owner key: guessing is throttled
-            raise RequestError(
-                "rate_limited", "too many failed secrets, tokens or owner keys: wait and retry"
-            )
-        elif isinstance(message, Seek):
-            lobby.seek(conn, message)
-        elif isinstance(message, Join):
-            lobby.join(conn, message)
-        elif isinstance(message, Rejoin):
-            lobby.rejoin(conn, message.token)
-        elif isinstance(message, Resign):
-            lobby.resign(conn, message.match)
-        elif isinstance(message, Direct):
-            lobby.direct(conn, message)
-        elif isinstance(message, Adjudicate):
-            lobby.adjudicate(conn, message)
-        elif isinstance(message, Hello):
-            raise RequestError("bad_request", "already said hello")
-        else:  # pragma: no cover - the decoder admits only known types
-            raise RequestError("bad_request", f"unexpected {type(message).__name__}")
 
     def status(self) -> ServerStatus:
         """The store's health and the server's load (the ``server_status`` message)."""
@@ -434,59 +325,6 @@ class ArenaServer:
             matches=0 if self.lobby is None else len(self.lobby.matches),
             connections=self.connections,
         )
-
-    async def _pace(self, conn: Connection, budget: ClientBudget, shared: ClientBudget) -> bool:
-        """Charge one message; over the rate, wait until it is allowed (the flood waits in
-        the kernel's buffers meanwhile). False: flooding for too long, the connection is
-        closed with ``rate_limited``."""
-        config = self.config
-        now = trio.current_time()
-        if self._charge(conn, budget, shared, now):
-            return True
-        wait = max(budget.messages.wait_time(now), shared.messages.wait_time(now))
-        conn.rate_limited(now, wait)
-        sustained = config.message_burst / config.message_rate
-        if now - conn.limited_since > sustained:  # it keeps flooding: enough
-            log.warning("rate_limit_disconnect", refused=conn.refused)
-            conn.send_error(
-                "rate_limited",
-                f"more than {config.message_rate:g} messages/s for {sustained:g}s"
-                f" ({conn.refused} slowed down)",
-                fatal=True,
-            )
-            return False
-        await trio.sleep(wait)
-        now = trio.current_time()
-        budget.messages.take(now)  # there is a token now (to within float rounding)
-        shared.messages.take(now)
-        return True
-
-    def _charge(
-        self, conn: Connection, budget: ClientBudget, shared: ClientBudget, now: float
-    ) -> bool:
-        """Spend one message of the client's rate and of its address's, if both have one."""
-        if not (budget.messages.available(now) and shared.messages.available(now)):
-            return False
-        budget.messages.take(now)
-        shared.messages.take(now)
-        if conn.refused and budget.messages.tokens >= self.config.message_burst / 2:
-            conn.refused = 0  # calm again
-            conn.limited_since = math.inf
-        return True
-
-    def _credential_budget(self, conn: Connection) -> bool:
-        """Whether the connection (and its address) may still try a credential now."""
-        now = trio.current_time()
-        shared = self.addresses.budget(conn.address or address_of(conn.peer))
-        own = conn.budget.failures.available(now) if conn.budget is not None else True
-        return own and shared.failures.available(now)
-
-    def _credential_failed(self, conn: Connection) -> None:
-        now = trio.current_time()
-        if conn.budget is not None:
-            conn.budget.failures.take(now)
-        self.addresses.budget(conn.address or address_of(conn.peer)).failures.take(now)
-        log.info("credential_failed", peer=conn.peer)
 
     async def _sweep(self) -> None:
         """Now and then: reclaim idle pools, forget quiet addresses (bounded memory)."""

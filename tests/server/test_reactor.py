@@ -10,9 +10,9 @@ import trio
 
 from protocol.codec import encode_frame
 from protocol.messages import Error, MatchEnd, Pong, ServerStatus, Turn, Update
-from server.app import ArenaServer
 from server.connection import Connection
 from server.match import Match
+from server.requests import Requests
 from tests.server.harness import RawClient, play_randomly, running_server, start_pair
 
 BOARD_ENDINGS = {"line", "board_full"}
@@ -33,13 +33,13 @@ async def test_idle_players_wait_in_the_reactor_and_their_moves_are_played(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     dispatched: list[str] = []  # messages answered the long way, by a session task
-    original = ArenaServer._dispatch
+    original = Requests.answer
 
-    async def dispatch(self: ArenaServer, conn: Connection, message: Any) -> None:
+    async def dispatch(self: Requests, conn: Connection, message: Any) -> None:
         dispatched.append(type(message).__name__)
         await original(self, conn, message)
 
-    monkeypatch.setattr(ArenaServer, "_dispatch", dispatch)
+    monkeypatch.setattr(Requests, "answer", dispatch)
     async with running_server() as server, trio.open_nursery() as nursery:
         clients = [await RawClient.connect(server.port) for _ in range(4)]  # type: ignore[arg-type]
         one, first, _ = await start_pair(clients[:2])
