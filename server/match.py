@@ -51,7 +51,7 @@ from server.clock import GameClock
 from server.config import MatchPolicy
 from server.connection import Connection
 from server.match_ids import new_match_id
-from server.store import MatchRecord, MoveRecord, Recorder, ResultRecord
+from server.store import MatchRecord, Recorder, ResultRecord
 
 log = structlog.get_logger("arena.server")
 
@@ -202,9 +202,10 @@ class Match:
         for seat in self.seats:
             if seat.conn is not None:
                 seat.conn.send_frame(frame, urgent=not lazy_seats)
-        for spectator in list(self.spectators):
-            if not spectator.send_frame(frame):
-                self.spectators.discard(spectator)
+        if self.spectators:
+            for spectator in list(self.spectators):
+                if not spectator.send_frame(frame):
+                    self.spectators.discard(spectator)
 
     def add_spectator(self, conn: Connection) -> None:
         self.spectators.add(conn)
@@ -240,9 +241,7 @@ class Match:
             )
         )
         for ply, seat_index, wire, notation in self._opening:
-            self.recorder.move(
-                MoveRecord(self.id, ply, seat_index, wire, notation, 0.0, time.time())
-            )
+            self.recorder.move(self.id, ply, seat_index, wire, notation, 0.0, time.time())
         self._log.info("match_start", game=self.game.describe(), players=self.players)
         for seat in self.seats:
             if seat.conn is not None:  # the first mover's rides with its turn
@@ -554,9 +553,7 @@ class Match:
         self.ply += 1
         self.moves.append(wire_move)
         self._encoded_state = game.encode_state(self.state)
-        self.recorder.move(
-            MoveRecord(self.id, played_ply, seat, wire_move, notation, think, time.time())
-        )
+        self.recorder.move(self.id, played_ply, seat, wire_move, notation, think, time.time())
         self._broadcast(
             lazy_seats=True,
             frame=encode_message(

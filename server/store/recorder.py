@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import structlog
 import trio
@@ -32,11 +33,10 @@ from server.store.records import (
     BatchReport,
     MatchRecord,
     MatchWrite,
-    MoveRecord,
     MoveRow,
     ResultRecord,
     StoreError,
-    move_row,
+    row_of_move,
 )
 from server.store.sqlite import result_of
 
@@ -137,13 +137,15 @@ class Recorder:
             self._games[_game_key(record)] = entry
         self._mark(record.id)
 
-    def move(self, record: MoveRecord) -> None:
-        """Queue a move (committed with the next group)."""
-        entry = self._logs.get(record.match_id)
+    def move(
+        self, match_id: str, ply: int, seat: int, move: Any, notation: str, think: float, at: float
+    ) -> None:
+        """Queue a move (the fields of a `MoveRecord`), committed with the next group."""
+        entry = self._logs.get(match_id)
         if entry is None:
             return
-        entry.moves.append(move_row(record))
-        self._mark(record.match_id)
+        entry.moves.append(row_of_move(match_id, ply, seat, move, notation, think, at))
+        self._mark(match_id)
 
     async def finish_match(self, result: ResultRecord) -> bool:
         """Queue the result; True once it is committed (waits at most `record_wait`)."""

@@ -89,15 +89,16 @@ MoveRow = tuple[Any, ...]
 
 def move_row(move: MoveRecord) -> MoveRow:
     """The stored row of `move`: (match_id, ply, seat, move JSON, notation, think_time, at)."""
-    return (
-        move.match_id,
-        move.ply,
-        move.seat,
-        to_json(move.move),
-        move.notation,
-        move.think_time,
-        move.at,
+    return row_of_move(
+        move.match_id, move.ply, move.seat, move.move, move.notation, move.think_time, move.at
     )
+
+
+def row_of_move(
+    match_id: str, ply: int, seat: int, move: Any, notation: str, think_time: float, at: float
+) -> MoveRow:
+    """`move_row` from the fields, without a `MoveRecord` (a live match's every move)."""
+    return (match_id, ply, seat, to_json(move), notation, think_time, at)
 
 
 @dataclass(slots=True)
