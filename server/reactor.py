@@ -14,10 +14,9 @@ next message; from then on the reactor alone reads that socket. It keeps
 every message `handle` answers at once (the server: a move in turn, and any
 request that needs no waiting) and hands the first one it does not (and a
 protocol error, or the end of the stream) back to the task, leaving the
-socket first. Order is kept: bytes
-after that message stay in the connection's `FrameReader`, where the task
-reads them before it parks again. Cancelling the task (closing the
-connection) leaves the set too.
+socket first. Order is kept: bytes after that message stay in the
+connection's `FrameReader`, where the task reads them before it parks again.
+Cancelling the task (closing the connection) leaves the set too.
 
 Fairness: a ready socket is read once per round (at most one read's worth
 of frames, `MAX_INLINE` of them handled inline); what else is waiting is
@@ -35,6 +34,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import outcome
+import structlog
 import trio
 
 from protocol.codec import RECEIVE_CHUNK, ConnectionClosed
@@ -42,6 +42,8 @@ from protocol.codec import RECEIVE_CHUNK, ConnectionClosed
 if TYPE_CHECKING:
     from protocol.messages import ClientMessage
     from server.connection import Connection
+
+log = structlog.get_logger("arena.server")
 
 #: frames one connection may have handled inline per round; the rest go to its own task
 MAX_INLINE = 16
@@ -61,9 +63,8 @@ class Reactor:
 
     def __init__(self, handle: Callable[[Connection, ClientMessage], bool]) -> None:
         self._handle = handle
-        self._epoll = select.epoll() if hasattr(select, "epoll") else None
+        self._epoll: select.epoll | None = None  # while running (none without epoll)
         self._parked: dict[int, _Parked] = {}
-        self._running = False
 
     @property
     def parked(self) -> int:
@@ -73,7 +74,7 @@ class Reactor:
     def can_park(self, conn: Connection) -> bool:
         """Whether `conn`'s next message may be read here (a plain socket, nothing buffered)."""
         return (
-            self._running
+            self._epoll is not None
             and conn.reader.socket is not None
             and conn.reader.buffered == 0
             and not conn.closed
@@ -100,11 +101,10 @@ class Reactor:
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Serve parked connections until cancelled (then nothing parks any more)."""
-        epoll = self._epoll
-        if epoll is None:  # no epoll here: every connection reads in its own task
+        if not hasattr(select, "epoll"):  # every connection reads in its own task
             task_status.started()
             await trio.sleep_forever()
-        self._running = True
+        self._epoll = epoll = select.epoll()
         task_status.started()
         try:
             while True:
@@ -115,11 +115,11 @@ class Reactor:
                     if parked is not None and not parked.conn.closed:
                         self._serve(parked)
         finally:
-            self._running = False
             for parked in list(self._parked.values()):
                 self._hand_back(parked, outcome.Error(ConnectionClosed("the server is stopping")))
             trio.lowlevel.notify_closing(epoll.fileno())
             epoll.close()
+            self._epoll = None
 
     def _serve(self, parked: _Parked) -> None:
         conn = parked.conn
@@ -148,13 +148,19 @@ class Reactor:
                     return
                 body = reader.buffered_frame()
         except Exception as exc:  # a protocol error, or a crash its own task reports
-            self._hand_back(parked, outcome.Error(exc))
+            if not self._hand_back(parked, outcome.Error(exc)):  # its task is gone: say it here
+                log.error("session_crashed", conn=conn.id, error=repr(exc), exc_info=exc)
 
-    def _hand_back(self, parked: _Parked, result: outcome.Outcome[Any]) -> None:
-        self._leave(parked.fd)
+    def _hand_back(self, parked: _Parked, result: outcome.Outcome[Any]) -> bool:
+        """Wake the task with `result`; False if it left already (cancelled meanwhile)."""
+        if self._leave(parked.fd) is not parked:
+            return False
         trio.lowlevel.reschedule(parked.task, result)
+        return True
 
-    def _leave(self, fd: int) -> None:
-        if self._parked.pop(fd, None) is not None and self._epoll is not None:
+    def _leave(self, fd: int) -> _Parked | None:
+        parked = self._parked.pop(fd, None)
+        if parked is not None and self._epoll is not None:
             with contextlib.suppress(OSError, ValueError):  # closed: the kernel dropped it
                 self._epoll.unregister(fd)
+        return parked

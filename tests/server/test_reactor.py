@@ -6,6 +6,8 @@ from typing import Any
 
 import msgspec
 import pytest
+import structlog
+import structlog.testing
 import trio
 
 from protocol.codec import encode_frame
@@ -154,6 +156,32 @@ async def test_a_crash_while_handling_a_move_is_contained_to_its_connection(
         # the server goes on: a new pair plays a whole match
         _, second, _ = await start_pair(clients[2:])
         assert (await _play_both(second)).termination in BOARD_ENDINGS
+
+
+async def test_a_crash_after_the_connection_closed_itself_is_logged_and_the_server_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    original = Match.on_move
+
+    def on_move(self: Match, conn: Connection, seat: int, message: Any, received: float) -> None:
+        conn.close("replaced")  # its task is cancelled: the error cannot go back to it
+        raise RuntimeError("a bug after closing")
+
+    with structlog.testing.capture_logs() as logs:
+        async with running_server() as server:
+            clients = [await RawClient.connect(server.port) for _ in range(4)]  # type: ignore[arg-type]
+            match_id, by_seat, _ = await start_pair(clients[:2])
+            monkeypatch.setattr(Match, "on_move", on_move)
+            turn = await by_seat[0].expect(Turn)
+            await by_seat[0].send(
+                {"type": "move", "match": match_id, "ply": 0, "move": turn.legal_moves[0]}
+            )
+            assert await by_seat[0].closed()
+            monkeypatch.setattr(Match, "on_move", original)
+            _, second, _ = await start_pair(clients[2:])
+            assert (await _play_both(second)).termination in BOARD_ENDINGS
+    crashes = [e for e in logs if e["event"] == "session_crashed"]
+    assert [e["error"] for e in crashes] == ["RuntimeError('a bug after closing')"]
 
 
 async def test_closing_a_parked_connection_from_the_server_takes_it_out_of_the_reactor() -> None:
