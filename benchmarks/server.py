@@ -12,7 +12,7 @@ the same clients against an echo server that answers every ``move`` with a
 ``turn`` without any game logic, so the cost of arbitration can be read off.
 A shared 2-core machine drifts by tens of percent from one second to the
 next, so each level alternates server and echo `--rounds` times and prints
-medians (the spread of the server's rate in brackets).
+medians, with the spread of the server's rate.
 
     python -m benchmarks.server [--seconds 4] [--rounds 3] [--matches 1 10 100] [--game connect4]
 """
