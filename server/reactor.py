@@ -37,7 +37,7 @@ import outcome
 import structlog
 import trio
 
-from protocol.codec import RECEIVE_CHUNK, ConnectionClosed
+from protocol.codec import ConnectionClosed
 
 if TYPE_CHECKING:
     from protocol.messages import ClientMessage
@@ -125,7 +125,7 @@ class Reactor:
         conn = parked.conn
         reader = conn.reader
         try:
-            data = os.read(parked.fd, reader.read_size() if reader.buffered else RECEIVE_CHUNK)
+            data = os.read(parked.fd, reader.read_size())
         except BlockingIOError:
             return
         except OSError as exc:

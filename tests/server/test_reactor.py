@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -12,6 +13,7 @@ import trio
 
 from protocol.codec import encode_frame
 from protocol.messages import Error, MatchEnd, Pong, ServerStatus, Turn, Update
+from server.app import ArenaServer
 from server.connection import Connection
 from server.match import Match
 from server.requests import Requests
@@ -24,11 +26,22 @@ def frame(message: dict[str, object]) -> bytes:
     return encode_frame(msgspec.msgpack.encode(message))
 
 
-async def wait_parked(server: object, count: int) -> None:
-    reactor = server.reactor  # type: ignore[attr-defined]
+async def wait_until(condition: Callable[[], bool]) -> None:
     with trio.fail_after(10):
-        while reactor.parked != count:  # noqa: ASYNC110 - real sockets: nothing to wait on
+        while not condition():  # noqa: ASYNC110 - real sockets: nothing to wait on
             await trio.sleep(0.01)
+
+
+async def wait_parked(server: ArenaServer, count: int) -> None:
+    await wait_until(lambda: server.reactor.parked == count)
+
+
+async def move_first_legal(client: RawClient, match_id: str) -> None:
+    """Wait for the client's turn and play its first legal move."""
+    turn = await client.expect(Turn, skip=(Update,))
+    await client.send(
+        {"type": "move", "match": match_id, "ply": turn.ply, "move": turn.legal_moves[0]}
+    )
 
 
 async def test_idle_players_wait_in_the_reactor_and_their_moves_are_played(
@@ -124,9 +137,7 @@ async def test_a_connection_that_ends_mid_frame_is_a_lost_connection() -> None:
         await by_seat[1].send_raw(b"\x00\x00\x01\x00partial")
         await by_seat[1].aclose()
         await wait_parked(server, 1)  # the other player waits on
-        with trio.fail_after(10):
-            while server.connections != 1:  # noqa: ASYNC110 - a real socket: nothing to wait on
-                await trio.sleep(0.01)
+        await wait_until(lambda: server.connections == 1)
 
 
 async def test_a_crash_while_handling_a_move_is_contained_to_its_connection(
@@ -143,14 +154,8 @@ async def test_a_crash_while_handling_a_move_is_contained_to_its_connection(
         clients = [await RawClient.connect(server.port) for _ in range(4)]  # type: ignore[arg-type]
         match_id, by_seat, _ = await start_pair(clients[:2])
         monkeypatch.setattr(Match, "on_move", on_move)
-        turn = await by_seat[0].expect(Turn)
-        await by_seat[0].send(
-            {"type": "move", "match": match_id, "ply": 0, "move": turn.legal_moves[0]}
-        )
-        turn = await by_seat[1].expect(Turn, skip=(Update,))
-        await by_seat[1].send(
-            {"type": "move", "match": match_id, "ply": 1, "move": turn.legal_moves[0]}
-        )
+        await move_first_legal(by_seat[0], match_id)
+        await move_first_legal(by_seat[1], match_id)
         assert await by_seat[1].closed()  # its session crashed and closed
         monkeypatch.setattr(Match, "on_move", original)
         # the server goes on: a new pair plays a whole match
@@ -172,10 +177,7 @@ async def test_a_crash_after_the_connection_closed_itself_is_logged_and_the_serv
             clients = [await RawClient.connect(server.port) for _ in range(4)]  # type: ignore[arg-type]
             match_id, by_seat, _ = await start_pair(clients[:2])
             monkeypatch.setattr(Match, "on_move", on_move)
-            turn = await by_seat[0].expect(Turn)
-            await by_seat[0].send(
-                {"type": "move", "match": match_id, "ply": 0, "move": turn.legal_moves[0]}
-            )
+            await move_first_legal(by_seat[0], match_id)
             assert await by_seat[0].closed()
             monkeypatch.setattr(Match, "on_move", original)
             _, second, _ = await start_pair(clients[2:])
