@@ -53,6 +53,23 @@ class SearchLimit:
         return SearchLimit(time=time, iterations=self.iterations)
 
 
+@dataclass(frozen=True, slots=True)
+class MoveInfo:
+    """What an agent says about the move it just chose; every field is optional.
+
+    `eval` is the mover's expected score after the move (0 loss, 0.5 draw, 1 win),
+    `depth` the search depth, `visits` the simulations or nodes searched, `pv` the
+    expected continuation in the game's notation (the move itself first). It
+    travels with the move (``move.eval``/``depth``/``visits``/``pv``) and is
+    stored with it in the match record.
+    """
+
+    eval: float | None = None
+    depth: int | None = None
+    visits: int | None = None
+    pv: tuple[str, ...] = ()
+
+
 def mix_seeds(own: int | None, match: int) -> int:
     """One seed from an agent's own seed (None: unset) and a match's seed."""
     if own is None:
@@ -141,6 +158,12 @@ class Agent(ABC):
         """The agent's expected score (0 loss, 0.5 draw, 1 win) after the move `choose` just
         returned, if it has one; sent with the move (``move.eval``) for adjudication."""
         return None
+
+    def move_info(self) -> MoveInfo | None:
+        """What the agent says about the move `choose` just returned (evaluation, depth,
+        visits, principal variation), if anything. The default wraps `evaluation`."""
+        evaluation = self.evaluation()
+        return None if evaluation is None else MoveInfo(eval=evaluation)
 
     def finish(self, outcome: Outcome | None) -> None:
         """The match is over (`outcome` is None if it was aborted)."""
