@@ -218,25 +218,10 @@ def validate_specs(specs: Sequence[str]) -> None:
     constraint only the agent's constructor checks shows in the player's log
     (the player is withdrawn after `--max-failures` failed starts).
     """
-    from player.spec import available_agents, parse_agent_spec
+    from player.spec import check_agent_spec
 
-    agents = available_agents() if specs else {}
     for spec in specs:
-        name, raw = parse_agent_spec(spec)
-        info = agents.get(name)
-        if info is None:
-            raise ValueError(f"unknown agent {name!r} (available: {', '.join(agents) or 'none'})")
-        valid = ", ".join(option.describe() for option in info.options.values()) or "none"
-        for key, text in raw.items():
-            option = info.options.get(key)
-            if option is None:
-                raise ValueError(
-                    f"unknown option {key!r} for agent {name!r} (valid options: {valid})"
-                )
-            try:
-                option.coerce(text)
-            except ValueError as exc:
-                raise ValueError(f"agent {name!r}: {exc} (valid options: {valid})") from None
+        check_agent_spec(spec)
 
 
 def _openings(args: argparse.Namespace, game: Any) -> dict[str, Any] | None:

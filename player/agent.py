@@ -159,6 +159,15 @@ class Agent(ABC):
         returned, if it has one; sent with the move (``move.eval``) for adjudication."""
         return None
 
+    def interrupt(self) -> None:
+        """The runtime no longer wants the move `choose` may be thinking about (the match
+        ended meanwhile): return from `choose` soon; what it returns is dropped.
+
+        Called from the event loop, not under the agent lock, so it must be quick and
+        thread-safe (set a flag). `start` begins the next match afresh. Default: nothing.
+        """
+        return None  # a hook: nothing to do by default
+
     def move_info(self) -> MoveInfo | None:
         """What the agent says about the move `choose` just returned (evaluation, depth,
         visits, principal variation), if anything. The default wraps `evaluation`."""

@@ -257,7 +257,7 @@ class MatchPlay:
                 except ResignMatch as exc:
                     self._stop = self._stop or exc.stop
                     log.info("resign", reason=exc.reason, ply=ply)
-                    await conn.send(Resign(match=match.id))
+                    await conn.send(Resign(match=match.id, reason=exc.reason[:200]))
                     return
                 except AgentError:
                     await _best_effort(conn.send(Resign(match=match.id)))
@@ -317,6 +317,7 @@ class MatchPlay:
             log.debug("match_end_for_other_match", end_match=end.match)
             return False
         self._cancel_think()
+        self.agent.interrupt()  # a search still running for this match may stop now
         try:
             termination = Termination(end.termination)
         except ValueError:
@@ -369,6 +370,7 @@ class MatchPlay:
 
     async def _lose_track(self, match: _Match, reason: str) -> None:
         log.warning("match_lost", lost_match=match.id, reason=reason)
+        self.agent.interrupt()
         await self._agent_call(self.agent.finish, None)
         self._record(match, None, reason, match.ply)
         structlog.contextvars.unbind_contextvars("match", "seat")

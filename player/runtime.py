@@ -65,7 +65,12 @@ REJOIN_REFUSED = frozenset({"bad_token", "unknown_match", "not_in_match"})
 
 
 def default_player_name(agent_name: str) -> str:
-    """``<agent>@<host>``, cut to the protocol's 64 characters."""
+    """``<agent>@<host>`` (an agent spec's own ``name=`` if it has one), cut to 64 characters."""
+    _, _, options = agent_name.partition(":")
+    for part in options.split(","):
+        key, _, value = part.partition("=")
+        if key.strip() == "name" and value.strip():
+            return value.strip()[:64]
     return f"{agent_name}@{socket.gethostname()}"[:64]
 
 

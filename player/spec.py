@@ -45,6 +45,7 @@ LAZY_AGENT_MODULES: dict[str, str] = {
     "minimax": "player.baselines",
     "human": "player.human",
     "faulty": "player.faulty",
+    "engine": "player.engines.agent",
 }
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
@@ -112,12 +113,19 @@ OptionDecl = AgentOption | tuple[OptionType, Any, str]
 
 @dataclass(frozen=True, slots=True)
 class AgentInfo:
-    """A registered agent kind: its factory, description and options (in order)."""
+    """A registered agent kind: its factory, description and options (in order).
+
+    `positional` names the option that a bare first value fills (``engine:rhino``
+    is ``engine:entry=rhino``); `check`, given the options like the factory,
+    raises ValueError for values the factory would refuse, without building.
+    """
 
     name: str
     factory: AgentFactory
     description: str = ""
     options: Mapping[str, AgentOption] = field(default_factory=dict)
+    positional: str | None = None
+    check: Callable[..., None] | None = None
 
     def usage(self) -> str:
         """``name:key=default,...`` with every option at its default."""
@@ -134,13 +142,17 @@ def register_agent(
     factory: AgentFactory,
     options: Mapping[str, OptionDecl] | None = None,
     description: str = "",
+    *,
+    positional: str | None = None,
+    check: Callable[..., None] | None = None,
 ) -> AgentInfo:
     """Register (or replace) the agent kind `name`.
 
     `factory(**options)` must return an `Agent`; it receives every declared
     option (defaults filled in) as a keyword argument and may raise ValueError
     for values out of range. `options` maps each option name to an
-    `AgentOption` or to a ``(type, default, help)`` tuple.
+    `AgentOption` or to a ``(type, default, help)`` tuple. `positional` and
+    `check`: see `AgentInfo`.
     """
     if not _NAME.match(name):
         raise ValueError(f"agent name {name!r} must be letters, digits, '_', '.' or '-'")
@@ -153,7 +165,9 @@ def register_agent(
         else:
             kind, default, help_text = decl
             declared[key] = AgentOption(key, kind, default, help_text)
-    info = AgentInfo(name, factory, description, declared)
+    if positional is not None and positional not in declared:
+        raise ValueError(f"positional option {positional!r} of {name!r} is not declared")
+    info = AgentInfo(name, factory, description, declared, positional, check)
     _registry[name] = info
     return info
 
@@ -240,11 +254,15 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
     if not _NAME.match(name):
         raise ValueError(f"agent spec {spec!r}: {name!r} is not a valid agent name")
     options: dict[str, str] = {}
-    for part in rest.split(","):
+    for index, part in enumerate(rest.split(",")):
         if not part.strip():
             continue
         key, sep, value = part.partition("=")
         key = key.strip()
+        if not sep and index == 0:
+            info = _load(name)
+            if info is not None and info.positional is not None:
+                key, value, sep = info.positional, part, "="
         if not sep or not key:
             raise ValueError(
                 f"agent spec {spec!r}: option {part.strip()!r} must be written key=value"
@@ -255,11 +273,11 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, options
 
 
-def make_agent(spec: str) -> Agent:
-    """Build the agent described by `spec`; its `name` is set to the spec.
+def check_agent_spec(spec: str) -> tuple[AgentInfo, dict[str, Any]]:
+    """The kind of `spec` and its option values, checked without building the agent.
 
-    Raises ValueError for an unknown agent (listing the available ones) or a
-    bad option key or value (listing the valid keys with their defaults).
+    Raises ValueError as `make_agent` does, for everything but what only the
+    agent's constructor checks (the kind's `check` hook, if it has one, runs).
     """
     name, raw = parse_agent_spec(spec)
     info = _load(name)
@@ -278,10 +296,26 @@ def make_agent(spec: str) -> Agent:
             values[key] = option.coerce(text)
         except ValueError as exc:
             raise ValueError(f"agent {name!r}: {exc} (valid options: {valid})") from None
+    if info.check is not None:
+        try:
+            info.check(**values)
+        except ValueError as exc:
+            raise ValueError(f"agent {name!r}: {exc}") from None
+    return info, values
+
+
+def make_agent(spec: str) -> Agent:
+    """Build the agent described by `spec`; its `name` is set to the spec.
+
+    Raises ValueError for an unknown agent (listing the available ones) or a
+    bad option key or value (listing the valid keys with their defaults).
+    """
+    info, values = check_agent_spec(spec)
+    valid = ", ".join(option.describe() for option in info.options.values()) or "none"
     try:
         agent = info.factory(**values)
     except ValueError as exc:
-        raise ValueError(f"agent {name!r}: {exc} (valid options: {valid})") from None
+        raise ValueError(f"agent {info.name!r}: {exc} (valid options: {valid})") from None
     agent.name = spec.strip()
     return agent
 

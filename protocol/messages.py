@@ -115,10 +115,13 @@ class Move(Message, tag="move", omit_defaults=True):
     eval: Annotated[float, msgspec.Meta(ge=0.0, le=1.0)] | None = None
 
 
-class Resign(Message, tag="resign"):
+class Resign(Message, tag="resign", omit_defaults=True):
     """Give up a match (allowed at any time)."""
 
     match: Id
+    #: why, in a few words (additive in v1): kept in the match record's reason,
+    #: e.g. an engine's fault ``engine exited (code 3)``
+    reason: Annotated[str, msgspec.Meta(max_length=200)] | None = None
 
 
 class PoolPlayer(msgspec.Struct, frozen=True):

@@ -349,9 +349,9 @@ class Lobby(PoolDesk):
                 return match, seat
         raise RequestError("not_in_match", f"you hold no seat in match {match_id!r}")
 
-    def resign(self, conn: Connection, match_id: str) -> None:
+    def resign(self, conn: Connection, match_id: str, reason: str | None = None) -> None:
         match, seat = self.seat_of(conn, match_id)
-        match.on_resign(seat)
+        match.on_resign(seat, reason)
 
     def rejoin(self, conn: Connection, token: str) -> None:
         found = self.tokens.get(token)

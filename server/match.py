@@ -499,10 +499,11 @@ class Match:
         self._time_left = max(self._time_left - (trio.current_time() - self._turn_started), 0.0)
         self._start_clock()  # a new turn with the time that is left
 
-    def on_resign(self, seat_index: int) -> None:
+    def on_resign(self, seat_index: int, why: str | None = None) -> None:
         if self.phase in ("over", "starting"):
             return
-        self.reason = f"{self.seats[seat_index].name} resigned"
+        said = " ".join(why.split()) if why else ""  # one line, whatever the client sent
+        self.reason = f"{self.seats[seat_index].name} resigned" + (f": {said}" if said else "")
         self._end(self._forfeit(seat_index, Termination.RESIGNATION))
 
     def abort(self, reason: str) -> None:

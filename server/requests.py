@@ -154,7 +154,7 @@ class Requests:
         elif isinstance(message, Rejoin):
             lobby.rejoin(conn, message.token)
         elif isinstance(message, Resign):
-            lobby.resign(conn, message.match)
+            lobby.resign(conn, message.match, message.reason)
         elif isinstance(message, Direct):
             lobby.direct(conn, message)
         elif isinstance(message, Adjudicate):

@@ -1,0 +1,216 @@
+"""The ``engine`` agent kind: an external program, over GTP, Gomocup or our text protocol.
+
+The agent owns at most one running engine. A process is started (and its
+handshake done) at the first game, kept from game to game while it behaves
+(``restart=auto``), and replaced by a fresh one after any fault or, with
+``restart=always``, before every game. A fault during a game resigns it with
+the fault as the reason (`ResignMatch`); a fault while starting the engine
+stops the player (`AgentError`), which a tournament treats as any failing
+player.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import structlog
+
+from games.base import Game
+from player.agent import Agent, MoveInfo, SearchLimit
+from player.engines.config import PROTOCOLS, RESTARTS, EngineConfig, build_config
+from player.engines.errors import EngineError, EngineIllegalMove, EngineInterrupted, quote
+from player.engines.gomocup import GomocupSession, NeedsRestart
+from player.engines.gtp import GtpSession
+from player.engines.process import EngineProcess
+from player.engines.session import Answer, Session, Turn, movers_of
+from player.engines.text import TextSession
+from player.errors import AgentError, ResignMatch
+from player.spec import AgentOption, register_agent
+
+log = structlog.get_logger("player.engines")
+
+SESSIONS: dict[str, type[Session]] = {
+    session.protocol: session for session in (TextSession, GtpSession, GomocupSession)
+}
+#: after the budget (and `stop`), how long the agent waits before it gives up by itself;
+#: in a match the server's deadline comes first and `interrupt` ends the wait
+GIVE_UP_AFTER = 5.0
+#: the budget when the runtime gives no time (an iteration-only limit)
+DEFAULT_MOVE_TIME = 1.0
+
+
+class EngineAgent(Agent):
+    """An engine program behind the `Agent` interface."""
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+        self._process: EngineProcess | None = None
+        self._session: Session | None = None
+        self._abort = threading.Event()
+        self._clocks: tuple[tuple[float, ...], float] | None = None
+        self._info: MoveInfo | None = None
+        self._fresh = True
+        #: the last answer (its think time as measured here), for logs and `engines check`
+        self.last_answer: Answer | None = None
+
+    # --- the process ------------------------------------------------------------------
+
+    @property
+    def session(self) -> Session | None:
+        """The running session, if any."""
+        return self._session
+
+    def _launch(self) -> Session:
+        self._end_process()
+        config = self.config
+        process = EngineProcess(config.argv, cwd=config.workdir, label=config.label)
+        session = SESSIONS[config.protocol](process, config, self._abort)
+        self._process, self._session, self._fresh = process, session, True
+        try:
+            session.handshake()
+        except EngineError as exc:
+            self._end_process()
+            raise AgentError(f"engine {config.label}: {exc} (during its handshake)") from None
+        log.info(
+            "engine_ready",
+            engine=config.label,
+            protocol=config.protocol,
+            says=session.engine_name,
+            pid=process.pid,
+        )
+        return session
+
+    def _end_process(self) -> None:
+        process, session = self._process, self._session
+        self._process = self._session = None
+        if process is not None:
+            process.close(session.quit_line if session is not None else None)
+
+    # --- the Agent interface --------------------------------------------------------------
+
+    def start(self, game: Game[Any, Any], seat: int) -> None:
+        super().start(game, seat)
+        self._abort.clear()
+        self._clocks = None
+        self._info = None
+        session = self._session
+        if (
+            session is None
+            or self._process is None
+            or not self._process.running
+            or (self.config.restart == "always" and not self._fresh)
+        ):
+            session = self._launch()
+        assert self._process is not None
+        self._process.new_game()
+        try:
+            try:
+                session.new_game(game, seat)
+            except NeedsRestart:
+                session = self._launch()
+                session.new_game(game, seat)
+        except ValueError as exc:  # the protocol cannot play this game
+            raise AgentError(f"engine {self.config.label}: {exc}") from None
+        except EngineError as exc:
+            self._end_process()
+            raise AgentError(f"engine {self.config.label}: {exc} (starting a game)") from None
+        self._fresh = False
+
+    def clocks(self, remaining: Any, increment: float) -> None:
+        self._clocks = (tuple(float(left) for left in remaining), float(increment))
+
+    def choose(self, state: Any, limit: SearchLimit) -> Any:
+        """Ask the engine; resign the match (with the reason) on any fault."""
+        game = self.require_game()
+        session = self._session
+        if session is None:
+            raise ResignMatch(f"engine {self.config.label}: not running (a fault earlier)")
+        budget = limit.time if limit.time is not None else DEFAULT_MOVE_TIME
+        now = time.monotonic()
+        movers, _ = movers_of(game, self.history)
+        turn = Turn(
+            game=game,
+            moves=tuple(self.history),
+            movers=movers,
+            seat=game.to_move(state),
+            state=state,
+            movetime=max(0.001, budget - self.config.margin),
+            stop_at=now + budget,
+            give_up_at=now + budget + max(GIVE_UP_AFTER, budget),
+            clocks=self._clocks,
+        )
+        self._info = None
+        try:
+            answer = session.think(turn)
+            if answer.move is None:
+                raise ResignMatch(f"engine {self.config.label} resigned")
+            if answer.move not in game.legal_moves(state):
+                raise EngineIllegalMove(f"engine played an illegal move: {quote(answer.text)}")
+        except EngineInterrupted:
+            self._end_process()  # the match is over; its answer may still come: start afresh
+            raise ResignMatch("interrupted") from None
+        except EngineError as exc:
+            self._end_process()
+            reason = f"engine {self.config.label}: {exc}"
+            log.warning("engine_fault", engine=self.config.label, reason=str(exc))
+            raise ResignMatch(reason) from None
+        self.last_answer = answer
+        self._info = answer.info
+        log.debug(
+            "engine_answer",
+            engine=self.config.label,
+            move=answer.text,
+            think=round(answer.think, 4),
+            stopped=answer.stopped,
+        )
+        return answer.move
+
+    def interrupt(self) -> None:
+        self._abort.set()
+
+    def move_info(self) -> MoveInfo | None:
+        return self._info
+
+    def evaluation(self) -> float | None:
+        return None if self._info is None else self._info.eval
+
+    def close(self) -> None:
+        self._abort.set()
+        self._end_process()
+
+
+def _engine(**options: Any) -> EngineAgent:
+    return EngineAgent(build_config(options))
+
+
+def _check(**options: Any) -> None:
+    build_config(options)
+
+
+ENGINE = register_agent(
+    "engine",
+    _engine,
+    {
+        "entry": AgentOption("entry", str, None, "an entry of the engines file (engine:NAME)"),
+        "cmd": AgentOption("cmd", str, None, "the program (PATH, /usr/local/games, /usr/games)"),
+        "args": AgentOption("args", str, None, "its arguments, split like a shell"),
+        "protocol": AgentOption(
+            "protocol", str, None, "text (default), gtp or gomocup", choices=PROTOCOLS
+        ),
+        "name": AgentOption("name", str, None, "the player's name"),
+        "workdir": AgentOption("workdir", str, None, "the directory it runs in"),
+        "init": AgentOption("init", str, None, "commands after the handshake, ';'-separated"),
+        "margin": AgentOption("margin", float, None, "seconds kept back from each budget (0.05)"),
+        "start_timeout": AgentOption(
+            "start_timeout", float, None, "seconds to start and shake hands (10)"
+        ),
+        "restart": AgentOption(
+            "restart", str, None, "auto: after a fault; always: every game", choices=RESTARTS
+        ),
+    },
+    "an external program over GTP, Gomocup or the arena text protocol (docs/ENGINES.md)",
+    positional="entry",
+    check=_check,
+)
