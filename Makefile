@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all install chromium demo test lint test-fast test-slow bench clean
+.PHONY: all install chromium engines demo test lint test-fast test-slow bench clean
 
 all: test
 
@@ -25,6 +25,18 @@ chromium:
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 	@chromium --version
+
+# Debian's grhino for the engine tests (tests/player/engines): gtp-rhino, an Othello
+# program over GTP, installed in /usr/games (the engine kind looks there after PATH).
+# Without it those tests skip locally; CI runs them. The tests' own small engines are
+# C programs they compile with the system compiler (cc).
+engines:
+	@test -x /usr/games/gtp-rhino || command -v gtp-rhino >/dev/null 2>&1 || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq grhino >/dev/null; }
+	@command -v cc >/dev/null 2>&1 || { echo "make engines: no C compiler (cc): apt-get install gcc" >&2; exit 1; }
+	@echo "gtp-rhino: $$(command -v gtp-rhino || echo /usr/games/gtp-rhino); cc: $$(command -v cc)"
 
 demo: $(STAMP)
 	$(BIN)/arena demo

@@ -38,6 +38,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "arena_cli.demo_cmd",
         "a small round-robin on an embedded server (what `make demo` runs)",
     ),
+    "engines": (
+        "arena_cli.engines_cmd",
+        "check an engine program (GTP, Gomocup, text protocol) or list the engines file",
+    ),
     "matches": ("arena_cli.records_cmd", "list recorded matches"),
     "show": ("arena_cli.records_cmd", "replay a recorded match, board after each move"),
     "export": ("arena_cli.export_cmd", "write recorded games as JSON Lines or SGF"),

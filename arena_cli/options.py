@@ -104,3 +104,30 @@ def check_port_free(host: str, port: int, flag: str = "--port") -> None:
             if exc.errno == errno.EADDRINUSE:
                 reason += f" (another server there? choose another {flag})"
             raise ValueError(f"cannot listen on {host}:{port}: {reason}") from None
+
+
+def add_engines_option(parser: argparse.ArgumentParser) -> None:
+    """``--engines FILE``: the engines file that ``engine:NAME`` specs read (docs/ENGINES.md)."""
+    parser.add_argument(
+        "--engines",
+        default=None,
+        metavar="FILE",
+        help="engines file (TOML) that engine:NAME specs name [$ARENA_ENGINES, ./engines.toml]",
+    )
+
+
+def apply_engines_option(value: str | None) -> None:
+    """Check ``--engines FILE`` and hand it on (``$ARENA_ENGINES``) to this process and its
+    children; ValueError (one line, naming the flag) if the file is missing or invalid."""
+    from pathlib import Path
+
+    from player.engines.config import ENGINES_ENV, load_engines_file
+
+    if value is None:
+        return
+    path = Path(value).expanduser()
+    try:
+        load_engines_file(path)
+    except ValueError as exc:
+        raise ValueError(f"--engines: {exc}") from None
+    os.environ[ENGINES_ENV] = str(path.resolve())

@@ -13,6 +13,7 @@ import argparse
 from arena_cli.options import DEFAULT_HOST as DEFAULT_HOST
 from arena_cli.options import DEFAULT_PORT as DEFAULT_PORT
 from arena_cli.options import add_address_options as add_address_options
+from arena_cli.options import add_engines_option
 from arena_cli.options import address as address
 from arena_cli.options import env_setting as env_setting
 
@@ -46,6 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "agent", nargs="?", help="agent spec, e.g. mcts:time=0.5 or human [$ARENA_AGENT]"
     )
     add_address_options(parser)
+    add_engines_option(parser)
     parser.add_argument(
         "--games",
         type=int,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import trio
 
-from arena_cli.options import address, env_setting, parse_time_control
+from arena_cli.options import address, apply_engines_option, env_setting, parse_time_control
 from arena_cli.play_cmd import HUMAN_TC
 from games import make_game, parse_options
 from player.client import ClientError, MatchResult, PlayerClient, PlayerConfig, default_player_name
@@ -54,6 +54,7 @@ def _items(values: list[str] | None, var: str) -> list[str]:
 
 def resolve(args: argparse.Namespace) -> PlaySettings:
     """Apply the environment fallbacks; ValueError names the missing or bad setting."""
+    apply_engines_option(getattr(args, "engines", None))
     game = env_setting(args.game, "ARENA_GAME", str, "")
     if not game:
         raise ValueError("no game given (argument GAME or $ARENA_GAME); see `arena games`")

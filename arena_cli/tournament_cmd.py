@@ -25,6 +25,7 @@ import trio
 from rich.console import Console
 
 from arena_cli import tournament_view as view
+from arena_cli.options import add_engines_option, apply_engines_option
 from arena_cli.tournament_run import Run, run_tournament
 from games import make_game, parse_options
 from server.app import open_store
@@ -75,6 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="a local player: an agent spec, optionally NAME=SPEC (repeatable)",
     )
+    add_engines_option(parser)
     add(
         "--remote",
         action="append",
@@ -346,6 +348,7 @@ def run(args: argparse.Namespace) -> int:
             view.print_list(console, listed)
         return 0
     try:
+        apply_engines_option(getattr(args, "engines", None))
         config = resolve_config(args, records)
         validate_specs([p.spec for p in config.players if p.spec])
         if args.concurrency < 1:

@@ -62,10 +62,14 @@ class EngineAgent(Agent):
         """The running session, if any."""
         return self._session
 
-    def _launch(self) -> Session:
+    def launch(self) -> Session:
+        """(Re)start the engine and do its handshake (AgentError if it fails)."""
         self._end_process()
         config = self.config
-        process = EngineProcess(config.argv, cwd=config.workdir, label=config.label)
+        try:
+            process = EngineProcess(config.argv, cwd=config.workdir, label=config.label)
+        except EngineError as exc:
+            raise AgentError(f"engine {config.label}: {exc}") from None
         session = SESSIONS[config.protocol](process, config, self._abort)
         self._process, self._session, self._fresh = process, session, True
         try:
@@ -102,14 +106,14 @@ class EngineAgent(Agent):
             or not self._process.running
             or (self.config.restart == "always" and not self._fresh)
         ):
-            session = self._launch()
+            session = self.launch()
         assert self._process is not None
         self._process.new_game()
         try:
             try:
                 session.new_game(game, seat)
             except NeedsRestart:
-                session = self._launch()
+                session = self.launch()
                 session.new_game(game, seat)
         except ValueError as exc:  # the protocol cannot play this game
             raise AgentError(f"engine {self.config.label}: {exc}") from None

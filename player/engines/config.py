@@ -201,16 +201,19 @@ def build_config(options: Mapping[str, Any]) -> EngineConfig:
         if not folder.is_dir():
             raise ValueError(f"{where}workdir {workdir!r} is not a directory")
         workdir = str(folder)
+    args = _words(values.get("args"), "args", where)
+    init = _words(values.get("init"), "init", where, sep=";")
+    name = _text(values.get("name"), "name", where)
+    margin = _seconds(values.get("margin", 0.05), "margin", where, minimum=0.0)
+    start_timeout = _seconds(values.get("start_timeout", 10.0), "start_timeout", where, minimum=0.1)
     return EngineConfig(
-        program=find_program(cmd, base),
-        args=_words(values.get("args"), "args", where),
+        program=find_program(cmd, base),  # last: every other key is checked first
+        args=args,
         protocol=protocol,
-        name=_text(values.get("name"), "name", where),
+        name=name,
         workdir=workdir,
-        init=_words(values.get("init"), "init", where, sep=";"),
-        margin=_seconds(values.get("margin", 0.05), "margin", where, minimum=0.0),
-        start_timeout=_seconds(
-            values.get("start_timeout", 10.0), "start_timeout", where, minimum=0.1
-        ),
+        init=init,
+        margin=margin,
+        start_timeout=start_timeout,
         restart=restart,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import structlog
@@ -111,18 +112,23 @@ class GtpSession(Session):
                 self.command(f"time_left {COLOURS[turn.seat]} {left} 0")
         self._timing = timing
 
-    def think(self, turn: Turn) -> Answer:
+    def sync(self, moves: Sequence[Any], movers: Sequence[int]) -> None:
+        """Bring the engine's board to `moves` (played by `movers`): `play` what it lacks."""
         mapping = self.mapping
         assert mapping is not None, "new_game first"
-        moves = list(turn.moves)
-        if self.known != moves[: len(self.known)]:
+        if self.known != list(moves[: len(self.known)]):
             self._clear()  # out of step (a reconnect): start the board again
         for index in range(len(self.known), len(moves)):
             move = moves[index]
             if mapping.pass_move is None or move != mapping.pass_move:
-                colour = COLOURS[turn.movers[index] % 2]
+                colour = COLOURS[movers[index] % 2]
                 self.expect(f"play {colour} {mapping.vertex(move)}")
             self.known.append(move)
+
+    def think(self, turn: Turn) -> Answer:
+        mapping = self.mapping
+        assert mapping is not None, "new_game first"
+        self.sync(turn.moves, turn.movers)
         self._time(turn)
         started = time.monotonic()
         ok, text = self.command(f"genmove {COLOURS[turn.seat % 2]}", turn.give_up_at)

@@ -243,6 +243,7 @@ class EngineProcess:
                 exited = self._wait(0.5)
             self._signal_group(signal.SIGKILL)  # stragglers too, even after a clean exit
             self._proc.wait()
+            self._wait_group_gone(3.0)  # killed stragglers are reaped by init (zombies till then)
             if self._proc.stdin is not None:
                 with contextlib.suppress(OSError):
                     self._proc.stdin.close()
@@ -272,6 +273,21 @@ class EngineProcess:
             return True
         except subprocess.TimeoutExpired:
             return False
+
+    def group_alive(self) -> bool:
+        """Whether any process of the engine's group still exists (a zombie counts)."""
+        try:
+            os.killpg(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def _wait_group_gone(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while self.group_alive() and time.monotonic() < end:
+            time.sleep(0.01)
 
     def _signal_group(self, signum: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -1,0 +1,111 @@
+"""GTP against real programs: Debian's gtp-rhino (Othello) and a small C engine for m,n,k boards."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+from games import make_game
+from games.base import Game
+from player.engines.config import EngineConfig
+from player.engines.gtp import GtpSession
+from player.engines.process import EngineProcess
+from player.engines.session import Turn, movers_of
+
+
+def session_for(program: str, *args: str) -> GtpSession:
+    config = EngineConfig(program=program, args=args, protocol="gtp")
+    process = EngineProcess(config.argv, label="gtp")
+    session = GtpSession(process, config, threading.Event())
+    session.handshake()
+    return session
+
+
+def turn(game: Game[Any, Any], moves: list[Any], seconds: float = 1.0) -> Turn:
+    movers, state = movers_of(game, moves)
+    now = time.monotonic()
+    return Turn(
+        game, tuple(moves), movers, game.to_move(state), state, seconds, now + seconds, now + 10
+    )
+
+
+def board_rows(shown: str, size: int) -> list[list[str]]:
+    """The rows of a showboard answer: the lines that start with a row number."""
+    rows = []
+    for line in shown.splitlines():
+        words = line.split()
+        if words and words[0].isdigit() and len(words) >= size + 1:
+            rows.append([word.upper() for word in words[1 : size + 1]])
+    return rows
+
+
+def reversi_rows(state: Any, size: int) -> list[list[str]]:
+    black, white = state[0], state[1]
+    return [
+        [
+            "X" if black >> (r * size + c) & 1 else "O" if white >> (r * size + c) & 1 else "."
+            for c in range(size)
+        ]
+        for r in range(size)
+    ]
+
+
+def test_reversi_squares_and_passes_agree_with_gtp_rhinos_board(rhino: str) -> None:
+    game = make_game("reversi", {})
+    session = session_for(rhino, "-l", "1")
+    try:
+        assert session.engine_name == "GTP GRhino" and "genmove" in session.commands
+        session.new_game(game, 0)
+        rng = random.Random(7)
+        moves: list[Any] = []
+        state = game.initial_state()
+        passes = 0
+        while game.outcome(state) is None:
+            legal = list(game.legal_moves(state))
+            if rng.random() < 0.5:  # rhino chooses, through genmove
+                answer = session.think(turn(game, moves))
+                move = answer.move
+                assert move in legal, (answer.text, [game.format_move(m) for m in legal])
+            else:  # we choose: sent with `play` before rhino's next genmove
+                move = rng.choice(legal)
+            passes += move == -1
+            moves.append(move)
+            state = game.play(state, move)
+            if len(moves) % 7 == 0 or game.outcome(state) is not None:
+                session.sync(moves, movers_of(game, moves)[0])  # rhino's board up to date
+                shown = session.expect("showboard")
+                assert board_rows(shown, 8) == reversi_rows(state, 8), shown
+    finally:
+        session.process.close(session.quit_line)
+    assert len(moves) > 50
+
+
+def test_gtp_timing_commands_reach_the_engine(rhino: str) -> None:
+    game = make_game("reversi", {})
+    session = session_for(rhino, "-l", "1")
+    sent: list[str] = []
+    send = session.process.send
+
+    def recording(line: str) -> None:
+        sent.append(line)
+        send(line)
+
+    session.process.send = recording  # type: ignore[method-assign]
+    try:
+        session.new_game(game, 1)
+        first = session.think(turn(game, [game.parse_move("d3")], seconds=2.5))
+        assert first.move in game.legal_moves(
+            game.play(game.initial_state(), game.parse_move("d3"))
+        )
+    finally:
+        session.process.close(session.quit_line)
+    assert sent[:5] == [
+        "boardsize 8",
+        "clear_board",
+        "komi 0",
+        "play black d3",
+        "time_settings 0 2 1",
+    ]
+    assert sent[5] == "genmove white"
