@@ -53,7 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--seed", type=int, default=1, help="seed of the random opponent (default 1)"
     )
     add_engines_option(check)
-    check.set_defaults(func=run_check, default_log_level="warning")
+    check.set_defaults(func=run_check, default_log_level="error")  # the steps say it all
     listing = actions.add_parser("list", help="list the entries of the engines file")
     add_engines_option(listing)
     listing.set_defaults(func=run_list, default_log_level="warning")

@@ -197,13 +197,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def player_names(specs: Sequence[str]) -> list[TournamentPlayer]:
-    """Players from ``SPEC`` or ``NAME=SPEC`` items; repeated specs get ``#2``, ``#3``."""
+    """Players from ``SPEC`` or ``NAME=SPEC`` items; repeated names get ``#2``, ``#3``.
+
+    A ``SPEC`` alone is named by its ``name=`` option (engines), else by itself.
+    """
+    from player.spec import spec_name
+
     players: list[TournamentPlayer] = []
     seen: dict[str, int] = {}
     for item in specs:
         name, sep, spec = item.partition("=")
         if not sep or ":" in name or "," in name:
-            name, spec = item, item
+            name, spec = spec_name(item) or item, item
         name = name.strip()
         seen[name] = seen.get(name, 0) + 1
         if seen[name] > 1:

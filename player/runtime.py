@@ -35,6 +35,7 @@ from player.errors import (
 )
 from player.matchplay import MatchPlay, _Choice, _Match
 from player.results import MatchResult
+from player.spec import spec_name
 from protocol.messages import (
     Clock,
     Error,
@@ -66,12 +67,8 @@ REJOIN_REFUSED = frozenset({"bad_token", "unknown_match", "not_in_match"})
 
 def default_player_name(agent_name: str) -> str:
     """``<agent>@<host>`` (an agent spec's own ``name=`` if it has one), cut to 64 characters."""
-    _, _, options = agent_name.partition(":")
-    for part in options.split(","):
-        key, _, value = part.partition("=")
-        if key.strip() == "name" and value.strip():
-            return value.strip()[:64]
-    return f"{agent_name}@{socket.gethostname()}"[:64]
+    named = spec_name(agent_name)
+    return (named or f"{agent_name}@{socket.gethostname()}")[:64]
 
 
 @dataclass(frozen=True, slots=True)

@@ -273,6 +273,19 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, options
 
 
+def spec_name(spec: str) -> str | None:
+    """The ``name=`` option of `spec` if it has one (an engine's player name), else None.
+
+    Read without loading the kind, and None for a malformed spec.
+    """
+    _, _, rest = spec.partition(":")
+    for part in rest.split(","):
+        key, sep, value = part.partition("=")
+        if sep and key.strip() == "name" and value.strip():
+            return value.strip()
+    return None
+
+
 def check_agent_spec(spec: str) -> tuple[AgentInfo, dict[str, Any]]:
     """The kind of `spec` and its option values, checked without building the agent.
 

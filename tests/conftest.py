@@ -7,6 +7,10 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
+# the engines the tests play (compiled C programs, Debian's gtp-rhino): fixtures `engines`, `rhino`
+from tests.engines.programs import engines as engines
+from tests.engines.programs import rhino as rhino
+
 
 @pytest.fixture(autouse=True)
 def _fresh_structlog() -> Iterator[None]:

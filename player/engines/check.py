@@ -17,6 +17,7 @@ from games.base import Game
 from player.agent import SearchLimit
 from player.baselines import RandomAgent
 from player.engines.agent import EngineAgent
+from player.engines.process import EngineProcess
 from player.errors import AgentError, ResignMatch
 
 
@@ -47,6 +48,7 @@ def check_engine(
 ) -> bool:
     """Run the check of `agent` on `game`, calling `report` for every step; True if all passed."""
     failed = False
+    launched: list[EngineProcess] = []
 
     def step(name: str, ok: bool, detail: str) -> None:
         nonlocal failed
@@ -56,11 +58,11 @@ def check_engine(
             raise CheckFailed(name)
 
     try:
-        _run(agent, game, step, move_time, seed)
+        _run(agent, game, step, move_time, seed, launched)
     except CheckFailed:
         pass
     finally:
-        process = agent.session.process if agent.session is not None else None
+        process = launched[-1] if launched else None
         started = time.perf_counter()
         agent.close()
         if process is not None:
@@ -83,6 +85,7 @@ def _run(
     step: Callable[[str, bool, str], None],
     move_time: float,
     seed: int,
+    launched: list[EngineProcess],
 ) -> None:
     config = agent.config
     started = time.perf_counter()
@@ -91,6 +94,7 @@ def _run(
     except AgentError as exc:
         step("start", False, str(exc))
         return
+    launched.append(session.process)
     about = ", ".join(f"{key} {value!r}" for key, value in session.about.items() if value)
     step(
         "start",

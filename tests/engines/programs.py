@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = {
     "misbehave": ROOT / "tests" / "engines" / "misbehave.c",
     "pattern_gomoku": ROOT / "tests" / "engines" / "pattern_gomoku.c",

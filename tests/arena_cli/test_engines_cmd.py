@@ -1,0 +1,120 @@
+"""External engines as a user meets them: `arena engines check`, `arena play --vs`, `arena tournament`.
+
+Real processes all the way: the `arena` command, its embedded server or its
+player subprocesses, and the engines (Debian's gtp-rhino, the tests' C engines).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pexpect
+
+from tests.arena_cli.cli import run
+from tests.arena_cli.test_human_pty import PROMPT, before, group, spawn
+
+RHINO = "engine:cmd=gtp-rhino,args=-l 1,protocol=gtp"
+
+
+def test_engines_check_passes_a_real_gtp_program(rhino: str) -> None:
+    done = run("engines", "check", RHINO, "--game", "reversi", "--move-time", "0.3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"ok    start: {rhino} (pid ")
+    assert "name 'GTP GRhino', version '0.16.1'" in lines[0]
+    assert any(line.startswith("ok    game 1: as Black against random: ") for line in lines)
+    assert any(line.startswith("ok    game 2: as White against random: ") for line in lines)
+    assert lines[-2].startswith("ok    quit: ended in ") and lines[-2].endswith("; nothing left")
+    assert lines[-1] == "passed"
+
+
+def test_engines_check_fails_an_illegal_move_with_its_step(engines: dict[str, str]) -> None:
+    spec = f"engine:cmd={engines['misbehave']},args=illegal-at 2"
+    done = run("engines", "check", spec, "--game", "tictactoe")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[-3].startswith(
+        "FAIL  game 1 ply 3: engine misbehave: engine played an illegal move"
+    )
+    assert lines[-2].startswith("ok    quit: ")  # ended all the same, nothing left
+    assert lines[-1] == "failed"
+
+
+def test_engines_check_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    for args, message in [
+        (("engine:cmd=no-such-program-x", "--game", "reversi"), "was not found on PATH"),
+        (
+            ("engine:cmd=/bin/true,protocol=uci", "--game", "reversi"),
+            "must be one of text, gtp, gomocup",
+        ),
+        (("random", "--game", "reversi"), "'random' is not an engine spec"),
+        (("engine:cmd=/bin/true", "--game", "chess"), "unknown game 'chess'"),
+        (
+            ("engine:x", "--game", "reversi", "--engines", str(tmp_path / "no.toml")),
+            "--engines: engines file",
+        ),
+    ]:
+        done = run("engines", "check", *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+        assert done.stderr.startswith("arena engines: ")
+
+
+def test_engines_list_shows_the_entries_of_the_file(tmp_path: Path, rhino: str) -> None:
+    engines = tmp_path / "engines.toml"
+    engines.write_text(
+        '[engines.rhino]\ncmd = "gtp-rhino"\nargs = ["-l", "5"]\nprotocol = "gtp"\n'
+        '[engines.broken]\ncmd = "./nowhere"\n'
+    )
+    done = run("engines", "list", "--engines", str(engines))
+    assert done.returncode == 2  # one entry cannot be used
+    assert done.stdout.splitlines() == [
+        f"{engines}: 2 engines",
+        f"  engine:rhino  gtp: {rhino} -l 5",
+        f"  engine:broken  unusable: engine cmd './nowhere': no such file ({tmp_path / 'nowhere'})",
+    ]
+
+
+def test_a_person_plays_reversi_against_gtp_rhino(rhino: str) -> None:
+    child = spawn("play", "reversi", "human", "--vs", RHINO, "--tc", "60+0")
+    try:
+        child.expect("=== new match of reversi")
+        moves = 0
+        while True:
+            index = child.expect([PROMPT, "=== game over: ([^=]+) ==="])
+            if index == 1:
+                verdict = group(child, 1)
+                break
+            child.sendline("moves")
+            child.expect(r"legal moves: ([a-z0-9 ]+)\r\n")
+            first = group(child, 1).split()[0]
+            child.expect(PROMPT)
+            child.sendline(first)
+            moves += 1
+        assert moves >= 5
+        assert verdict.split(" (")[0] in ("you win", "you lose", "draw")
+        child.expect(r"played 1 match: \d W, \d D, \d L")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0, before(child)
+
+
+def test_a_tournament_with_gtp_rhino_at_two_levels(tmp_path: Path, rhino: str) -> None:
+    engines = tmp_path / "engines.toml"
+    engines.write_text(
+        '[engines.rhino2]\ncmd = "gtp-rhino"\nargs = ["-l", "2"]\nprotocol = "gtp"\n'
+    )
+    out = tmp_path / "results.json"
+    done = run(
+        "tournament", "reversi",
+        "-p", "mcts:time=0.05", "-p", f"rhino1={RHINO}", "-p", "engine:rhino2",
+        "--engines", str(engines), "--games-per-pair", "2", "--move-time", "0.3",
+        "--db", str(tmp_path / "t.sqlite"), "--out", str(out), "--no-progress",
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads(out.read_text())
+    assert "rhino1" in done.stdout and "engine:rhino2" in done.stdout
+    assert len(results["games"]) == 6, results.keys()

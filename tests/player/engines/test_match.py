@@ -1,0 +1,81 @@
+"""Engines through a real server: TCP, the records database, the server's timeout policy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+from structlog.testing import capture_logs
+
+from player.baselines import RandomAgent
+from player.runtime import PlayerClient, PlayerConfig
+from player.spec import make_agent
+from server.config import MatchPolicy
+from server.store import Store
+from tests.server.harness import running_server
+
+
+async def play_pair(
+    port: int, engine_spec: str, games: int, move_time: float, game: str = "tictactoe"
+) -> None:
+    engine = make_agent(engine_spec)
+    rival = RandomAgent(seed=5)
+    clients = [
+        PlayerClient(
+            agent,
+            game,
+            config=PlayerConfig(port=port, name=name, games=games, move_time=move_time),
+        )
+        for agent, name in ((engine, "engine"), (rival, "random"))
+    ]
+    try:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                for client in clients:
+                    nursery.start_soon(client.run)
+    finally:
+        engine.close()
+
+
+def records(db: Path) -> list[tuple[str | None, str | None, list[str]]]:
+    store = Store(str(db))
+    try:
+        found = store.list_matches(limit=100)
+        return [
+            (m.termination, m.reason, m.players) for m in sorted(found, key=lambda m: m.started_at)
+        ]
+    finally:
+        store.close()
+
+
+async def test_a_fault_mid_game_is_in_the_record_and_the_next_game_is_played(
+    engines: dict[str, str], tmp_path: Path
+) -> None:
+    db = tmp_path / "arena.sqlite"
+    async with running_server(db=str(db), policy=MatchPolicy(move_time=1.0)) as server:
+        assert server.port is not None
+        await play_pair(server.port, f"engine:cmd={engines['misbehave']},args=die-at 2", 2, 1.0)
+    played = records(db)
+    assert len(played) == 2
+    for termination, reason, _players in played:  # a fresh process each game, dying each time
+        assert termination == "resignation"
+        assert reason == "engine resigned: engine misbehave: engine exited (code 5)"
+
+
+async def test_a_hung_engine_loses_on_time_by_the_servers_policy(
+    engines: dict[str, str], tmp_path: Path
+) -> None:
+    db = tmp_path / "arena.sqlite"
+    with capture_logs() as logs:
+        async with running_server(
+            db=str(db), policy=MatchPolicy(move_time=0.3, lag_margin=0.2)
+        ) as server:
+            assert server.port is not None
+            await play_pair(
+                server.port, f"engine:cmd={engines['misbehave']},args=hang-at 1", 1, 0.3
+            )
+    [(termination, reason, _players)] = records(db)
+    assert termination == "timeout", reason
+    started = [entry for entry in logs if entry["event"] == "engine_started"]
+    ended = [entry for entry in logs if entry["event"] == "engine_ended"]
+    assert [entry["pid"] for entry in started] == [entry["pid"] for entry in ended]
