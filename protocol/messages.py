@@ -28,6 +28,17 @@ Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
 Options = Annotated[dict[str, Any], msgspec.Meta(max_length=32)]
 Role = Literal["player", "spectator"]
 
+#: move info (additive in v1): the mover's expected score, 0 loss .. 0.5 draw .. 1 win
+Evaluation = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
+#: move info: the search depth the mover reached
+Depth = Annotated[int, msgspec.Meta(ge=0, le=10_000)]
+#: move info: the simulations or nodes the mover searched (at most 2**53: exact in a double)
+Visits = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
+#: move info: one move of a principal variation, in the game's notation
+PvMove = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
+#: move info: the expected continuation, the move itself first
+PrincipalVariation = Annotated[list[PvMove], msgspec.Meta(max_length=64)]
+
 
 class Message(msgspec.Struct, tag_field="type", forbid_unknown_fields=False):
     """Base of all messages; the ``type`` key is the struct's tag."""
@@ -112,7 +123,13 @@ class Move(Message, tag="move", omit_defaults=True):
     move: Any
     #: the mover's own evaluation: its expected score (0 loss .. 0.5 draw .. 1 win) after
     #: this move; optional, relayed in ``update`` (additive in v1; used for adjudication)
-    eval: Annotated[float, msgspec.Meta(ge=0.0, le=1.0)] | None = None
+    eval: Evaluation | None = None
+    #: what the mover's search says about the move (optional, additive in v1): its depth,
+    #: the simulations or nodes searched, the expected continuation (this move first);
+    #: relayed in ``update`` and recorded with the move
+    depth: Depth | None = None
+    visits: Visits | None = None
+    pv: PrincipalVariation = msgspec.field(default_factory=list)
 
 
 class Resign(Message, tag="resign"):
@@ -281,7 +298,9 @@ class Turn(Message, tag="turn"):
     increment: float = 0.0
 
 
-class Update(Message, tag="update"):
+class Update(Message, tag="update", omit_defaults=True):
+    """A move was played. `clocks` and the move info are left out when absent."""
+
     match: str
     ply: int
     seat: int
@@ -293,6 +312,10 @@ class Update(Message, tag="update"):
     clocks: list[float] | None = None
     #: the mover's own evaluation sent with its move, if any (additive in v1)
     eval: float | None = None
+    #: the mover's depth, visits and principal variation sent with its move, if any
+    depth: int | None = None
+    visits: int | None = None
+    pv: list[str] = msgspec.field(default_factory=list)
 
 
 class Illegal(Message, tag="illegal"):
