@@ -28,16 +28,22 @@ Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
 Options = Annotated[dict[str, Any], msgspec.Meta(max_length=32)]
 Role = Literal["player", "spectator"]
 
+#: limits of the move info (docs/PROTOCOL.md "Move info")
+MAX_DEPTH = 10_000
+MAX_VISITS = 2**53  # exact in a double, so in JSON too
+MAX_PV_MOVES = 64
+MAX_PV_MOVE_LENGTH = 32
+
 #: move info (additive in v1): the mover's expected score, 0 loss .. 0.5 draw .. 1 win
 Evaluation = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
 #: move info: the search depth the mover reached
-Depth = Annotated[int, msgspec.Meta(ge=0, le=10_000)]
-#: move info: the simulations or nodes the mover searched (at most 2**53: exact in a double)
-Visits = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
+Depth = Annotated[int, msgspec.Meta(ge=0, le=MAX_DEPTH)]
+#: move info: the simulations or nodes the mover searched
+Visits = Annotated[int, msgspec.Meta(ge=0, le=MAX_VISITS)]
 #: move info: one move of a principal variation, in the game's notation
-PvMove = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
+PvMove = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_PV_MOVE_LENGTH)]
 #: move info: the expected continuation, the move itself first
-PrincipalVariation = Annotated[list[PvMove], msgspec.Meta(max_length=64)]
+PrincipalVariation = Annotated[list[PvMove], msgspec.Meta(max_length=MAX_PV_MOVES)]
 
 
 class Message(msgspec.Struct, tag_field="type", forbid_unknown_fields=False):
