@@ -1,4 +1,5 @@
-"""`arena show`'s text: the header of a recorded match, then the board after each move."""
+"""`arena show`'s text: the header of a recorded match, then the board after each move
+(with what the mover's engine said about it, when it said something)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from games import GameError, make_game
+from records.moveinfo import describe_move_info
 from records.schema import opening_of
 from server.store.records import MatchRecord, MoveRecord
 
@@ -62,9 +64,10 @@ def print_replay(record: MatchRecord, moves: Sequence[MoveRecord]) -> int:
             return 1
         label = names[move.seat] if move.seat < len(names) else f"seat {move.seat}"
         timing = "opening" if move.ply < book else f"{move.think_time * 1000:.0f} ms"
+        said = describe_move_info(move.eval, move.depth, move.visits, move.pv)
         print(
             f"\n{move.ply + 1}. {label} ({record.players[move.seat]}) plays {move.notation}"
-            f"  [{timing}]"
+            f"  [{timing}]" + (f"  ({said})" if said else "")
         )
         print(game.render(state))
     print()

@@ -28,6 +28,7 @@ from games import Game, InvalidMoveError, InvalidStateError, Outcome, Terminatio
 from player.agent import Agent, SearchLimit
 from player.connection import Connection
 from player.errors import AgentError, ClientError, ResignMatch, ServerProtocolError
+from player.moveinfo import wire_fields
 from player.results import MatchResult
 from protocol.messages import (
     MatchEnd,
@@ -273,14 +274,27 @@ class MatchPlay:
                     raise AgentError(
                         f"agent {self.agent.name!r} returned {move!r}, not a move"
                     ) from exc
-                evaluation = self.agent.evaluation()
-                if evaluation is not None and not 0.0 <= evaluation <= 1.0:
-                    evaluation = None  # an agent's bug is not the server's problem
-                await conn.send(Move(match=match.id, ply=ply, move=wire, eval=evaluation))
+                await conn.send(Move(match=match.id, ply=ply, move=wire, **self._move_info(ply)))
             except ClientError as exc:
                 self._failure = exc
                 if self._session_scope is not None:
                     self._session_scope.cancel()
+
+    def _move_info(self, ply: int) -> dict[str, Any]:
+        """The `Move` fields of what the agent says about the move it just chose.
+
+        Out-of-range values are dropped and a failing `move_info` sends none: an
+        agent's bug is not the server's problem, and it must not cost the move.
+        """
+        try:
+            info = self.agent.move_info()
+        except Exception as exc:
+            log.warning("agent_move_info_failed", ply=ply, error=repr(exc))
+            return {}
+        fields, dropped = wire_fields(info)
+        if dropped:
+            log.warning("agent_move_info_dropped", ply=ply, fields=dropped, info=repr(info))
+        return fields
 
     def _cancel_think(self) -> None:
         if self._think_scope is not None:

@@ -28,6 +28,23 @@ Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
 Options = Annotated[dict[str, Any], msgspec.Meta(max_length=32)]
 Role = Literal["player", "spectator"]
 
+#: limits of the move info (docs/PROTOCOL.md "Move info")
+MAX_DEPTH = 10_000
+MAX_VISITS = 2**53  # exact in a double, so in JSON too
+MAX_PV_MOVES = 64
+MAX_PV_MOVE_LENGTH = 32
+
+#: move info (additive in v1): the mover's expected score, 0 loss .. 0.5 draw .. 1 win
+Evaluation = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
+#: move info: the search depth the mover reached
+Depth = Annotated[int, msgspec.Meta(ge=0, le=MAX_DEPTH)]
+#: move info: the simulations or nodes the mover searched
+Visits = Annotated[int, msgspec.Meta(ge=0, le=MAX_VISITS)]
+#: move info: one move of a principal variation, in the game's notation
+PvMove = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_PV_MOVE_LENGTH)]
+#: move info: the expected continuation, the move itself first
+PrincipalVariation = Annotated[list[PvMove], msgspec.Meta(max_length=MAX_PV_MOVES)]
+
 
 class Message(msgspec.Struct, tag_field="type", forbid_unknown_fields=False):
     """Base of all messages; the ``type`` key is the struct's tag."""
@@ -112,7 +129,13 @@ class Move(Message, tag="move", omit_defaults=True):
     move: Any
     #: the mover's own evaluation: its expected score (0 loss .. 0.5 draw .. 1 win) after
     #: this move; optional, relayed in ``update`` (additive in v1; used for adjudication)
-    eval: Annotated[float, msgspec.Meta(ge=0.0, le=1.0)] | None = None
+    eval: Evaluation | None = None
+    #: what the mover's search says about the move (optional, additive in v1): its depth,
+    #: the simulations or nodes searched, the expected continuation (this move first);
+    #: relayed in ``update`` and recorded with the move
+    depth: Depth | None = None
+    visits: Visits | None = None
+    pv: PrincipalVariation = msgspec.field(default_factory=list)
 
 
 class Resign(Message, tag="resign", omit_defaults=True):
@@ -284,7 +307,9 @@ class Turn(Message, tag="turn"):
     increment: float = 0.0
 
 
-class Update(Message, tag="update"):
+class Update(Message, tag="update", omit_defaults=True):
+    """A move was played. `clocks` and the move info are left out when absent."""
+
     match: str
     ply: int
     seat: int
@@ -296,6 +321,10 @@ class Update(Message, tag="update"):
     clocks: list[float] | None = None
     #: the mover's own evaluation sent with its move, if any (additive in v1)
     eval: float | None = None
+    #: the mover's depth, visits and principal variation sent with its move, if any
+    depth: int | None = None
+    visits: int | None = None
+    pv: list[str] = msgspec.field(default_factory=list)
 
 
 class Illegal(Message, tag="illegal"):

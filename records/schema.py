@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from protocol.messages import Depth, Evaluation, PrincipalVariation, Visits
 from server.store import MatchRecord, MoveRecord
 
 __all__ = [
@@ -53,8 +54,10 @@ class OpeningEntry(msgspec.Struct, forbid_unknown_fields=True):
     notation: list[str] = msgspec.field(default_factory=list)
 
 
-class MoveEntry(msgspec.Struct, forbid_unknown_fields=True):
-    """One ply: who moved, what (wire value and notation), how long it thought, when."""
+class MoveEntry(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """One ply: who moved, what (wire value and notation), how long it thought, when, and
+    what the mover's engine said about it (each left out when it said nothing; the same
+    limits as on the wire, docs/PROTOCOL.md "Move info")."""
 
     ply: int
     seat: int
@@ -62,6 +65,10 @@ class MoveEntry(msgspec.Struct, forbid_unknown_fields=True):
     notation: str
     think_time: float
     at: float | None = None
+    eval: Evaluation | None = None
+    depth: Depth | None = None
+    visits: Visits | None = None
+    pv: PrincipalVariation = msgspec.field(default_factory=list)
 
 
 class ResultEntry(msgspec.Struct, forbid_unknown_fields=True):
@@ -130,7 +137,18 @@ def entry_from_store(record: MatchRecord, moves: Sequence[MoveRecord]) -> GameEn
         time_control=TimeControlEntry(record.move_time, record.lag_margin),
         opening=OpeningEntry(opening, notation),
         moves=[
-            MoveEntry(move.ply, move.seat, move.move, move.notation, move.think_time, move.at)
+            MoveEntry(
+                move.ply,
+                move.seat,
+                move.move,
+                move.notation,
+                move.think_time,
+                move.at,
+                move.eval,
+                move.depth,
+                move.visits,
+                list(move.pv),
+            )
             for move in moves
         ],
         status=record.status,
@@ -176,6 +194,10 @@ def entry_to_store(entry: GameEntry) -> tuple[MatchRecord, list[MoveRecord]]:
             notation=move.notation,
             think_time=move.think_time,
             at=move.at if move.at is not None else entry.started_at,
+            eval=move.eval,
+            depth=move.depth,
+            visits=move.visits,
+            pv=tuple(move.pv),
         )
         for move in entry.moves
     ]

@@ -13,7 +13,11 @@ What SGF has no property for (the match id is ``GN``) travels in private
 properties, which FF[4] allows and other readers ignore: ``XA`` on the root
 holds the rest of the record as JSON (schema version, options, time control,
 opening, termination, timestamps...); on each move node ``XT`` is the think
-time in seconds and ``XW`` the Unix time the move was made. A file written here re-imports losslessly; a foreign file
+time in seconds and ``XW`` the Unix time the move was made, and for a move
+whose engine said something about it, ``XI`` holds that move info as JSON
+(eval, depth, visits, pv) and a comment ``C`` says it for people
+(``eval 0.62, depth 14, 35,210 visits, pv d3 e6 f4``; comments are not read
+back). A file written here re-imports losslessly; a foreign file
 without ``XA`` is read with what SGF says (game from GM and SZ, players, RE).
 
 The reader implements the FF[4] grammar (Collection = GameTree+, GameTree =
@@ -34,6 +38,8 @@ import msgspec
 from games import Game, make_game
 from games.mnk import MNKGame
 from games.reversi import PASS, Reversi
+from protocol.messages import Depth, Evaluation, PrincipalVariation, Visits
+from records.moveinfo import describe_move_info
 from records.schema import (
     SCHEMA_VERSION,
     GameEntry,
@@ -50,6 +56,15 @@ SgfNode = dict[str, list[str]]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _COLORS = ("B", "W")
+
+
+class _MoveInfo(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A move's ``XI`` property: what the mover's engine said about it."""
+
+    eval: Evaluation | None = None
+    depth: Depth | None = None
+    visits: Visits | None = None
+    pv: PrincipalVariation = msgspec.field(default_factory=list)
 
 
 def sgf_game_number(game: Game[Any, Any]) -> int | None:
@@ -126,8 +141,31 @@ def entry_to_sgf(entry: GameEntry) -> str:
     for move in entry.moves:
         point = "" if move.move == PASS and number == 2 else _point(int(move.move), width)
         node = f";{_COLORS[move.seat]}[{point}]XT[{float(move.think_time)!r}]"
-        lines.append(node if move.at is None else f"{node}XW[{float(move.at)!r}]")
+        if move.at is not None:
+            node += f"XW[{float(move.at)!r}]"
+        lines.append(node + _info_properties(move))
     return "\n".join(lines) + ")\n"
+
+
+def _info_properties(move: MoveEntry) -> str:
+    """``XI[json]C[text]`` for a move with move info, else ""."""
+    info = _MoveInfo(move.eval, move.depth, move.visits, move.pv)
+    if info == _MoveInfo():
+        return ""
+    text = describe_move_info(move.eval, move.depth, move.visits, move.pv)
+    return f"XI[{_escape(msgspec.json.encode(info).decode())}]C[{_escape(text)}]"
+
+
+def _info_fields(node: SgfNode, ply: int) -> dict[str, Any]:
+    """The `MoveEntry` fields of a node's ``XI`` property (none without one)."""
+    text = _single(node, "XI")
+    if text is None:
+        return {}
+    try:
+        info = msgspec.json.decode(text, type=_MoveInfo)
+    except msgspec.DecodeError as exc:
+        raise RecordError(f"ply {ply + 1}: bad move info XI[{text}]: {exc}") from None
+    return {"eval": info.eval, "depth": info.depth, "visits": info.visits, "pv": info.pv}
 
 
 # --- reading -----------------------------------------------------------------
@@ -287,7 +325,15 @@ def _moves(game: Game[Any, Any], nodes: list[SgfNode]) -> list[MoveEntry]:
                 f"ply {ply + 1}: think time XT[{think}] or time XW[{at}] is not a number"
             ) from None
         moves.append(
-            MoveEntry(ply, _COLORS.index(color), game.encode_move(move), "", think_time, when)
+            MoveEntry(
+                ply,
+                _COLORS.index(color),
+                game.encode_move(move),
+                "",
+                think_time,
+                when,
+                **_info_fields(node, ply),
+            )
         )
     return moves
 

@@ -463,7 +463,7 @@ class Match:
             if self.clock is not None:
                 used = self._turn_time - self._time_left + think
                 self.clock.move_made(seat_index, used, think)
-            self._apply(seat_index, move, message.move, think, message.eval)
+            self._apply(seat_index, move, message, think)
             self._last_received = received
             outcome = self.game.outcome(self.state)
             if outcome is not None:
@@ -544,17 +544,24 @@ class Match:
         elif self.phase == "turn":
             self._send_turn(self.seats[seat_index], restart=False)
 
-    def _apply(
-        self, seat: int, move: Any, wire_move: Any, think: float, evaluation: float | None = None
-    ) -> None:
+    def _apply(self, seat: int, move: Any, message: Move, think: float) -> None:
+        """Play the mover's `message` (its `move` decoded), record it with what the mover
+        said about it (eval, depth, visits, pv), and broadcast the update."""
         game = self.game
         notation = game.format_move(move)
         self.state = game.apply(self.state, move)
         played_ply = self.ply
         self.ply += 1
+        wire_move = message.move
         self.moves.append(wire_move)
         self._encoded_state = game.encode_state(self.state)
-        self.recorder.move(self.id, played_ply, seat, wire_move, notation, think, time.time())
+        evaluation, depth, visits, pv = message.eval, message.depth, message.visits, message.pv
+        info = (
+            None
+            if evaluation is None and depth is None and visits is None and not pv
+            else (evaluation, depth, visits, pv)
+        )
+        self.recorder.move(self.id, played_ply, seat, wire_move, notation, think, time.time(), info)
         self._broadcast(
             lazy_seats=True,
             frame=encode_message(
@@ -568,6 +575,9 @@ class Match:
                     think_time=think,
                     clocks=None if self.clock is None else self.clock.view(),
                     eval=evaluation,
+                    depth=depth,
+                    visits=visits,
+                    pv=pv,
                 )
             ),
         )

@@ -14,7 +14,7 @@ from typing import Any
 import structlog
 
 from games.base import Game, Outcome
-from player.agent import Agent, SearchLimit, mix_seeds
+from player.agent import Agent, MoveInfo, SearchLimit, mix_seeds
 from player.mcts import fast
 from player.mcts.parallel import WorkerPool
 from player.mcts.search import (
@@ -39,6 +39,8 @@ DEFAULT_MEMORY_MB = 512
 PYTHON_NODE_BYTES = 512
 #: moves listed in the per-move log line
 TOP_MOVES = 5
+#: moves of the principal variation reported with a move (the move itself first)
+PV_LENGTH = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,8 @@ class MoveReport:
     stats: tuple[MoveStat, ...]
     searches: int
     root_proven: float | None = None
+    #: the move, then the most visited line after it in the in-thread tree (game moves)
+    pv: tuple[Any, ...] = ()
 
     @property
     def rate(self) -> float:
@@ -318,6 +322,21 @@ class MCTSAgent(Agent):
         report = self.last_report
         return None if report is None else _evaluation(report)
 
+    def move_info(self) -> MoveInfo | None:
+        """What the search of the last move found: the chosen move's evaluation, the
+        iterations of this move's search (`visits`, all searches summed), the deepest
+        selection (`depth`) and the principal variation. None for a forced move."""
+        report = self.last_report
+        if report is None or report.searches == 0:
+            return None
+        game = self.require_game()
+        return MoveInfo(
+            eval=_evaluation(report),
+            depth=report.max_depth,
+            visits=report.iterations,
+            pv=tuple(game.format_move(move) for move in report.pv),
+        )
+
     def choose(self, state: Any, limit: SearchLimit) -> Any:
         """Search within `limit` (its iteration cap defaults to the spec's) and pick a move."""
         begin = time.perf_counter()
@@ -365,7 +384,7 @@ class MCTSAgent(Agent):
         else:
             stats, untried = merge_stats(results)
         move = best_move(stats, untried, search.rng)
-        report = _report(move, results, stats)
+        report = _report(move, results, stats, search.principal_variation(move, PV_LENGTH))
         self.last_report = report
         _log_move(game, self.name, report)
         return move
@@ -379,7 +398,9 @@ def _evaluation(report: MoveReport) -> float | None:
     return None
 
 
-def _report(move: Any, results: Sequence[SearchResult], stats: tuple[MoveStat, ...]) -> MoveReport:
+def _report(
+    move: Any, results: Sequence[SearchResult], stats: tuple[MoveStat, ...], pv: Sequence[Any]
+) -> MoveReport:
     proofs = [r.root_proven for r in results if r.root_proven is not None]
     return MoveReport(
         move=move,
@@ -392,6 +413,7 @@ def _report(move: Any, results: Sequence[SearchResult], stats: tuple[MoveStat, .
         stats=stats,
         searches=len(results),
         root_proven=proofs[0] if proofs else None,
+        pv=tuple(pv),
     )
 
 

@@ -224,6 +224,22 @@ class Search:
         """Free the trees discarded so far (cheap to call; costly only if they are big)."""
         self._garbage.clear()
 
+    def principal_variation(self, move: Any, length: int) -> list[Any]:
+        """`move`, then the most visited child after it, and so on: at most `length` moves.
+
+        Read from the tree the last search left (call it before `advance`); the
+        line stops where the tree does (a node never expanded or never visited).
+        """
+        line = [move]
+        node = None if self.root is None else self.root.child(move)
+        while node is not None and len(line) < length and node.children:
+            best = max(node.children, key=_visits)
+            if best.n == 0:
+                break
+            line.append(best.move)
+            node = best
+        return line
+
     # --- search ------------------------------------------------------------------
 
     def search(
@@ -500,6 +516,10 @@ def release_frozen() -> None:
 def _value_for(node: Node, seat: int) -> float:
     assert node.proven is not None
     return node.proven if node.seat == seat else 1.0 - node.proven
+
+
+def _visits(node: Node) -> int:
+    return node.n
 
 
 def root_stats(root: Node) -> tuple[MoveStat, ...]:

@@ -33,10 +33,12 @@ from server.store.records import (
     BatchReport,
     MatchRecord,
     MatchWrite,
+    MoveInfoFields,
     MoveRow,
     ResultRecord,
     StoreError,
     row_of_move,
+    with_info,
 )
 from server.store.sqlite import result_of
 
@@ -138,13 +140,26 @@ class Recorder:
         self._mark(record.id)
 
     def move(
-        self, match_id: str, ply: int, seat: int, move: Any, notation: str, think: float, at: float
+        self,
+        match_id: str,
+        ply: int,
+        seat: int,
+        move: Any,
+        notation: str,
+        think: float,
+        at: float,
+        info: MoveInfoFields | None = None,
     ) -> None:
-        """Queue a move (the fields of a `MoveRecord`), committed with the next group."""
+        """Queue a move (the fields of a `MoveRecord`), committed with the next group.
+
+        `info` is what the mover said about the move, (eval, depth, visits, pv);
+        None when it said nothing (the common case costs nothing more).
+        """
         entry = self._logs.get(match_id)
         if entry is None:
             return
-        entry.moves.append(row_of_move(match_id, ply, seat, move, notation, think, at))
+        row = row_of_move(match_id, ply, seat, move, notation, think, at)
+        entry.moves.append(row if info is None else with_info(row, *info))
         self._mark(match_id)
 
     async def finish_match(self, result: ResultRecord) -> bool:

@@ -32,6 +32,13 @@ class StoreError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class MoveRecord:
+    """One recorded ply, with what the mover's engine said about it (when it said anything).
+
+    `eval` is the mover's expected score after the move (0 loss .. 1 win), `depth`
+    its search depth, `visits` the simulations or nodes it searched, `pv` the
+    continuation it expected (in the game's notation, the move itself first).
+    """
+
     match_id: str
     ply: int  # ply of the position the move was played in (0 = first move)
     seat: int
@@ -39,6 +46,17 @@ class MoveRecord:
     notation: str
     think_time: float
     at: float
+    eval: float | None = None
+    depth: int | None = None
+    visits: int | None = None
+    pv: tuple[str, ...] = ()
+
+    @property
+    def has_info(self) -> bool:
+        """Whether the mover said anything about the move (eval, depth, visits or pv)."""
+        return not (
+            self.eval is None and self.depth is None and self.visits is None and not self.pv
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,15 +101,20 @@ class MatchRecord:
         return index if self.tournament and isinstance(index, int) else None
 
 
-#: a move row as the backend stores it (built on the event loop, written in a thread)
+#: a move row as the backend stores it (built on the event loop, written in a thread):
+#: (match_id, ply, seat, move JSON, notation, think_time, at), then, only for a move
+#: with move info, (eval, depth, visits, pv list or None)
 MoveRow = tuple[Any, ...]
 
 
 def move_row(move: MoveRecord) -> MoveRow:
-    """The stored row of `move`: (match_id, ply, seat, move JSON, notation, think_time, at)."""
-    return row_of_move(
+    """The stored row of `move` (see `MoveRow`)."""
+    row = row_of_move(
         move.match_id, move.ply, move.seat, move.move, move.notation, move.think_time, move.at
     )
+    if not move.has_info:
+        return row
+    return with_info(row, move.eval, move.depth, move.visits, move.pv)
 
 
 def row_of_move(
@@ -99,6 +122,21 @@ def row_of_move(
 ) -> MoveRow:
     """`move_row` from the fields, without a `MoveRecord` (a live match's every move)."""
     return (match_id, ply, seat, to_json(move), notation, think_time, at)
+
+
+#: a move's info as the recorder takes it: (eval, depth, visits, pv)
+MoveInfoFields = tuple[float | None, int | None, int | None, Sequence[str]]
+
+
+def with_info(
+    row: MoveRow,
+    evaluation: float | None,
+    depth: int | None,
+    visits: int | None,
+    pv: Sequence[str],
+) -> MoveRow:
+    """`row` with the mover's move info appended (only called when there is some)."""
+    return (*row, evaluation, depth, visits, list(pv) if pv else None)
 
 
 @dataclass(slots=True)

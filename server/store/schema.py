@@ -88,7 +88,17 @@ _V4 = """
 ALTER TABLE tournaments ADD COLUMN owner_key TEXT;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
+#: version 5: what the mover's engine said about each move (``move.eval``/``depth``/
+#: ``visits``/``pv``, docs/PROTOCOL.md); NULL when it said nothing. `pv` is a JSON array
+#: of moves in the game's notation
+_V5 = """
+ALTER TABLE moves ADD COLUMN eval REAL;
+ALTER TABLE moves ADD COLUMN depth INTEGER;
+ALTER TABLE moves ADD COLUMN visits INTEGER;
+ALTER TABLE moves ADD COLUMN pv TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 #: tables of an arena database (any other table means the file belongs to something else)
@@ -123,7 +133,7 @@ def migrate(db: sqlite3.Connection, path: str) -> int:
         db.execute("BEGIN IMMEDIATE")
         try:
             for statement in _statements(MIGRATIONS[target - 1]):
-                if target == 2 and statement.startswith("ALTER TABLE") and _has_column(db):
+                if _adds_existing_column(db, statement):
                     continue  # a database that got the column some other way
                 db.execute(statement)
             db.execute(f"PRAGMA user_version={target}")
@@ -138,5 +148,10 @@ def _statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
 
 
-def _has_column(db: sqlite3.Connection) -> bool:
-    return any(row[1] == "game_index" for row in db.execute("PRAGMA table_info(matches)"))
+def _adds_existing_column(db: sqlite3.Connection, statement: str) -> bool:
+    """Whether `statement` is ``ALTER TABLE t ADD COLUMN c ...`` for a column `t` has already."""
+    words = statement.split()
+    if words[:2] != ["ALTER", "TABLE"] or words[3:5] != ["ADD", "COLUMN"]:
+        return False
+    table, column = words[2], words[5]
+    return any(row[1] == column for row in db.execute(f"PRAGMA table_info({table})"))

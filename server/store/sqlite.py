@@ -46,12 +46,17 @@ _INSERT_MATCH = (
     " started_at, tournament, extra, game_index) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
     " ON CONFLICT(id) DO NOTHING"
 )
-#: a match's moves in one statement: one array of rows (see `_insert_moves`)
+#: a match's moves in one statement: one array of rows (see `_insert_moves`); a row
+#: without move info has 7 elements (the missing ones read as NULL), and a `pv` array
+#: is stored as its JSON text
 _INSERT_MOVES_JSON = (
-    "INSERT OR REPLACE INTO moves (match_id, ply, seat, move, notation, think_time, at)"
+    "INSERT OR REPLACE INTO moves"
+    " (match_id, ply, seat, move, notation, think_time, at, eval, depth, visits, pv)"
     " SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),"
     " json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'),"
-    " json_extract(value, '$[5]'), json_extract(value, '$[6]') FROM json_each(?)"
+    " json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'),"
+    " json_extract(value, '$[8]'), json_extract(value, '$[9]'), json_extract(value, '$[10]')"
+    " FROM json_each(?)"
 )
 _FINISH_MATCH = (
     "UPDATE matches SET status=?, scores=?, winner=?, termination=?, reason=?, points=?,"
@@ -370,14 +375,27 @@ class Store:
         return [row[0] for row in rows]
 
     def get_moves(self, match_id: str) -> list[MoveRecord]:
+        """Every recorded ply of the match, in order, with the movers' move info."""
         with self.reading() as db:
             rows = db.execute(
-                "SELECT match_id, ply, seat, move, notation, think_time, at FROM moves"
-                " WHERE match_id=? ORDER BY ply",
+                "SELECT match_id, ply, seat, move, notation, think_time, at,"
+                " eval, depth, visits, pv FROM moves WHERE match_id=? ORDER BY ply",
                 (match_id,),
             ).fetchall()
         return [
-            MoveRecord(row[0], row[1], row[2], from_json(row[3]), row[4], row[5], row[6])
+            MoveRecord(
+                row[0],
+                row[1],
+                row[2],
+                from_json(row[3]),
+                row[4],
+                row[5],
+                row[6],
+                row[7],
+                row[8],
+                row[9],
+                () if row[10] is None else tuple(from_json(row[10])),
+            )
             for row in rows
         ]
 

@@ -85,7 +85,8 @@ def replay_states(record: MatchRecord, moves: list[Any]) -> tuple[list[Any] | No
 
 
 def match_document(store: Store, match_id: str) -> dict[str, Any] | None:
-    """A stored match: its record, every move, and the state after every ply."""
+    """A stored match: its record, every move (with the mover's move info), and the state
+    after every ply."""
     record = store.get_match(match_id)
     if record is None:
         return None
@@ -101,6 +102,11 @@ def match_document(store: Store, match_id: str) -> dict[str, Any] | None:
                 "notation": m.notation,
                 "think_time": m.think_time,
                 "at": m.at,
+                # the mover's move info: null (pv []) where it said nothing
+                "eval": m.eval,
+                "depth": m.depth,
+                "visits": m.visits,
+                "pv": list(m.pv),
             }
             for m in moves
         ],

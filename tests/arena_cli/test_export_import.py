@@ -26,7 +26,7 @@ SGF_GAMES = ("gomoku", "reversi", "tictactoe")
 def _source_matches(names: tuple[str, ...]) -> list[tuple[MatchRecord, list[MoveRecord]]]:
     matches = []
     for i, name in enumerate(names):
-        matches.append(random_match(name, 10 * i + 1))
+        matches.append(random_match(name, 10 * i + 1, move_info=True))  # what engines said
         matches.append(random_match(name, 10 * i + 2, opening_plies=2, tournament="t-demo"))
         matches.append(random_match(name, 10 * i + 3, stop_after=4))  # lost on time
     return matches
@@ -73,7 +73,9 @@ def test_jsonl_round_trip_every_game(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["import", "--db", str(fresh), str(out)]) == 0
     assert "imported 15 games" in capsys.readouterr().out
     before, after = _contents(source), _contents(fresh)
-    assert after == before
+    assert after == before  # the move info too
+    assert sum(m.has_info for _, moves in after.values() for m in moves) > 15
+    assert any('"pv":[' in line for line in lines)
     for record, moves in after.values():
         _replays(record, moves)
     # importing again changes nothing and says so
@@ -90,7 +92,8 @@ def test_sgf_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     files = sorted(out.glob("*.sgf"))
     assert len(files) == 9
     assert main(["import", "--db", str(fresh), *map(str, files)]) == 0
-    assert _contents(fresh) == _contents(source)
+    assert _contents(fresh) == _contents(source)  # the move info too (XI properties)
+    assert any(m.has_info for _, moves in _contents(fresh).values() for m in moves)
 
 
 def test_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -216,6 +216,7 @@ def test_single_legal_move_is_returned_at_once() -> None:
     assert time.perf_counter() - begin < 0.5
     assert game.format_move(move) == "c2"
     assert agent.last_report is not None and agent.last_report.iterations == 0
+    assert agent.move_info() is None  # no search: nothing to say about it
     assert logs == [
         {
             "event": "mcts_move",
@@ -504,3 +505,41 @@ def test_the_agent_reports_its_evaluation_of_the_move_it_chose() -> None:
     evaluation = agent.evaluation()
     assert move == 0 and evaluation is not None and evaluation > 0.95
     agent.close()
+
+
+@pytest.mark.parametrize("engine", ["python", "fast"])
+def test_the_agent_reports_eval_visits_depth_and_pv_of_its_move(engine: str) -> None:
+    game = make_game("connect4", {})
+    agent = started(f"mcts:iterations=3000,seed=5,engine={engine}", game, 0)
+    state = position(game, "4", "4", "3")
+    move = agent.choose(state, SearchLimit(iterations=3000))
+    info = agent.move_info()
+    report = agent.last_report
+    assert info is not None and report is not None
+    assert info.eval == agent.evaluation() and info.eval is not None and 0.0 <= info.eval <= 1.0
+    assert info.visits == report.iterations == 3000
+    assert info.depth is not None and info.depth == report.max_depth and 2 <= info.depth <= 42
+    # the principal line: the move first, then a few more, each legal after the one before
+    assert info.pv[0] == game.format_move(move) and 3 <= len(info.pv) <= 8
+    for text in info.pv:
+        state = game.play(state, game.parse_move(text))
+    agent.close()
+
+
+def test_the_python_search_principal_variation_follows_the_most_visited_children() -> None:
+    game = make_game("tictactoe")
+    search = Search(game, seed=2)
+    state = game.initial_state()
+    result = search.search(state, SearchLimit(iterations=2000))
+    move = max(result.stats, key=lambda s: s.visits).move
+    line = search.principal_variation(move, 4)
+    assert line[0] == move and len(line) == 4
+    node = search.root
+    for played in line:  # each step is the most visited child of the node before
+        assert node is not None
+        child = node.child(played)
+        assert child is not None
+        if node is not search.root:
+            assert child.n == max(c.n for c in node.children)
+        node = child
+    assert search.principal_variation(move, 1) == [move]

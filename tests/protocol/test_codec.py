@@ -65,6 +65,7 @@ SERVER_MESSAGES = [
     ),
     Turn(match="m1", ply=3, state=[1, 2], legal_moves=[0, 1, 2], time_left=0.75),
     Update(match="m1", ply=4, seat=1, move=3, notation="4", state={}, think_time=0.1),
+    Update("m1", 5, 0, 2, "3", {}, 0.2, eval=0.5, depth=7, visits=900, pv=["3", "3", "4"]),
     MatchEnd(
         match="m1", ply=9, scores=[0.5, 0.5], winner=None, termination="board_full", reason="draw"
     ),
@@ -92,6 +93,7 @@ def test_client_messages_validate_fields() -> None:
         ({"type": "seek", "game": "connect4", "move_time": -1}, "bad_message"),
         ({"type": "seek", "game": "connect4", "move_time": "fast"}, "bad_message"),
         ({"type": "move", "match": "m", "ply": -1, "move": 1}, "bad_message"),
+        ({"type": "move", "match": "m", "ply": 0, "move": 1, "pv": ["a"] * 65}, "bad_message"),
         ({"type": "hello", "version": 1, "name": ""}, "bad_message"),
         ({"type": "hello", "version": 1, "name": "a", "role": "admin"}, "bad_message"),
         ({"type": "welcome"}, "unknown_type"),  # a server message is not a client message

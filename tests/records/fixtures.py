@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -26,8 +27,13 @@ def random_match(
     opening_plies: int = 0,
     stop_after: int | None = None,
     tournament: str | None = None,
+    move_info: bool = False,
 ) -> tuple[MatchRecord, list[MoveRecord]]:
-    """A finished match of random moves; `stop_after` plies ends it by a timeout instead."""
+    """A finished match of random moves; `stop_after` plies ends it by a timeout instead.
+
+    With `move_info`, seat 0's moves after the opening carry what an engine says
+    (`with_move_info`).
+    """
     rng = random.Random(seed)
     game: Game[Any, Any] = make_game(name, GAME_SETUPS[name] if options is None else options)
     match_id = f"{name}-{seed:04d}"
@@ -50,6 +56,8 @@ def random_match(
             )
         )
         state = game.play(state, move)
+    if move_info:
+        moves = with_move_info(moves, opening_plies, rng)
     outcome = game.outcome(state)
     if outcome is not None:
         scores, winner = list(outcome.scores), outcome.winner
@@ -85,3 +93,27 @@ def random_match(
         extra=extra,
     )
     return record, moves
+
+
+def with_move_info(
+    moves: list[MoveRecord], opening_plies: int, rng: random.Random
+) -> list[MoveRecord]:
+    """`moves` with engine reports on seat 0's moves after the opening: every field, or
+    some of them (an engine that reports no depth, only an evaluation...); the
+    principal variation is the game's own continuation."""
+    result = []
+    for index, move in enumerate(moves):
+        if move.seat != 0 or index < opening_plies:
+            result.append(move)
+            continue
+        kind = index % 4
+        result.append(
+            dataclasses.replace(
+                move,
+                eval=round(rng.random(), 4) if kind != 2 else None,
+                depth=rng.randrange(0, 60) if kind in (0, 2) else None,
+                visits=rng.randrange(0, 10**7) if kind != 3 else None,
+                pv=tuple(m.notation for m in moves[index : index + 1 + kind]),
+            )
+        )
+    return result

@@ -18,9 +18,12 @@ from tests.records.fixtures import GAME_SETUPS, random_match
 
 
 @pytest.mark.parametrize("name", sorted(GAME_SETUPS))
-@pytest.mark.parametrize(("opening", "stop"), [(0, None), (3, None), (2, 5)])
-def test_round_trip(name: str, opening: int, stop: int | None) -> None:
-    record, moves = random_match(name, 7, opening_plies=opening, stop_after=stop)
+@pytest.mark.parametrize(
+    ("opening", "stop", "info"), [(0, None, False), (3, None, True), (2, 5, False), (0, 5, True)]
+)
+def test_round_trip(name: str, opening: int, stop: int | None, info: bool) -> None:
+    record, moves = random_match(name, 7, opening_plies=opening, stop_after=stop, move_info=info)
+    assert any(m.has_info for m in moves) == info
     entry = entry_from_store(record, moves)
     line = dump_line(entry)
     assert line.endswith("\n") and "\n" not in line[:-1]
@@ -43,6 +46,17 @@ def test_schema_fields_and_order() -> None:
     assert list(data["moves"][0]) == ["ply", "seat", "move", "notation", "think_time", "at"]
     assert set(data["result"]) == {"scores", "winner", "termination", "reason", "points"}
     assert data["opening"] == {"moves": [moves[0].move], "notation": [moves[0].notation]}
+
+
+def test_move_info_keys_follow_the_move_and_only_when_the_engine_said_something() -> None:
+    record, moves = random_match("tictactoe", 1, move_info=True)
+    data = json.loads(dump_line(entry_from_store(record, moves)))
+    first, second = data["moves"][0], data["moves"][1]  # seat 0 reported (all of it), seat 1 not
+    assert list(first) == [
+        "ply", "seat", "move", "notation", "think_time", "at", "eval", "depth", "visits", "pv",
+    ]  # fmt: skip
+    assert first["pv"] == [moves[0].notation] and first["depth"] == moves[0].depth
+    assert list(second) == ["ply", "seat", "move", "notation", "think_time", "at"]
 
 
 def test_read_and_write_many() -> None:
@@ -92,6 +106,12 @@ def _set(path: str, value: Any) -> Any:
         ),
         (_set("opening", {"moves": [1, 2], "notation": ["a1"]}), "2 moves but 1 in notation"),
         (_set("result", None), "a finished game needs a result"),
+        (_set("moves.0.eval", 1.5), r"Expected `float` <= 1.0 - at `\$.moves\[0\].eval`"),
+        (_set("moves.1.depth", -1), r"Expected `int` >= 0 - at `\$.moves\[1\].depth`"),
+        (_set("moves.0.visits", 2**53 + 1), r"at `\$.moves\[0\].visits`"),
+        (_set("moves.0.pv", ["a1"] * 65), r"length <= 64 - at `\$.moves\[0\].pv`"),
+        (_set("moves.0.pv", ["x" * 33]), r"length <= 32 - at `\$.moves\[0\].pv\[0\]`"),
+        (_set("moves.0.pv", "b2 a1"), r"Expected `array`, got `str` - at `\$.moves\[0\].pv`"),
     ],
 )
 def test_bad_records(change: Any, message: str) -> None:
@@ -143,9 +163,11 @@ def test_running_and_aborted() -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.sampled_from(sorted(GAME_SETUPS)), st.integers(0, 10_000), st.integers(0, 4))
-def test_round_trip_property(name: str, seed: int, opening: int) -> None:
-    record, moves = random_match(name, seed, opening_plies=opening)
+@given(
+    st.sampled_from(sorted(GAME_SETUPS)), st.integers(0, 10_000), st.integers(0, 4), st.booleans()
+)
+def test_round_trip_property(name: str, seed: int, opening: int, info: bool) -> None:
+    record, moves = random_match(name, seed, opening_plies=opening, move_info=info)
     opening = min(opening, len(moves))
     entry = entry_from_store(record, moves)
     assert isinstance(parse_line(dump_line(entry)), GameEntry)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -32,10 +33,12 @@ def _reversi_with_a_pass() -> tuple[object, object]:
 
 
 @pytest.mark.parametrize("name", sorted(SGF_GAMES))
-@pytest.mark.parametrize(("opening", "stop"), [(0, None), (2, None), (0, 3)])
-def test_round_trip(name: str, opening: int, stop: int | None) -> None:
+@pytest.mark.parametrize(
+    ("opening", "stop", "info"), [(0, None, False), (2, None, True), (0, 3, False), (0, 3, True)]
+)
+def test_round_trip(name: str, opening: int, stop: int | None, info: bool) -> None:
     record, moves = random_match(
-        name, 11, options=SGF_GAMES[name], opening_plies=opening, stop_after=stop
+        name, 11, options=SGF_GAMES[name], opening_plies=opening, stop_after=stop, move_info=info
     )
     entry = entry_from_store(record, moves)
     text = entry_to_sgf(entry)
@@ -54,10 +57,11 @@ def test_reversi_pass_is_an_empty_move() -> None:
     assert entry_to_store(entry_from_sgf(text, nodes)) == (record, moves)
 
 
+@pytest.mark.parametrize("info", [False, True], ids=["plain", "move-info"])
 @pytest.mark.parametrize("name", sorted(SGF_GAMES))
-def test_sgfmill_reads_our_files(name: str) -> None:
+def test_sgfmill_reads_our_files(name: str, info: bool) -> None:
     """An independent FF[4] parser accepts the file and sees the same moves at the same points."""
-    record, moves = random_match(name, 4, options=SGF_GAMES[name])
+    record, moves = random_match(name, 4, options=SGF_GAMES[name], move_info=info)
     text = entry_to_sgf(entry_from_store(record, moves))
     game = make_game(name, SGF_GAMES[name])
     (tree,) = sgf_grammar.parse_sgf_collection(text.encode())
@@ -72,6 +76,12 @@ def test_sgfmill_reads_our_files(name: str) -> None:
     for node, move in zip(sequence[1:], moves, strict=True):
         (color,) = [c for c in ("B", "W") if c in node]
         assert color == ("B" if move.seat == 0 else "W")
+        # the move info is a comment for people (and XI for our own import)
+        comment = node.get("C")
+        assert (comment is not None) == move.has_info
+        if comment is not None:
+            text = sgf_grammar.text_value(comment[0]).decode()
+            assert text.endswith("pv " + " ".join(move.pv)) and ("XI" in node)
         (raw,) = node[color]
         if move.move == PASS:
             assert raw == b""
@@ -141,6 +151,36 @@ def test_content_errors(text: str, message: str) -> None:
         entry_from_sgf(text, nodes)
 
 
+def test_move_info_is_a_comment_and_a_private_property() -> None:
+    record, moves = random_match("tictactoe", 3, move_info=True)
+    moves[0] = dataclasses.replace(moves[0], eval=0.625, depth=14, visits=35_210, pv=("b2", "c]\\"))
+    text = entry_to_sgf(entry_from_store(record, moves))
+    first = text.splitlines()[1]  # SGF escapes ] and \ in both values
+    assert first.endswith(
+        r'XI[{"eval":0.625,"depth":14,"visits":35210,"pv":["b2","c\]\\\\"\]}]'
+        r"C[eval 0.62, depth 14, 35,210 visits, pv b2 c\]\\]"
+    )
+    (nodes,) = parse_sgf(text)
+    assert entry_to_store(entry_from_sgf(text, nodes)) == (record, moves)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('{"eval":2}', r"ply 1: bad move info .*<= 1.0"),
+        ('{"pv":"b2"}', r"ply 1: bad move info .*Expected `array`"),
+        ('{"colour":1}', r"ply 1: bad move info .*unknown field"),
+        ("nope", r"ply 1: bad move info XI\[nope\]"),
+    ],
+)
+def test_bad_move_info_is_refused(value: str, message: str) -> None:
+    record, moves = random_match("tictactoe", 3)
+    text = entry_to_sgf(entry_from_store(record, moves)).replace("XT[", f"XI[{value}]XT[", 1)
+    (nodes,) = parse_sgf(text)
+    with pytest.raises(RecordError, match=message):
+        entry_from_sgf(text, nodes)
+
+
 def test_escapes_and_collections() -> None:
     text = r"(;FF[4]GM[4]SZ[3]PB[a \] b\\c]C[two" + "\nlines])(;FF[4]GM[2]SZ[6])"
     first, second = parse_sgf(text)
@@ -151,7 +191,7 @@ def test_escapes_and_collections() -> None:
 @settings(max_examples=20, deadline=None)
 @given(st.sampled_from(sorted(SGF_GAMES)), st.integers(0, 10_000))
 def test_round_trip_property(name: str, seed: int) -> None:
-    record, moves = random_match(name, seed, options=SGF_GAMES[name])
+    record, moves = random_match(name, seed, options=SGF_GAMES[name], move_info=seed % 2 == 0)
     text = entry_to_sgf(entry_from_store(record, moves))
     (nodes,) = parse_sgf(text)
     assert entry_to_store(entry_from_sgf(text, nodes)) == (record, moves)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,33 @@ def test_show_prints_the_opening_and_marks_its_plies(
     assert f"  opening: {opening} (2 plies, played by the server before the first turn)" in out
     assert "  tournament: t-demo, game 3" in out
     assert out.count("[opening]") == 2
+
+
+def test_show_prints_what_the_engine_said_beside_its_moves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "arena.sqlite")
+    record, moves = random_match("tictactoe", 8)
+    moves[0] = dataclasses.replace(
+        moves[0], eval=0.62, depth=14, visits=35_210, pv=(moves[0].notation, "e6", "f4")
+    )
+    moves[2] = dataclasses.replace(moves[2], visits=1)
+    store = Store(db)
+    assert store.import_match(record, moves)
+    store.close()
+    assert main(["show", record.id, "--db", db]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if " plays " in line]
+    assert lines[0].endswith(
+        f"plays {moves[0].notation}  [{moves[0].think_time * 1000:.0f} ms]"
+        f"  (eval 0.62, depth 14, 35,210 visits, pv {moves[0].notation} e6 f4)"
+    )
+    assert lines[1].endswith(" ms]")  # nothing said: nothing shown
+    assert lines[2].endswith("ms]  (1 visit)")
+    assert main(["show", record.id, "--db", db, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["moves"]
+    assert (shown[0]["eval"], shown[0]["visits"], shown[0]["pv"][1:]) == (
+        0.62,
+        35_210,
+        ["e6", "f4"],
+    )
+    assert (shown[1]["eval"], shown[1]["pv"]) == (None, [])

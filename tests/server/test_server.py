@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import msgspec
+import pytest
 import structlog
 import structlog.testing
 import trio
@@ -152,6 +155,71 @@ async def test_a_moves_evaluation_is_relayed_and_checked() -> None:
         )
         error = await second.expect(Error)
         assert error.code == "bad_message" and error.fatal  # an evaluation is 0..1
+
+
+async def test_move_info_is_relayed_and_recorded_with_the_move(tmp_path: Path) -> None:
+    db = str(tmp_path / "arena.sqlite")
+    pv = ["b2", "a1", "c3"]
+    async with running_server(db=db, store_writer="process") as server:
+        assert server.port is not None
+        a, b = await RawClient.connect(server.port), await RawClient.connect(server.port)
+        match, by_seat, _ = await start_pair([a, b])
+        first, second = by_seat[0], by_seat[1]
+        await first.expect(Turn)
+        info = {"eval": 0.62, "depth": 14, "visits": 2**53, "pv": pv}
+        await first.send({"type": "move", "match": match, "ply": 0, "move": 4, **info})
+        update: Update = await second.expect(Update)
+        assert (update.eval, update.depth, update.visits, update.pv) == (0.62, 14, 2**53, pv)
+        await second.expect(Turn)
+        await second.send({"type": "move", "match": match, "ply": 1, "move": 0})
+        own = msgspec.msgpack.decode(await first.reader.read_frame())  # the mover's copy
+        assert own["type"] == "update" and own["seat"] == 0 and own["pv"] == pv
+        raw = msgspec.msgpack.decode(await first.reader.read_frame())  # no info: no keys
+        assert raw["type"] == "update" and raw["seat"] == 1
+        assert not {"eval", "depth", "visits", "pv", "clocks"} & raw.keys()
+        await first.expect(Turn)
+        await first.send({"type": "move", "match": match, "ply": 2, "move": 8, "depth": 0})
+        await second.expect(Turn, skip=(Update,))
+        await second.send({"type": "resign", "match": match})
+        assert (await first.expect(MatchEnd, skip=(Update,))).recorded
+    store = Store(db)  # what the writer process committed, read from the file
+    moves = store.get_moves(match)
+    store.close()
+    assert [(m.eval, m.depth, m.visits, m.pv) for m in moves] == [
+        (0.62, 14, 2**53, tuple(pv)),
+        (None, None, None, ()),
+        (None, 0, None, ()),
+    ]
+    assert [m.notation for m in moves] == ["b2", "a3", "c1"]
+
+
+@pytest.mark.parametrize(
+    "info",
+    [
+        {"eval": -0.01},
+        {"depth": -1},
+        {"depth": 10_001},
+        {"depth": 1.5},
+        {"visits": 2**53 + 1},
+        {"visits": -3},
+        {"pv": ["a1"] * 65},
+        {"pv": ["x" * 33]},
+        {"pv": [""]},
+        {"pv": "b2 a1"},
+        {"pv": [4]},
+    ],
+    ids=lambda info: "-".join(f"{k}={str(v)[:12]}" for k, v in info.items()),
+)
+async def test_out_of_range_move_info_is_a_bad_message(info: dict[str, Any]) -> None:
+    async with running_server() as server:
+        assert server.port is not None
+        a, b = await RawClient.connect(server.port), await RawClient.connect(server.port)
+        match, by_seat, _ = await start_pair([a, b])
+        await by_seat[0].expect(Turn)
+        await by_seat[0].send({"type": "move", "match": match, "ply": 0, "move": 4, **info})
+        error = await by_seat[0].expect(Error)
+        assert error.code == "bad_message" and error.fatal  # as for an evaluation out of 0..1
+        assert next(iter(info)) in error.message
 
 
 async def test_spectate_all_follows_the_running_match_and_every_later_one() -> None:

@@ -13,12 +13,14 @@ import pytest
 
 from server.store import (
     SCHEMA_VERSION,
+    Journal,
     MatchRecord,
     MatchWrite,
     MoveRecord,
     ResultRecord,
     Store,
     StoreError,
+    import_journal,
     move_row,
 )
 
@@ -70,6 +72,48 @@ def test_moves_come_back_exactly_as_written(tmp_path: Path, count: int) -> None:
     report = store.write([MatchWrite("m", record=running, moves=[move_row(m) for m in moves])])
     assert report.error is None and report.committed == {"m"}
     assert store.get_moves("m") == moves  # types, floats and JSON values round-trip
+    store.close()
+
+
+_INFOS: list[dict[str, Any]] = [
+    {"eval": 0.62, "depth": 14, "visits": 35_210, "pv": ("d3", "e6", "f4")},
+    {},
+    {"eval": 1.0},
+    {"eval": 0.0, "visits": 2**53},
+    {"depth": 0, "pv": ("pass",)},
+    {"pv": ('x"y]', "\\", "é")},
+]
+
+
+def test_move_info_comes_back_exactly_as_written(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "arena.sqlite"))
+    moves = [
+        MoveRecord("m", ply, ply % 2, ply, f"n{ply}", 0.1, 1e9 + ply, **_INFOS[ply % len(_INFOS)])
+        for ply in range(12)
+    ]
+    rows = [move_row(m) for m in moves]
+    assert [len(row) for row in rows[:2]] == [11, 7]  # no info: the row stays short
+    running = dataclasses.replace(_record("m"), status="running", scores=None, winner=None)
+    report = store.write([MatchWrite("m", record=running, moves=rows)])
+    assert report.error is None
+    assert store.get_moves("m") == moves
+    with store.reading() as db:  # absent info is NULL, a pv is a JSON array
+        stored = db.execute("SELECT eval, depth, visits, pv FROM moves WHERE ply < 2 ORDER BY ply")
+        assert stored.fetchall() == [(0.62, 14, 35_210, '["d3","e6","f4"]'), (None,) * 4]
+    store.close()
+
+
+def test_the_journal_carries_move_info_into_the_database(tmp_path: Path) -> None:
+    moves = [
+        MoveRecord("j", ply, ply % 2, ply, f"n{ply}", 0.1, 1e9 + ply, **_INFOS[ply % len(_INFOS)])
+        for ply in range(len(_INFOS))
+    ]
+    journal = Journal(str(tmp_path / "arena.sqlite.unwritten.jsonl"))
+    write = MatchWrite("j", _record("j"), [move_row(m) for m in moves], _result("j"))
+    journal.append([write])
+    store = Store(str(tmp_path / "arena.sqlite"))
+    assert import_journal(store, journal) == (1, 0)
+    assert store.get_moves("j") == moves
     store.close()
 
 
@@ -141,10 +185,48 @@ def test_a_database_of_the_first_release_is_upgraded(tmp_path: Path) -> None:
     )
     found = store.find_tournament_game("t-1", 3, "")  # the index was moved into its column
     assert found is not None and found.id == "m0001-aaaaaa"
+    assert store.get_moves(record.id) == [MoveRecord(record.id, 0, 0, 4, "b2", 0.1, 1.5)]
     store.close()
     again = Store(str(path))
     assert again.upgraded_from == SCHEMA_VERSION
     again.close()
+
+
+#: the moves table up to version 4, before move info (a whole version-4 file: v1 above + v2-v4)
+_V4_SCHEMA = (
+    _V1_SCHEMA.replace("PRAGMA user_version=1;", "")
+    + """
+CREATE TABLE tournament_games (tournament TEXT NOT NULL REFERENCES tournaments(id),
+ idx INTEGER NOT NULL, seats TEXT NOT NULL, scores TEXT NOT NULL, termination TEXT NOT NULL,
+ match_id TEXT NOT NULL, plies INTEGER NOT NULL, finished_at REAL NOT NULL,
+ PRIMARY KEY (tournament, idx));
+ALTER TABLE matches ADD COLUMN game_index INTEGER;
+CREATE TABLE accounts (name TEXT PRIMARY KEY, password_hash TEXT NOT NULL,
+ created_at REAL NOT NULL);
+ALTER TABLE tournaments ADD COLUMN owner_key TEXT;
+PRAGMA user_version=4;
+"""
+)
+
+
+def test_a_version_4_database_gains_the_move_info_columns(tmp_path: Path) -> None:
+    path = tmp_path / "v4.sqlite"
+    with sqlite3.connect(path) as old:
+        old.executescript(_V4_SCHEMA)
+    store = Store(str(path), check=True)
+    assert store.upgraded_from == 4
+    with store.reading() as db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(moves)")]
+    assert columns[-4:] == ["eval", "depth", "visits", "pv"]
+    old_move = MoveRecord("m0001-aaaaaa", 0, 0, 4, "b2", 0.1, 1.5)
+    assert store.get_moves("m0001-aaaaaa") == [old_move]  # an old move: no info
+    new_move = MoveRecord("m0001-aaaaaa", 1, 1, 0, "a3", 0.2, 1.6, 0.25, 3, 120, ("a3", "c1"))
+    assert store.write([MatchWrite("m0001-aaaaaa", moves=[move_row(new_move)])]).error is None
+    assert store.get_moves("m0001-aaaaaa") == [old_move, new_move]
+    store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
 @pytest.mark.parametrize(

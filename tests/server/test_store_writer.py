@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,12 +25,20 @@ def _write(match_id: str, plies: int = 9) -> MatchWrite:
         extra={"owner": "x"},
     )  # fmt: skip
     moves = [
-        MoveRecord(match_id, p, p % 2, [p, "m"], f"n{p}", p / 7, 2.0 + p) for p in range(plies)
+        MoveRecord(match_id, p, p % 2, [p, "m"], f"n{p}", p / 7, 2.0 + p, **_info(p))
+        for p in range(plies)
     ]
     result = ResultRecord(
         match_id, "finished", (0.5, 0.5), None, "draw", "a draw", None, plies, 9.5
     )
     return MatchWrite(match_id, record=record, moves=[move_row(m) for m in moves], result=result)
+
+
+def _info(ply: int) -> dict[str, Any]:
+    """Move info on every third ply (what an engine said), none on the others."""
+    if ply % 3:
+        return {}
+    return {"eval": ply / 100, "depth": ply, "visits": 2**40 + ply, "pv": (f"n{ply}", "x")}
 
 
 @pytest.fixture
@@ -47,6 +56,7 @@ def test_a_batch_written_by_the_child_reads_back_exactly(writer: ProcessWriter) 
     match = store.get_match("m2")
     assert match is not None and match.status == "finished" and match.extra == {"owner": "x"}
     assert [move_row(m) for m in store.get_moves("m2")] == batch[1].moves
+    assert store.get_moves("m2")[3].pv == ("n3", "x")  # the move info crossed the pipe
     assert writer.pid is not None and writer.pid != os.getpid()
 
 

@@ -100,8 +100,13 @@ async def ws_client(
         yield Client(ws, json_framing=json_framing)
 
 
-async def play_out(client: Client, start: dict[str, Any]) -> dict[str, Any]:
-    """Play the first legal move at every turn until `match_end`; returns it."""
+async def play_out(
+    client: Client, start: dict[str, Any], info: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Play the first legal move at every turn until `match_end`; returns it.
+
+    `info` (move info: eval, depth, visits, pv) is sent with every move.
+    """
     while True:
         message = await client.receive()
         if message["type"] == "turn":
@@ -111,6 +116,7 @@ async def play_out(client: Client, start: dict[str, Any]) -> dict[str, Any]:
                     "match": message["match"],
                     "ply": message["ply"],
                     "move": message["legal_moves"][0],
+                    **(info or {}),
                 }
             )
         elif message["type"] == "match_end":

@@ -98,6 +98,33 @@ async def test_matches_and_a_match_record(tmp_path: Path) -> None:
         assert status == 200 and prefix["match"]["id"] == match_id
 
 
+async def test_a_match_record_carries_what_the_engines_said(tmp_path: Path) -> None:
+    info = {"eval": 0.62, "depth": 14, "visits": 35_210, "pv": ["b3", "c3"]}
+    async with running_web(tmp_path / "arena.sqlite") as running:
+        async with ws_client(running) as alice, ws_client(running) as bob:
+            for name, client in (("alice", alice), ("bob", bob)):
+                await client.hello(name)
+                await client.send({"type": "seek", "game": "tictactoe", "move_time": 5})
+                await client.expect("seeking")
+            starts = [await alice.expect("match_start"), await bob.expect("match_start")]
+            reporter = starts[0]["seat"]  # alice sends move info with every move, bob none
+
+            async def play(client: Client, start: dict[str, Any], said: Any) -> None:
+                assert (await play_out(client, start, said))["recorded"] is True
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(play, alice, starts[0], info)
+                nursery.start_soon(play, bob, starts[1], None)
+        status, doc = await get(f"{running.url}/api/matches/{starts[0]['match']}")
+        assert status == 200 and len(doc["moves"]) >= 5
+        for move in doc["moves"]:
+            said = {key: move[key] for key in ("eval", "depth", "visits", "pv")}
+            if move["seat"] == reporter:
+                assert said == info
+            else:
+                assert said == {"eval": None, "depth": None, "visits": None, "pv": []}
+
+
 async def test_errors_are_json_with_a_status(tmp_path: Path) -> None:
     async with running_web(tmp_path / "arena.sqlite") as running:
         assert await get(f"{running.url}/api/matches/nope") == (

@@ -100,6 +100,28 @@ class FastSearch:
     def free_garbage(self) -> None:
         """Nothing to free: the rows are reused (the interface of `Search`)."""
 
+    def principal_variation(self, move: Any, length: int) -> list[Any]:
+        """`move`, then the most visited child after it, and so on: at most `length` moves.
+
+        Read from the tree the last search left (call it before `advance`); the
+        line stops where the tree does (a node never expanded or never visited).
+        """
+        line = [move]
+        if self.root_state is None:
+            return line
+        ni = self.ni
+        node = tree.find_child(ni, int(self.meta[tree.ROOT]), self.adapter.encode_move(move))
+        while node >= 0 and len(line) < length:
+            first, count = int(ni[node, tree.FIRST]), int(ni[node, tree.NCH])
+            if count == 0:
+                break
+            best = first + int(np.argmax(ni[first : first + count, tree.VIS]))
+            if ni[best, tree.VIS] == 0:
+                break
+            line.append(self.adapter.decode_move(int(ni[best, tree.MOVE])))
+            node = best
+        return line
+
     @property
     def nodes(self) -> int:
         """Rows in use (the live tree and, until a compaction, dead rows)."""

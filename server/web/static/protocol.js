@@ -78,3 +78,17 @@ export function resultText(scores, winner, players, seatNames) {
   const label = seatNames && seatNames[winner] ? ` (${seatNames[winner]})` : "";
   return `${players[winner]}${label} wins`;
 }
+
+// What the mover's engine said about a move (a replay's move: eval, depth, visits, pv),
+// written as `arena show` writes it: "eval 0.62, depth 14, 35,210 visits, pv d3 e6 f4";
+// "" when it said nothing.
+export function moveInfoText(move) {
+  const parts = [];
+  if (move.eval !== null && move.eval !== undefined) parts.push(`eval ${move.eval.toFixed(2)}`);
+  if (move.depth !== null && move.depth !== undefined) parts.push(`depth ${move.depth}`);
+  if (move.visits !== null && move.visits !== undefined) {
+    parts.push(`${move.visits.toLocaleString("en-US")} visit${move.visits === 1 ? "" : "s"}`);
+  }
+  if (move.pv && move.pv.length) parts.push(`pv ${move.pv.join(" ")}`);
+  return parts.join(", ");
+}

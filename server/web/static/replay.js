@@ -1,6 +1,6 @@
 // Replay of a stored match: step, jump to a ply, link to a ply (?ply=N).
 import { drawBoard } from "./boards.js";
-import { getJSON, h, resultText } from "./protocol.js";
+import { getJSON, h, moveInfoText, resultText } from "./protocol.js";
 
 export async function showReplay(app, id) {
   let doc;
@@ -18,10 +18,11 @@ export async function showReplay(app, id) {
   const board = h("div", { className: "board", id: "board" });
   const slider = h("input", { type: "range", min: 0, max: last, value: ply, id: "ply-slider" });
   const label = h("span", { id: "ply-label" });
+  const info = h("div", { className: "muted move-info", id: "move-info" });
   const link = h("a", { id: "ply-link" }, "link to this ply");
   const moveList = h("div", { className: "moves", id: "moves" });
-  const spans = moves.map((m, i) => h("span", { "data-ply": i + 1, onclick: () => go(i + 1) },
-    `${i + 1}. ${m.notation}`));
+  const spans = moves.map((m, i) => h("span", { "data-ply": i + 1, onclick: () => go(i + 1),
+    title: moveInfoText(m) || null }, `${i + 1}. ${m.notation}`));
   moveList.append(h("span", { "data-ply": 0, onclick: () => go(0) }, "start"), ...spans);
 
   function go(target) {
@@ -31,6 +32,7 @@ export async function showReplay(app, id) {
     slider.value = ply;
     label.textContent = `ply ${ply} / ${last}` + (move ? ` · ${record.players[move.seat]} played ${move.notation}` +
       ` (${(move.think_time * 1000).toFixed(0)} ms)` : "");
+    info.textContent = move ? moveInfoText(move) : "";
     const url = `/replay/${encodeURIComponent(record.id)}?ply=${ply}`;
     link.href = url;
     history.replaceState(null, "", url);
@@ -58,6 +60,7 @@ export async function showReplay(app, id) {
         button("« first", "first", () => 0), button("‹ prev", "prev", () => ply - 1),
         button("next ›", "next", () => ply + 1), button("last »", "last", () => last)),
       h("div", { className: "controls" }, slider, label),
+      info,
       h("p", {}, link),
       doc.replay_error ? h("p", { className: "error" }, doc.replay_error) : null,
       moveList)));
