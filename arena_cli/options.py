@@ -106,7 +106,7 @@ def check_port_free(host: str, port: int, flag: str = "--port") -> None:
             raise ValueError(f"cannot listen on {host}:{port}: {reason}") from None
 
 
-def add_engines_option(parser: argparse.ArgumentParser) -> None:
+def add_engines_option(parser: argparse._ActionsContainer) -> None:
     """``--engines FILE``: the engines file that ``engine:NAME`` specs read (docs/ENGINES.md)."""
     parser.add_argument(
         "--engines",

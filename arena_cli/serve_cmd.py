@@ -11,7 +11,7 @@ import structlog
 import trio
 
 from arena_cli import stops
-from arena_cli.options import check_port_free
+from arena_cli.options import add_engines_option, check_port_free
 from server.app import ArenaServer, TlsError, open_store, tls_context
 from server.config import build_config, parse_clock
 from server.store import StoreError
@@ -118,6 +118,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="an engine humans may play, e.g. mcts=mcts:time=1 (repeatable)"
         " [$ARENA_WEB_ENGINES, comma-free specs separated by ';'; default: random and mcts]",
     )
+    add_engines_option(web)
     web.add_argument(
         "--engine-limit",
         type=int,
@@ -154,6 +155,7 @@ def web_config(args: argparse.Namespace, tcp_host: str) -> WebConfig | None:
         raw = os.environ.get("ARENA_WEB_ENGINES", "")
         specs = [s for s in raw.split(";") if s.strip()] or list(DEFAULT_ENGINES)
     engines = dict(parse_engine(spec) for spec in specs)
+    check_specs(engines, getattr(args, "engines", None))
     limit = args.engine_limit
     if limit is None:
         limit = int(os.environ.get("ARENA_WEB_ENGINE_LIMIT") or 4)
@@ -164,6 +166,22 @@ def web_config(args: argparse.Namespace, tcp_host: str) -> WebConfig | None:
         engine_limit=limit,
         origins=tuple(args.web_origin or ()),
     )
+
+
+def check_specs(engines: dict[str, str], engines_file: str | None) -> None:
+    """Refuse at start (ValueError naming it) a web engine whose spec `arena play` would refuse.
+
+    ``--engines FILE`` is handed on to the engines the web app launches.
+    """
+    from arena_cli.options import apply_engines_option
+    from player.spec import check_agent_spec
+
+    apply_engines_option(engines_file)
+    for name, spec in engines.items():
+        try:
+            check_agent_spec(spec)
+        except ValueError as exc:
+            raise ValueError(f"--engine {name}: {exc}") from None
 
 
 #: seconds a stopping server gives its matches to record their end, then its clients to read

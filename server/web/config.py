@@ -69,7 +69,7 @@ def parse_web_address(text: str, default_host: str = "127.0.0.1") -> tuple[str, 
 def parse_engine(text: str) -> tuple[str, str]:
     """``NAME=SPEC`` or ``SPEC`` (named after its kind) -> (name, spec)."""
     name, sep, spec = text.partition("=")
-    if not sep:
+    if not sep or ":" in name or "," in name:  # a SPEC alone (engine:cmd=... has '=' inside)
         spec = text
         name = text.partition(":")[0]
     name, spec = name.strip(), spec.strip()

@@ -118,3 +118,13 @@ def test_a_tournament_with_gtp_rhino_at_two_levels(tmp_path: Path, rhino: str) -
     results = json.loads(out.read_text())
     assert "rhino1" in done.stdout and "engine:rhino2" in done.stdout
     assert len(results["games"]) == 6, results.keys()
+
+
+def test_the_web_app_refuses_an_engine_it_could_not_launch(tmp_path: Path) -> None:
+    done = run(
+        "serve", "--port", "0", "--web", "0", "--db", str(tmp_path / "a.sqlite"),
+        "--engine", "rhino=engine:cmd=no-such-program-x,protocol=gtp",
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.startswith("arena serve: --engine rhino: agent 'engine': engine cmd")
+    assert done.stderr.count("\n") == 1
