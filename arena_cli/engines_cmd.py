@@ -10,7 +10,7 @@ from arena_cli.options import add_engines_option, apply_engines_option
 EXAMPLES = """examples:
   arena engines check 'engine:cmd=gtp-rhino,args=-l 3,protocol=gtp' --game reversi
   arena engines check engine:rhino --game reversi --engines engines.toml
-  arena engines check 'engine:cmd=./my_engine' --game connect4 --move-time 0.2
+  arena engines check 'engine:cmd=./my_engine' --game tictactoe --move-time 0.2
   arena engines list --engines engines.toml
 
 exit status: 0 every step passed; 1 the engine failed a step; 2 bad input (spec, file, game)."""

@@ -7,18 +7,55 @@ player subprocesses, and the engines (Debian's gtp-rhino, the tests' C engines).
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
 import pexpect
 
-from tests.arena_cli.cli import run
+from tests.arena_cli.cli import ROOT, run
 from tests.arena_cli.test_human_pty import PROMPT, before, group, spawn
 
 RHINO = "engine:cmd=gtp-rhino,args=-l 1,protocol=gtp"
+# the README's examples and `arena engines --help`'s, run as written
+MAKE_ENGINES = "make engines"
+CHECK_RHINO = "arena engines check 'engine:cmd=gtp-rhino,args=-l 3,protocol=gtp' --game reversi"
+HUMAN_RHINO = "arena play reversi human --vs 'engine:cmd=gtp-rhino,args=-l 3,protocol=gtp'"
+TOURNAMENT_RHINO = (
+    "arena tournament reversi -p mcts:time=0.1"
+    " -p 'engine:cmd=gtp-rhino,args=-l 3,protocol=gtp' --games-per-pair 2"
+)
+CHECK_ENTRY = "arena engines check engine:rhino --game reversi --engines engines.toml"
+CHECK_MINE = "arena engines check 'engine:cmd=./my_engine' --game tictactoe --move-time 0.2"
+LIST = "arena engines list --engines engines.toml"
+# the README's synopses (the commands table): run filled in
+CHECK_SYNOPSIS, LIST_SYNOPSIS = "arena engines check SPEC --game GAME", "arena engines list"
+SCENARIOS = {
+    CHECK_SYNOPSIS: "test_engines_check_passes_a_real_gtp_program",
+    LIST_SYNOPSIS: "test_the_help_examples_run_as_written",
+    MAKE_ENGINES: "test_make_engines_says_what_it_found",
+    CHECK_RHINO: "test_engines_check_passes_a_real_gtp_program",
+    HUMAN_RHINO: "test_a_person_plays_reversi_against_gtp_rhino",
+    TOURNAMENT_RHINO: "test_the_readme_tournament_against_gtp_rhino",
+    **dict.fromkeys((CHECK_ENTRY, CHECK_MINE, LIST), "test_the_help_examples_run_as_written"),
+}
+
+
+def args(example: str) -> list[str]:
+    return shlex.split(example)[1:]
+
+
+def test_make_engines_says_what_it_found(rhino: str) -> None:
+    done = subprocess.run(
+        ["make", "-s", "engines"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"gtp-rhino: {rhino}; cc: {shutil.which('cc')}"
 
 
 def test_engines_check_passes_a_real_gtp_program(rhino: str) -> None:
-    done = run("engines", "check", RHINO, "--game", "reversi", "--move-time", "0.3")
+    done = run(*args(CHECK_RHINO))
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"ok    start: {rhino} (pid ")
@@ -77,7 +114,7 @@ def test_engines_list_shows_the_entries_of_the_file(tmp_path: Path, rhino: str) 
 
 
 def test_a_person_plays_reversi_against_gtp_rhino(rhino: str) -> None:
-    child = spawn("play", "reversi", "human", "--vs", RHINO, "--tc", "60+0")
+    child = spawn(*args(HUMAN_RHINO))
     try:
         child.expect("=== new match of reversi")
         moves = 0
@@ -118,6 +155,30 @@ def test_a_tournament_with_gtp_rhino_at_two_levels(tmp_path: Path, rhino: str) -
     results = json.loads(out.read_text())
     assert "rhino1" in done.stdout and "engine:rhino2" in done.stdout
     assert len(results["games"]) == 6, results.keys()
+
+
+def test_the_readme_tournament_against_gtp_rhino(tmp_path: Path, rhino: str) -> None:
+    done = run(*args(TOURNAMENT_RHINO), cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 games" in done.stdout and "engine:cmd=gtp-rhino" in done.stdout
+    assert (tmp_path / "arena.sqlite").exists()
+
+
+def test_the_help_examples_run_as_written(
+    tmp_path: Path, engines: dict[str, str], rhino: str
+) -> None:
+    shutil.copy(engines["text_engine"], tmp_path / "my_engine")
+    (tmp_path / "engines.toml").write_text(
+        '[engines.rhino]\ncmd = "gtp-rhino"\nargs = ["-l", "3"]\nprotocol = "gtp"\n'
+    )
+    for example in (CHECK_ENTRY, CHECK_MINE):
+        done = run(*args(example), cwd=tmp_path)
+        assert done.returncode == 0, (example, done.stdout, done.stderr)
+        assert done.stdout.splitlines()[-1] == "passed"
+    for example in (LIST, LIST_SYNOPSIS):  # ./engines.toml by default
+        done = run(*args(example), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[1] == f"  engine:rhino  gtp: {rhino} -l 3"
 
 
 def test_the_web_app_refuses_an_engine_it_could_not_launch(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ MODULES = (
     "test_tournament_examples",  # `arena tournament` (README and --help)
     "test_help_examples",  # `arena --help`, `play --help`, `matches --help`
     "test_readme_offline",  # weaker checks: docker, make, benchmarks, synopses
+    "test_engines_cmd",  # external engines: README and `arena engines --help`
 )
 
 
