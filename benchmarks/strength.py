@@ -18,6 +18,11 @@ with the reference). Default: ours (``mcts``) against OpenSpiel's C++ MCTS
 
     python -m benchmarks.strength --game connect4 --time 0.2 --games 200
     python -m benchmarks.strength "mcts:workers=2" "mcts" --time 0.2 --games 100
+    python -m benchmarks.strength mcts:time=1 'engine:cmd=gtp-rhino,args=-l 3,protocol=gtp' \
+        --game reversi --time 2 --games 100
+
+Any spec plays on either side, engine programs included (docs/ENGINES.md):
+for an engine the client's own measure of its think time is printed too.
 
 A spec without ``seed=`` gets a per-game seed from ``--seed`` (use another
 seed set to tune than to report).
@@ -41,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from player.spec import parse_agent_spec
+from player.spec import check_agent_spec, parse_agent_spec
 
 ARENA = str(Path(sys.executable).parent / "arena")
 SEARCH_EVENTS = {"mcts_move", "openspiel_move"}
@@ -57,15 +62,17 @@ class Side:
     iterations: int = 0
     search_seconds: float = 0.0
     start_rates: list[float] = field(default_factory=list)
+    #: an engine program's own think per move, as its client measured it
+    engine_think: list[float] = field(default_factory=list)
     forfeits: int = 0
     late: int = 0
 
 
 def seeded(spec: str, seed: int) -> str:
-    """`spec` with ``seed=SEED`` added when it has none."""
+    """`spec` with ``seed=SEED`` added when it has none and its kind takes one."""
     _, options = parse_agent_spec(spec)
-    if "seed" in options:
-        return spec
+    if "seed" in options or "seed" not in check_agent_spec(spec)[0].options:
+        return spec  # e.g. an engine program: its randomness is its own
     return f"{spec}{',' if ':' in spec else ':'}seed={seed}"
 
 
@@ -156,6 +163,8 @@ def tally(side: Side, events: list[dict[str, Any]], seat: int) -> float | None:
             side.search_seconds += event["elapsed_ms"] / 1000
             if first and seat == 0 and event["iterations"]:
                 side.start_rates.append(event["iterations"] / (event["elapsed_ms"] / 1000))
+        if kind == "engine_move":
+            side.engine_think.append(event["think"])
         if kind in SEARCH_EVENTS:
             first = False
         elif kind == "move" and event.get("own"):
@@ -186,13 +195,21 @@ def report(args: argparse.Namespace, sides: list[Side], begin: float) -> None:
     for label, side in zip("AB", sides, strict=True):
         rate = side.iterations / side.search_seconds if side.search_seconds else 0.0
         late = sum(t > args.time for t in side.think)
+        mean = statistics.fmean(side.think) if side.think else math.nan
         print(
-            f"{label} {side.spec}: median think {median(side.think):.3f}s"
+            f"{label} {side.spec}: think (server) mean {mean:.3f}s, median {median(side.think):.3f}s"
             f" (max {max(side.think, default=0):.3f}s, {late} over {args.time:g}s),"
             f" {rate:,.0f} sims/s over all searches, start position"
             f" {median(side.start_rates):,.0f} sims/s (median of {len(side.start_rates)}),"
             f" time forfeits {side.forfeits}"
         )
+        if side.engine_think:
+            print(
+                f"  {label} engine think as its client measured it: mean"
+                f" {statistics.fmean(side.engine_think):.3f}s, median"
+                f" {median(side.engine_think):.3f}s, max {max(side.engine_think):.3f}s"
+                f" over {len(side.engine_think)} moves"
+            )
     ra, rb = median(sides[0].start_rates), median(sides[1].start_rates)
     if rb and rb == rb and ra == ra:
         print(f"start-position simulations/s A/B: {ra / rb:.2f}x")

@@ -162,12 +162,13 @@ class EngineAgent(Agent):
             raise ResignMatch(reason) from None
         self.last_answer = answer
         self._info = answer.info
-        log.debug(
-            "engine_answer",
+        log.info(  # one line a move, like mcts_move: the engine's think as measured here
+            "engine_move",
             engine=self.config.label,
             move=answer.text,
             think=round(answer.think, 4),
             stopped=answer.stopped,
+            **({} if answer.info is None else {"info": answer.info}),
         )
         return answer.move
 
