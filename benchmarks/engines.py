@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from arena_cli.logs import configure_logging
 from games import make_game
 from player.agent import SearchLimit
 from player.baselines import RandomAgent
@@ -129,6 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=2000, help="engine moves to time (2000)")
     parser.add_argument("--games", type=int, default=100, help="tournament games (100)")
     args = parser.parse_args(argv)
+    configure_logging("warning", json=False, stream=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="bench-engines-") as name:
         folder = Path(name)
         program = build(folder)
