@@ -7,12 +7,18 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from games import make_game
 from games.base import Game
+from player.agent import SearchLimit
+from player.engines.agent import EngineAgent
 from player.engines.config import EngineConfig
 from player.engines.gtp import GtpSession
 from player.engines.process import EngineProcess
 from player.engines.session import Turn, movers_of
+from player.errors import ResignMatch
+from player.spec import make_agent
 
 
 def session_for(program: str, *args: str) -> GtpSession:
@@ -109,3 +115,64 @@ def test_gtp_timing_commands_reach_the_engine(rhino: str) -> None:
         "time_settings 0 2 1",
     ]
     assert sent[5] == "genmove white"
+
+
+def mnk_rows(game: Game[Any, Any], state: Any) -> list[list[str]]:
+    """Our m,n,k board as showboard prints it: top row first, X for seat 0."""
+    width, height = game.options["width"], game.options["height"]
+    return [
+        ["X" if state[0] >> (r * width + c) & 1 else "O" if state[1] >> (r * width + c) & 1 else "."
+         for c in range(width)]
+        for r in range(height)
+    ]  # fmt: skip
+
+
+def test_gomoku_vertices_follow_gos_convention(engines: dict[str, str]) -> None:
+    game = make_game("gomoku", {})
+    session = session_for(engines["gtp_mnk"])
+    try:
+        assert session.engine_name == "gtp-mnk"
+        session.new_game(game, 0)
+        rng = random.Random(3)
+        moves: list[Any] = []
+        state = game.initial_state()
+        while game.outcome(state) is None and len(moves) < 40:
+            if len(moves) % 3 == 2:
+                move = session.think(turn(game, moves)).move
+            else:
+                move = rng.choice(list(game.legal_moves(state)))
+            assert move in game.legal_moves(state)
+            moves.append(move)
+            state = game.play(state, move)
+        session.sync(moves, movers_of(game, moves)[0])
+        assert board_rows(session.expect("showboard"), 15) == mnk_rows(game, state)
+        # Go's columns skip I: our ninth column ('i') is GTP's J
+        assert session.mapping is not None
+        assert session.mapping.vertex(game.parse_move("i1")) == "J1"
+        assert session.mapping.vertex(game.parse_move("h15")) == "H15"
+    finally:
+        session.process.close(session.quit_line)
+
+
+def test_gtp_garbage_and_illegal_answers_are_faults(engines: dict[str, str]) -> None:
+    game = make_game("tictactoe", {})
+    for flag, reason in (
+        ("--garbage-at", r"engine answered 'genmove black' with 'banana', not '= …' or '\? …'"),
+        ("--illegal-at", r"engine played an illegal move: '[A-C][1-3]'"),
+    ):
+        agent = make_agent(f"engine:cmd={engines['gtp_mnk']},args=-k 3 {flag} 2,protocol=gtp")
+        assert isinstance(agent, EngineAgent)
+        agent.start(game, 0)
+        state = game.initial_state()
+        agent.sync(state, ())
+        try:
+            first = agent.choose(state, SearchLimit(time=1))
+            after = game.play(state, first)
+            agent.observe(state, first, after)
+            reply = next(iter(game.legal_moves(after)))
+            state = game.play(after, reply)
+            agent.observe(after, reply, state)
+            with pytest.raises(ResignMatch, match=reason):
+                agent.choose(state, SearchLimit(time=1))
+        finally:
+            agent.close()
