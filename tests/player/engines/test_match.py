@@ -79,3 +79,23 @@ async def test_a_hung_engine_loses_on_time_by_the_servers_policy(
     started = [entry for entry in logs if entry["event"] == "engine_started"]
     ended = [entry for entry in logs if entry["event"] == "engine_ended"]
     assert [entry["pid"] for entry in started] == [entry["pid"] for entry in ended]
+
+
+async def test_what_an_engine_says_is_stored_with_its_moves(
+    engines: dict[str, str], tmp_path: Path
+) -> None:
+    db = tmp_path / "arena.sqlite"
+    async with running_server(db=str(db), policy=MatchPolicy(move_time=1.0)) as server:
+        assert server.port is not None
+        await play_pair(server.port, f"engine:cmd={engines['text_engine']}", 1, 1.0)
+    store = Store(str(db))
+    try:
+        [match] = store.list_matches()
+        moves = store.get_moves(match.id)
+    finally:
+        store.close()
+    seat = match.players.index("engine")
+    own = [move for move in moves if move.seat == seat]
+    assert own and all(move.depth == 1 and move.eval in (0.5, 1.0) for move in own)
+    assert all(list(move.pv or ()) == [move.notation] for move in own), own  # pv: the move
+    assert all(move.eval is None for move in moves if move.seat != seat)
