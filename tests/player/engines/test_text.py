@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 from games import make_game
 from player.agent import MoveInfo, SearchLimit, play_local_game
 from player.baselines import MinimaxAgent
 from player.engines.agent import EngineAgent
-from player.engines.text import move_info, parse_info
+from player.engines.config import EngineConfig
+from player.engines.gomocup import GomocupSession
+from player.engines.process import EngineProcess
+from player.engines.session import Session, Turn, movers_of
+from player.engines.text import TextSession, move_info, parse_info
 from player.spec import make_agent
 
 
@@ -45,3 +52,42 @@ def test_the_example_engine_plays_whole_games_on_both_seats(engines: dict[str, s
         )
     finally:
         agent.close()
+
+
+def test_the_clocks_reach_the_engine_in_its_protocols_terms(engines: dict[str, str]) -> None:
+    def sent_by(session_type: type[Session], program: str, game_name: str) -> list[str]:
+        game = make_game(game_name, {})
+        config = EngineConfig(program=program, args=(), protocol=session_type.protocol)
+        process = EngineProcess(config.argv, label="clocks")
+        session = session_type(process, config, threading.Event())
+        sent: list[str] = []
+        send = process.send
+
+        def recording(line: str) -> None:
+            sent.append(line)
+            send(line)
+
+        process.send = recording  # type: ignore[method-assign]
+        try:
+            session.handshake()
+            session.new_game(game, 1)
+            moves = [next(iter(game.legal_moves(game.initial_state())))]
+            movers, state = movers_of(game, moves)
+            now = time.monotonic()
+            clocks = ((300.0, 298.5), 3.0)
+            turn = Turn(game, tuple(moves), movers, 1, state, 14.2, now + 15, now + 20, clocks)
+            assert session.think(turn).move in game.legal_moves(state)
+        finally:
+            process.close(session.quit_line)
+        return sent
+
+    text = sent_by(TextSession, engines["text_engine"], "tictactoe")
+    assert text[-2:] == ["go movetime 14200 p1time 300000 p2time 298500 inc 3000", "quit"]
+    gomocup = sent_by(GomocupSession, engines["pattern_gomoku"], "gomoku")
+    assert gomocup[-5:] == [
+        "INFO timeout_turn 14200",
+        "INFO timeout_match 300000",
+        "INFO time_left 298500",
+        "TURN 0,0",
+        "END",
+    ]
