@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.base import Game, GameError
+from games.mnk import MNKGame
+from games.reversi import PASS, Reversi
 
 GO_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # Go skips I
 PASS_WORDS = ("pass",)
@@ -86,9 +88,6 @@ class BoardMapping:
 
 def board_mapping(game: Game[Any, Any], protocol: str) -> BoardMapping:
     """The mapping of `game` for `protocol` (``gtp`` or ``gomocup``), or ValueError if none."""
-    from games.mnk import MNKGame
-    from games.reversi import PASS, Reversi
-
     if isinstance(game, Reversi):
         mapping = BoardMapping(game, game.size, game.size, PASS, "othello", gomocup=False)
     elif isinstance(game, MNKGame):
