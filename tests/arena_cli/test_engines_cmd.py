@@ -15,7 +15,7 @@ from pathlib import Path
 import pexpect
 
 from tests.arena_cli.cli import ROOT, run
-from tests.arena_cli.test_human_pty import PROMPT, before, group, spawn
+from tests.arena_cli.test_human_pty import before, play_first_legal_moves, spawn
 
 RHINO = "engine:cmd=gtp-rhino,args=-l 1,protocol=gtp"
 # the README's examples and `arena engines --help`'s, run as written
@@ -117,18 +117,7 @@ def test_a_person_plays_reversi_against_gtp_rhino(rhino: str) -> None:
     child = spawn(*args(HUMAN_RHINO))
     try:
         child.expect("=== new match of reversi")
-        moves = 0
-        while True:
-            index = child.expect([PROMPT, "=== game over: ([^=]+) ==="])
-            if index == 1:
-                verdict = group(child, 1)
-                break
-            child.sendline("moves")
-            child.expect(r"legal moves: ([a-z0-9 ]+)\r\n")
-            first = group(child, 1).split()[0]
-            child.expect(PROMPT)
-            child.sendline(first)
-            moves += 1
+        verdict, moves = play_first_legal_moves(child)
         assert moves >= 5
         assert verdict.split(" (")[0] in ("you win", "you lose", "draw")
         child.expect(r"played 1 match: \d W, \d D, \d L")

@@ -7,6 +7,7 @@ reads the board, the clocks and the result that a person would see.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pexpect
 
@@ -38,27 +39,40 @@ def spawn(*args: str) -> pexpect.spawn[str]:
     )
 
 
+def play_first_legal_moves(
+    child: pexpect.spawn[str], before_move: Callable[[str], None] | None = None
+) -> tuple[str, int]:
+    """Play the first legal move at every prompt to the game's end: (verdict, moves played).
+
+    `before_move` sees what the person saw before each of their moves.
+    """
+    moves = 0
+    while True:
+        index = child.expect([PROMPT, "=== game over: ([^=]+) ==="])
+        if index == 1:
+            return group(child, 1), moves
+        if before_move is not None:
+            before_move(before(child))
+        child.sendline("moves")
+        child.expect(r"legal moves: ([a-z0-9 ]+)\r\n")
+        first = group(child, 1).split()[0]
+        child.expect(PROMPT)
+        child.sendline(first)
+        moves += 1
+
+
 def test_a_person_plays_a_full_clocked_game_against_mcts() -> None:
     child = spawn("play", "tictactoe", "human", "--vs", "mcts:time=0.05", "--tc", "0.5+1")
     try:
         child.expect(r"waiting for an opponent: tictactoe at a 0.5\+1 clock on 127\.0\.0\.1:\d+")
         child.expect("=== new match of tictactoe")
-        moves = 0
-        while True:
-            index = child.expect([PROMPT, "=== game over: ([^=]+) ==="])
-            if index == 1:
-                verdict = group(child, 1)
-                break
+
+        def sees_both_clocks(shown: str) -> None:
             # before each of its turns the person sees both clocks, theirs marked running
-            shown = before(child)
             assert re.search(r"clock: X.* \| O.*\(\+1s a move\)", shown), shown
             assert "(you)" in shown.split("clock:")[-1]
-            child.sendline("moves")
-            child.expect(r"legal moves: ([a-z0-9 ]+)\r\n")
-            first = group(child, 1).split()[0]
-            child.expect(PROMPT)
-            child.sendline(first)
-            moves += 1
+
+        verdict, moves = play_first_legal_moves(child, sees_both_clocks)
         assert moves >= 2
         assert verdict.split(" (")[0] in ("you win", "you lose", "draw")
         child.expect(r"played 1 match: \d W, \d D, \d L")

@@ -118,7 +118,7 @@ static void play(void) {
             if (board[y][x] || !near_stone(x, y)) continue;
             long s = value(x, y, 1) * 11 / 10 + value(x, y, 2);
             if (s > best) best = s, bx = x, by = y, ties = 1;
-            else if (s == best && seeded && next_rand() % ++ties == 0) bx = x, by = y;
+            else if (s == best && seeded && next_rand() % (unsigned)++ties == 0) bx = x, by = y;
         }
     for (int i = 0; i < W * H && board[by][bx]; i++) bx = i % W, by = i / W;  /* none near a stone */
     if (board[by][bx]) { printf("ERROR the board is full\n"); return; }

@@ -17,6 +17,7 @@ from player.engines.process import EngineProcess
 from player.engines.session import Turn, movers_of
 from player.errors import AgentError
 from player.spec import make_agent
+from tests.player.engines.helpers import record_sends
 
 GOMOKU = make_game("gomoku", {})
 
@@ -50,14 +51,7 @@ def test_a_board_out_of_step_is_sent_whole(engines: dict[str, str]) -> None:
     config = EngineConfig(program=engines["pattern_gomoku"], args=(), protocol="gomocup")
     process = EngineProcess(config.argv, label="pattern")
     session = GomocupSession(process, config, threading.Event())
-    sent: list[str] = []
-    send = process.send
-
-    def recording(line: str) -> None:
-        sent.append(line)
-        send(line)
-
-    process.send = recording  # type: ignore[method-assign]
+    sent = record_sends(process)
     try:
         session.handshake()
         session.new_game(GOMOKU, 1)

@@ -19,6 +19,7 @@ from player.engines.process import EngineProcess
 from player.engines.session import Turn, movers_of
 from player.errors import ResignMatch
 from player.spec import make_agent
+from tests.player.engines.helpers import record_sends
 
 
 def session_for(program: str, *args: str) -> GtpSession:
@@ -91,14 +92,7 @@ def test_reversi_squares_and_passes_agree_with_gtp_rhinos_board(rhino: str) -> N
 def test_gtp_timing_commands_reach_the_engine(rhino: str) -> None:
     game = make_game("reversi", {})
     session = session_for(rhino, "-l", "1")
-    sent: list[str] = []
-    send = session.process.send
-
-    def recording(line: str) -> None:
-        sent.append(line)
-        send(line)
-
-    session.process.send = recording  # type: ignore[method-assign]
+    sent = record_sends(session.process)
     try:
         session.new_game(game, 1)
         first = session.think(turn(game, [game.parse_move("d3")], seconds=2.5))

@@ -15,6 +15,7 @@ from player.engines.process import EngineProcess
 from player.engines.session import Session, Turn, movers_of
 from player.engines.text import TextSession, move_info, parse_info
 from player.spec import make_agent
+from tests.player.engines.helpers import record_sends
 
 
 def info_of(line: str) -> MoveInfo | None:
@@ -60,14 +61,7 @@ def test_the_clocks_reach_the_engine_in_its_protocols_terms(engines: dict[str, s
         config = EngineConfig(program=program, args=(), protocol=session_type.protocol)
         process = EngineProcess(config.argv, label="clocks")
         session = session_type(process, config, threading.Event())
-        sent: list[str] = []
-        send = process.send
-
-        def recording(line: str) -> None:
-            sent.append(line)
-            send(line)
-
-        process.send = recording  # type: ignore[method-assign]
+        sent = record_sends(process)
         try:
             session.handshake()
             session.new_game(game, 1)
