@@ -81,6 +81,7 @@ def run_check(args: argparse.Namespace) -> int:
             options.update(parse_options(item))
         game = make_game(args.game, options)
         agent = make_agent(args.spec)
+        agent.check_game(game)
     except ValueError as exc:
         return _fail(str(exc))
     assert isinstance(agent, EngineAgent)

@@ -136,11 +136,16 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         settings = resolve(args)
-        make_game(settings.game, settings.options)  # unknown game / bad options: before connecting
+        game = make_game(settings.game, settings.options)  # unknown game / bad options: first
         if settings.vs is not None:
-            make_agent(settings.vs).close()  # a bad opponent spec: before starting anything
+            opponent = make_agent(settings.vs)  # a bad opponent spec: before starting anything
+            try:
+                opponent.check_game(game)
+            finally:
+                opponent.close()
             check_db(args.db)
         agent = make_agent(settings.spec)
+        agent.check_game(game)
     except ValueError as exc:
         print(f"arena play: {exc}", file=sys.stderr)
         return 2

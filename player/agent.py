@@ -122,6 +122,11 @@ class Agent(ABC):
         """
         self.history = list(moves)
 
+    def check_game(self, game: Game[Any, Any]) -> None:
+        """Raise ValueError (one line) if this agent cannot play `game` at all, so a command
+        refuses it before any match (e.g. a GTP engine asked for connect four). Default: any."""
+        return None  # a hook: every game by default
+
     @abstractmethod
     def choose(self, state: Any, limit: SearchLimit) -> Any:
         """Return a legal move for `state` within `limit`."""

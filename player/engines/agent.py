@@ -23,6 +23,7 @@ from player.engines.config import PROTOCOLS, RESTARTS, EngineConfig, build_confi
 from player.engines.errors import EngineError, EngineIllegalMove, EngineInterrupted, quote
 from player.engines.gomocup import GomocupSession, NeedsRestart
 from player.engines.gtp import GtpSession
+from player.engines.mapping import board_mapping
 from player.engines.process import EngineProcess
 from player.engines.session import Answer, Session, Turn, movers_of
 from player.engines.text import TextSession
@@ -121,6 +122,10 @@ class EngineAgent(Agent):
             self._end_process()
             raise AgentError(f"engine {self.config.label}: {exc} (starting a game)") from None
         self._fresh = False
+
+    def check_game(self, game: Game[Any, Any]) -> None:
+        if self.config.protocol != "text":
+            board_mapping(game, self.config.protocol)
 
     def clocks(self, remaining: Any, increment: float) -> None:
         self._clocks = (tuple(float(left) for left in remaining), float(increment))

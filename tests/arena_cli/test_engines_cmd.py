@@ -91,11 +91,22 @@ def test_engines_check_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
             ("engine:x", "--game", "reversi", "--engines", str(tmp_path / "no.toml")),
             "--engines: engines file",
         ),
+        (
+            ("engine:cmd=/bin/true,protocol=gtp", "--game", "connect4"),
+            "protocol gtp cannot play connect4",
+        ),
     ]:
         done = run("engines", "check", *args)
         assert done.returncode == 2, (args, done.stderr)
         assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
         assert done.stderr.startswith("arena engines: ")
+
+
+def test_a_game_the_protocol_cannot_play_is_refused_before_any_match() -> None:
+    done = run("play", "connect4", "random", "--vs", "engine:cmd=/bin/true,protocol=gomocup")
+    assert done.returncode == 2
+    assert done.stderr.startswith("arena play: protocol gomocup cannot play connect4")
+    assert done.stderr.count("\n") == 1
 
 
 def test_engines_list_shows_the_entries_of_the_file(tmp_path: Path, rhino: str) -> None:
