@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         status = trio.run(within)
     except OSError as exc:
-        from player.connection import describe_os_error
+        from protocol.client import describe_os_error
 
         reason = describe_os_error(exc)
         print(f"arena status: cannot reach the server at {host}:{port} ({reason})", file=sys.stderr)

@@ -1,20 +1,12 @@
 """The player runtime's public names, from the modules that hold them.
 
 The runtime is split by responsibility: `player.errors` (what can go wrong),
-`player.connection` (transport, connecting with backoff, ping),
+`protocol.client` (the one protocol client: transport, connecting with backoff, ping),
 `player.matchplay` (playing a match: agent calls, budgets),
 `player.runtime` (sessions, reconnection, `PlayerClient`, `run_player`) and
 `player.results` (a finished match's result). Import from here or from them.
 """
 
-from player.connection import CLIENT_ID as CLIENT_ID
-from player.connection import SERVER_MAX_FRAME as SERVER_MAX_FRAME
-from player.connection import Backoff as Backoff
-from player.connection import Connection as Connection
-from player.connection import Connector as Connector
-from player.connection import PingResult as PingResult
-from player.connection import open_connection as open_connection
-from player.connection import ping_server as ping_server
 from player.errors import AgentError as AgentError
 from player.errors import ClientError as ClientError
 from player.errors import ConnectionLost as ConnectionLost
@@ -30,3 +22,11 @@ from player.runtime import PlayerClient as PlayerClient
 from player.runtime import PlayerConfig as PlayerConfig
 from player.runtime import default_player_name as default_player_name
 from player.runtime import run_player as run_player
+from protocol.client import CLIENT_ID as CLIENT_ID
+from protocol.client import SERVER_MAX_FRAME as SERVER_MAX_FRAME
+from protocol.client import Backoff as Backoff
+from protocol.client import Connection as Connection
+from protocol.client import Connector as Connector
+from protocol.client import PingResult as PingResult
+from protocol.client import open_connection as open_connection
+from protocol.client import ping_server as ping_server

@@ -2,30 +2,12 @@
 
 from __future__ import annotations
 
-
-class ClientError(Exception):
-    """The client cannot go on; ``str(exc)`` is a message for the user."""
-
-
-class ServerUnreachable(ClientError):
-    """No connection to the server could be made within the allowed time."""
-
-
-class ConnectionLost(ClientError):
-    """The connection dropped (retried internally; raised when retries run out)."""
-
-
-class ServerRejected(ClientError):
-    """The server refused a request or closed the connection with an error."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"server error {code}: {message}")
-        self.code = code
-        self.message = message
-
-
-class ServerProtocolError(ClientError):
-    """The server sent something that breaks the protocol."""
+# the protocol client's errors, re-exported: the player's callers meet them too
+from protocol.errors import ClientError as ClientError
+from protocol.errors import ConnectionLost as ConnectionLost
+from protocol.errors import ServerProtocolError as ServerProtocolError
+from protocol.errors import ServerRejected as ServerRejected
+from protocol.errors import ServerUnreachable as ServerUnreachable
 
 
 class AgentError(ClientError):

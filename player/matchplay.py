@@ -26,10 +26,10 @@ import trio
 
 from games import Game, InvalidMoveError, InvalidStateError, Outcome, Termination, make_game
 from player.agent import Agent, SearchLimit
-from player.connection import Connection
 from player.errors import AgentError, ClientError, ResignMatch, ServerProtocolError
 from player.moveinfo import wire_fields
 from player.results import MatchResult
+from protocol.client import Connection
 from protocol.messages import (
     MatchEnd,
     MatchStart,

@@ -4,7 +4,7 @@ Why this shape: the network and the clock live here and in
 `player.matchplay`; the agent only turns a state and a budget into a move.
 The connection policies, written down:
 
-- Server not up yet: `player.connection.open_connection` retries with
+- Server not up yet: `protocol.client.open_connection` retries with
   backoff for up to ``connect_wait`` seconds, logging each attempt.
 - Connection lost mid-match: reconnect and ``rejoin`` with the seat's token;
   lost between matches: reconnect and seek again. ``max_reconnects`` losses in
@@ -27,7 +27,6 @@ import trio
 
 from games import Game, make_game
 from player.agent import Agent
-from player.connection import Backoff, Connection, Connector, _tag, open_connection
 from player.errors import (
     ClientError,
     ConnectionLost,
@@ -36,6 +35,7 @@ from player.errors import (
 from player.matchplay import MatchPlay, _Choice, _Match
 from player.results import MatchResult
 from player.spec import spec_name
+from protocol.client import Backoff, Connection, Connector, message_tag, open_connection
 from protocol.messages import (
     Clock,
     Error,
@@ -44,7 +44,6 @@ from protocol.messages import (
     MatchEnd,
     Matches,
     MatchStart,
-    Ping,
     Pong,
     Rejoin,
     Seek,
@@ -252,11 +251,7 @@ class PlayerClient(MatchPlay):
         async with inbox:
             try:
                 while True:
-                    message = await conn.receive()
-                    if isinstance(message, Ping):
-                        await conn.send(Pong(id=message.id))
-                    else:
-                        await inbox.send(message)
+                    await inbox.send(await conn.receive())  # pings are answered there
             except ClientError as exc:
                 # reported after the handler has seen every message before it
                 self._reader_failure = exc
@@ -321,8 +316,8 @@ class PlayerClient(MatchPlay):
                 self._on_seeking(message)
         elif isinstance(message, Error):
             return await self._on_error(conn, message)
-        elif isinstance(message, Ping | Pong | Matches | Welcome):
-            log.debug("ignored", type=_tag(message))
+        elif isinstance(message, Pong | Matches | Welcome):
+            log.debug("ignored", type=message_tag(message))
         return False
 
     async def _on_error(self, conn: Connection, error: Error) -> bool:

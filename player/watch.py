@@ -36,8 +36,6 @@ from protocol.messages import (
     Matches,
     MatchInfo,
     MatchStart,
-    Ping,
-    Pong,
     Spectate,
     TimeControl,
     Update,
@@ -212,9 +210,7 @@ async def list_matches(
             message = await conn.receive()
             if isinstance(message, Matches):
                 return list(message.matches)
-            if isinstance(message, Ping):
-                await conn.send(Pong(id=message.id))
-            elif isinstance(message, Error):
+            if isinstance(message, Error):
                 raise ServerRejected(message.code, message.message)
     finally:
         await conn.aclose()
@@ -251,9 +247,7 @@ async def watch_match(
         await conn.send(Spectate(match=match))
         while True:
             message = await conn.receive()
-            if isinstance(message, Ping):
-                await conn.send(Pong(id=message.id))
-            elif isinstance(message, Error):
+            if isinstance(message, Error):
                 if message.code == "unknown_match":
                     raise UnknownMatch(
                         f"the server at {host}:{port} is not playing match {match!r}"
@@ -310,8 +304,6 @@ async def watch_all(
                             for match_id in fresh:
                                 requested.add(match_id)
                                 await conn.send(Spectate(match=match_id))
-                    elif isinstance(message, Ping):
-                        await conn.send(Pong(id=message.id))
                     elif isinstance(message, Error):
                         if message.fatal:
                             raise ServerRejected(message.code, message.message)

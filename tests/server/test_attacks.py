@@ -340,7 +340,7 @@ async def test_password_guessing_is_throttled(tmp_path: Path) -> None:
 async def test_the_player_client_sends_its_password(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from player.connection import open_connection
+    from protocol.client import open_connection
 
     monkeypatch.setenv("ARENA_PASSWORD", "a long enough secret")
     async with running_server(db=str(tmp_path / "arena.sqlite")) as server:

@@ -1,4 +1,4 @@
-"""The transport (player/connection.py): connecting with backoff, bad frames, ping."""
+"""The one protocol client (protocol/client.py): connecting with backoff, bad frames, ping."""
 
 from __future__ import annotations
 
@@ -8,13 +8,9 @@ import pytest
 import trio
 import trio.testing
 
-from player.client import (
-    Backoff,
-    ServerProtocolError,
-    ServerUnreachable,
-    ping_server,
-)
+from protocol.client import Backoff, Connection, ping_server
 from protocol.codec import encode_frame
+from protocol.errors import ServerProtocolError, ServerRejected, ServerUnreachable
 from protocol.messages import Ping, Pong, Seek
 from tests.player.test_runtime import Network, ScriptedAgent, make_client
 from tests.player.test_runtime import restore_logging as restore_logging
@@ -89,3 +85,55 @@ async def test_ping_server_measures_a_round_trip() -> None:
         nursery.start_soon(script)
         result = await ping_server("127.0.0.1", 4242, connect=network.connect)
     assert result.server == "fake" and result.round_trip >= 0
+
+
+async def _scripted_server(stream: trio.abc.Stream, *frames: object) -> list[object]:
+    """Read the client's hello, send `frames`, then collect what the client sends back."""
+    from protocol.codec import FrameReader, client_message_decoder, encode_message
+
+    reader = FrameReader(stream, 1 << 16)
+    decoder = client_message_decoder()
+    received: list[object] = [decoder.decode(await reader.read_frame())]
+    for frame in frames:
+        await stream.send_all(encode_message(frame))  # type: ignore[arg-type]
+    with trio.move_on_after(1):
+        while True:
+            received.append(decoder.decode(await reader.read_frame()))
+    return received
+
+
+async def test_the_connection_answers_pings_itself_and_checks_the_version() -> None:
+    from protocol.messages import PROTOCOL_VERSION, Hello, Status, Welcome
+
+    client_end, server_end = trio.testing.memory_stream_pair()
+    conn = Connection(client_end, client="tester/1")
+    welcome = Welcome(version=PROTOCOL_VERSION, server="s", session="x", max_frame=65536)
+    async with trio.open_nursery() as nursery:
+        seen: list[object] = []
+
+        async def serve() -> None:
+            seen.extend(await _scripted_server(server_end, Ping(id=5), welcome, Ping(id=6)))
+
+        nursery.start_soon(serve)
+        with trio.fail_after(5):
+            assert await conn.handshake("me", "spectator") == welcome
+            await conn.send(Status())
+    hello, *rest = seen
+    assert isinstance(hello, Hello) and hello.client == "tester/1"
+    assert rest[:1] == [Pong(id=5)]  # answered during the handshake, never returned
+
+
+async def test_a_refused_hello_and_another_version_are_errors_of_their_own() -> None:
+    from protocol.messages import Error, Welcome
+
+    for answer, error in (
+        (Error(code="bad_password", message="no", fatal=True), ServerRejected),
+        (Welcome(version=999, server="s", session="x", max_frame=65536), ServerProtocolError),
+    ):
+        client_end, server_end = trio.testing.memory_stream_pair()
+        conn = Connection(client_end)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_scripted_server, server_end, answer)
+            with trio.fail_after(5), pytest.raises(error):
+                await conn.handshake("me", "player")
+            nursery.cancel_scope.cancel()

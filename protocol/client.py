@@ -1,4 +1,11 @@
-"""The transport: one framed, typed connection to the server, connecting with backoff, ping.
+"""The one protocol client: a framed, typed connection to a server, its handshake and pings.
+
+Every client of the protocol uses it: the player runtime, the tournament
+director, `arena status`, `arena ping` and `arena watch`. It does the
+handshake (``hello`` -> ``welcome``, with the version check), answers the
+server's pings by itself, and turns every failure into a `ClientError`
+(protocol/errors.py): a refusal is `ServerRejected` with its code, a dropped
+connection `ConnectionLost`, a malformed frame `ServerProtocolError`.
 
 Server not up yet (refused, unresolvable): `open_connection` retries with
 capped, jittered exponential backoff for up to ``wait`` seconds (docker
@@ -16,12 +23,6 @@ from typing import Any
 import structlog
 import trio
 
-from player.errors import (
-    ConnectionLost,
-    ServerProtocolError,
-    ServerRejected,
-    ServerUnreachable,
-)
 from protocol.codec import (
     DEFAULT_MAX_FRAME,
     ConnectionClosed,
@@ -29,6 +30,12 @@ from protocol.codec import (
     ProtocolError,
     encode_message,
     server_message_decoder,
+)
+from protocol.errors import (
+    ConnectionLost,
+    ServerProtocolError,
+    ServerRejected,
+    ServerUnreachable,
 )
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -43,7 +50,7 @@ from protocol.messages import (
 )
 from protocol.transport import open_stream
 
-log = structlog.get_logger("arena.player")
+log = structlog.get_logger("arena.client")
 
 #: the largest frame accepted from the server (a match list can exceed 64 KiB)
 SERVER_MAX_FRAME = 16 * DEFAULT_MAX_FRAME
@@ -84,13 +91,21 @@ class Backoff:
 class Connection:
     """One framed connection to the server: typed send and receive.
 
-    Sends are serialised by a lock, so several tasks (the reader answering
-    pings, the thinker sending its move) may send. Transport failures become
-    `ConnectionLost`; malformed frames from the server `ServerProtocolError`.
+    Sends are serialised by a lock, so several tasks (the reader, the thinker
+    sending its move) may send. `receive` answers the server's ``ping`` itself
+    and never returns one. Transport failures become `ConnectionLost`;
+    malformed frames from the server `ServerProtocolError`.
     """
 
-    def __init__(self, stream: trio.abc.Stream, *, max_frame: int = SERVER_MAX_FRAME) -> None:
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        *,
+        max_frame: int = SERVER_MAX_FRAME,
+        client: str = CLIENT_ID,
+    ) -> None:
         self.stream = stream
+        self.client = client
         self._reader = FrameReader(stream, max_frame)
         self._decoder = server_message_decoder()
         self._send_lock = trio.Lock()
@@ -105,7 +120,14 @@ class Connection:
                 raise ConnectionLost(f"connection lost while sending: {exc or 'closed'}") from None
 
     async def receive(self) -> ServerMessage:
-        """The next message from the server."""
+        """The next message from the server (its pings are answered here, not returned)."""
+        while True:
+            message = await self._receive()
+            if not isinstance(message, Ping):
+                return message
+            await self.send(Pong(id=message.id))
+
+    async def _receive(self) -> ServerMessage:
         try:
             body = await self._reader.read_frame()
         except ConnectionClosed as exc:
@@ -132,7 +154,11 @@ class Connection:
         password = os.environ.get("ARENA_PASSWORD", "")
         await self.send(
             Hello(
-                version=PROTOCOL_VERSION, name=name, role=role, client=CLIENT_ID, password=password
+                version=PROTOCOL_VERSION,
+                name=name,
+                role=role,
+                client=self.client,
+                password=password,
             )
         )
         while True:
@@ -144,14 +170,11 @@ class Connection:
                         f" this client {PROTOCOL_VERSION}"
                     )
                 return message
-            if isinstance(message, Ping):
-                await self.send(Pong(id=message.id))
-            elif isinstance(message, Error):
+            if isinstance(message, Error):
                 raise ServerRejected(message.code, message.message)
-            else:
-                raise ServerProtocolError(
-                    f"expected 'welcome' after 'hello', got {_tag(message)!r}"
-                )
+            raise ServerProtocolError(
+                f"expected 'welcome' after 'hello', got {message_tag(message)!r}"
+            )
 
     async def handshake_within(self, seconds: float, name: str, role: Role) -> Welcome:
         """`handshake`, failing with `ServerProtocolError` after `seconds`."""
@@ -178,6 +201,8 @@ async def open_connection(
     connect: Connector | None = None,
     rng: random.Random | None = None,
     on_retry: Callable[[str], None] | None = None,
+    max_frame: int = SERVER_MAX_FRAME,
+    client: str = CLIENT_ID,
 ) -> Connection:
     """Connect to ``host:port``, retrying for up to `wait` seconds.
 
@@ -195,7 +220,7 @@ async def open_connection(
         error = f"no answer within {attempt_timeout:g} s"
         with trio.move_on_after(attempt_timeout):
             try:
-                return Connection(await opener(host, port))
+                return Connection(await opener(host, port), max_frame=max_frame, client=client)
             except OSError as exc:
                 error = describe_os_error(exc)
         delay = policy.delay(attempt - 1, rand)
@@ -226,7 +251,8 @@ def describe_os_error(exc: OSError) -> str:
     return exc.strerror or str(exc) or type(exc).__name__
 
 
-def _tag(message: Any) -> str:
+def message_tag(message: Any) -> str:
+    """A message's ``type`` (its struct tag), for messages naming what arrived."""
     config = getattr(type(message), "__struct_config__", None)
     return str(config.tag) if config is not None else type(message).__name__
 
@@ -255,9 +281,7 @@ async def ping_server(host: str, port: int, *, connect: Connector | None = None)
             message = await conn.receive()
             if isinstance(message, Pong) and message.id == token:
                 return PingResult(welcome.server, welcome.session, trio.current_time() - sent)
-            if isinstance(message, Ping):
-                await conn.send(Pong(id=message.id))
-            elif isinstance(message, Error) and message.fatal:
+            if isinstance(message, Error) and message.fatal:
                 raise ServerRejected(message.code, message.message)
     finally:
         await conn.aclose()
