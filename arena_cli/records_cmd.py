@@ -172,9 +172,9 @@ def run_show(args: argparse.Namespace) -> int:
     try:
         try:
             record = resolve_match(store, args.match)
-        except RecordsError as exc:
+        except RecordsError as exc:  # no such match: bad input
             print(f"arena show: {exc}", file=sys.stderr)
-            return 1
+            return 2
         moves = store.get_moves(record.id)
     finally:
         store.close()

@@ -25,6 +25,7 @@ import trio
 from rich.console import Console
 
 from arena_cli import tournament_view as view
+from arena_cli.options import env_setting
 from arena_cli.tournament_run import Run, run_tournament
 from games import make_game, parse_options
 from server.app import open_store
@@ -271,7 +272,7 @@ def resolve_config(args: argparse.Namespace, records: TournamentRecords) -> Tour
     for item in args.option:
         options.update(parse_options(item))
     game = make_game(args.game, options)  # validates the game and its options
-    move_time = args.move_time or float(os.environ.get("ARENA_MOVE_TIME") or 0.5)
+    move_time = env_setting(args.move_time, "ARENA_MOVE_TIME", float, 0.5)
     if args.max_pairs is not None and not args.sprt:
         raise ValueError("--max-pairs limits an SPRT; give --sprt too")
     resign = _run_rule("--adjudicate-resign", args.adjudicate_resign)
