@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
         print(result.summary(), flush=True)
 
     def seeking(message: Seeking, host: str, port: int) -> None:
-        if settings.human or message.others:
+        if settings.human or (message.others and not message.paired):
             print(seeking_text(settings, message, host, port), flush=True)
 
     status = 0

@@ -67,6 +67,7 @@ def seeking_text(settings: PlaySettings, message: Seeking, host: str, port: int)
     """What a player waiting in the lobby is told: what it seeks, who else waits, what to do.
 
     `host`:`port` is the server really played on (with --vs, the embedded one's).
+    A seek that paired at once gets the first line only: it waits for nobody.
     """
     clock = None if message.clock is None else message.clock.label()
     lines = [
@@ -74,6 +75,8 @@ def seeking_text(settings: PlaySettings, message: Seeking, host: str, port: int)
         f" {_time_words(message.move_time, clock, message.any_time)}"
         f" on {host}:{port}"
     ]
+    if message.paired:
+        return lines[0]
     for seek in message.others:
         lines.append(f"  also waiting here, not paired with you: {_seek_words(seek)}")
         if seek.options == message.options and not (seek.move_time == 0 and seek.clock is None):
@@ -226,7 +229,7 @@ class _Opponent:
         port: int,
         report: Callable[[Seeking, str, int], None],
     ) -> None:
-        if self.finished:
+        if self.finished and not message.paired:
             client.fail(self._left())
             return
         report(message, host, port)
