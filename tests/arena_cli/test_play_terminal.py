@@ -39,3 +39,36 @@ def test_a_human_paired_at_once_is_not_told_to_wait_for_others(tmp_path: Path) -
             assert "to get an opponent" not in told, told
             assert engine.finish() == 0, engine.stderr  # its one game is over
         assert server.stop(signal.SIGINT)[0] == 130
+
+
+def test_the_help_fits_the_terminal_and_reversi_says_whose_move_once() -> None:
+    child = terminal("play", "reversi", "human", "--vs", "random", "--tc", "1+0")
+    try:
+        child.expect(PROMPT)
+        child.sendline("help")
+        child.expect(r"commands:\r\n")
+        child.expect(r"help +this text\r\n")
+        shown = seen(child)
+        child.expect(PROMPT)
+        child.sendline("moves")
+        child.expect(r"legal moves: (\w+)")
+        match = child.match
+        assert isinstance(match, re.Match)
+        child.expect(PROMPT)
+        child.sendline(match.group(1))  # then the opponent answers: two moves observed
+        child.expect(r"your move as (Black|White) \(you\)")
+        observed = seen(child)
+        child.expect(PROMPT)
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    lines = shown.splitlines()
+    assert "<move>   play a move in the game's notation:" in shown, shown
+    assert "(a1 = top left, Othello style)" in " ".join(shown.split()), shown
+    assert all(len(line) <= 100 for line in lines), shown  # nothing left to wrap
+    assert all(line.strip() != ")" for line in lines), shown
+    said = re.findall(r"(Black|White)(?: \(you\))? to move", observed)
+    boards = observed.count("  a b c d e f g h")
+    assert said and len(said) == boards, observed  # once per board shown, not twice
