@@ -307,7 +307,7 @@ def _play(
         on_result=live.on_result,
     )
     try:
-        live.start(None, done_before)
+        live.start(view.planned_total(config), done_before)
         outcome = trio.run(
             run_tournament, state, server_address, db_path, pool, args.reconnect_grace
         )

@@ -38,6 +38,7 @@ __all__ = [
     "check_out_paths",
     "game_line",
     "list_document",
+    "planned_total",
     "print_list",
     "print_results",
     "write_outputs",
@@ -207,16 +208,20 @@ def _markdown(document: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _total(listed: Listed) -> int | None:
-    config = listed.config
+def planned_total(config: TournamentConfig) -> int | None:
+    """Games planned: the schedule's, an SPRT's pair limit (None: no limit, or no schedule)."""
     if config.format == "sprt":
-        if listed.status == "finished":
-            return listed.done  # decided (or at its limit)
         return None if config.max_pairs is None else 2 * config.max_pairs
     try:
         return len(build_schedule(config))
     except ValueError:
         return None
+
+
+def _total(listed: Listed) -> int | None:
+    if listed.config.format == "sprt" and listed.status == "finished":
+        return listed.done  # decided (or at its limit)
+    return planned_total(listed.config)
 
 
 def list_document(listed: Sequence[Listed]) -> list[dict[str, Any]]:
