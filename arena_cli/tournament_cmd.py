@@ -23,6 +23,7 @@ from pathlib import Path
 import trio
 from rich.console import Console
 
+from arena_cli import result_files
 from arena_cli import tournament_view as view
 from arena_cli.tournament_config import resolve_config, validate_specs
 from arena_cli.tournament_config import server_address as parse_server
@@ -243,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
         if args.concurrency < 1:
             raise ValueError(f"--concurrency must be >= 1, not {args.concurrency}")
         server_address = parse_server(args.server)
-        view.check_out_paths(args.out)
+        result_files.check_out_paths(args.out)
     except (ValueError, OpeningError) as exc:
         if created:  # refused before any game: leave no empty database behind
             store.close()
@@ -338,9 +339,21 @@ def _play(
         print(json.dumps(document, indent=2))
     else:
         view.print_results(console, document)
-    view.write_outputs(args.out, document)
+    errors = result_files.write_outputs(args.out, document)
+    failed = {error.path for error in errors}
     if not args.json:
         for path in args.out:
-            console.print(f"results written to {path}")
-        console.print(f"player logs: {log_dir}")
+            if path not in failed:
+                console.print(f"results written to {path}", markup=False)
+        console.print(f"player logs: {log_dir}", markup=False)
+    if errors:  # the games are in the database: say how to write the files again
+        for error in errors:
+            print(f"arena tournament: {error}", file=sys.stderr)
+        print(
+            f"arena tournament: the {len(outcome.results)} games are stored in {db_path};"
+            f" write the results again with: {resume_command(args, config)}",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 1
     return 0

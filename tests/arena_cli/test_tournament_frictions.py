@@ -8,12 +8,18 @@ director owns is explained, with a command that works.
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shlex
+import shutil
+import tempfile
 from pathlib import Path
 
 import pexpect
+import pytest
 
-from tests.arena_cli.cli import clean_env, terminal
+from tests.arena_cli.cli import arena, clean_env, run, terminal
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -34,3 +40,66 @@ def test_the_progress_bar_knows_its_total(tmp_path: Path) -> None:
     assert "0/6" in shown and "6/6" in shown, shown
     assert "/?" not in shown, shown
     assert "(round-robin, finished)" in shown
+
+
+def test_an_unwritable_out_is_refused_before_any_game(tmp_path: Path) -> None:
+    target = "/sys/results.json"  # root may write anywhere by its permissions, not there
+    if not Path("/sys").is_dir() or os.access("/sys", os.W_OK) and probe_writes("/sys"):
+        pytest.skip("no /sys that refuses new files here")
+    done = run("tournament", "connect4", "-p", "random", "-p", "greedy", "--out", target,
+               cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"--out {target!r}: cannot create files in '/sys'" in lines[0]
+    assert "game 1" not in done.stdout and "Traceback" not in done.stderr
+    assert not (tmp_path / "arena.sqlite").exists()
+
+
+def probe_writes(directory: str) -> bool:
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            return True
+    except OSError:
+        return False
+
+
+def test_an_out_that_fails_after_the_games_is_one_line_and_the_games_are_kept(
+    tmp_path: Path,
+) -> None:
+    """The directory of one --out file vanishes while a remote player is awaited."""
+    gone, kept = tmp_path / "gone", tmp_path / "kept.csv"
+    gone.mkdir()
+    out = str(gone / "results.json")
+    with arena(
+        "tournament", "connect4", "-p", "random", "--remote", "bob", "--db", "t.sqlite",
+        "--out", out, "--out", str(kept), "--no-progress", cwd=tmp_path,
+    ) as director:  # fmt: skip
+        director.wait_for("waiting for remote player bob")
+        director.wait_for("--games 0")  # the whole invitation (it may wrap)
+        invite = re.search(
+            r"--port\s+(\d+)\s+--name\s+'bob'\s+--pool\s+(\S+)\s+--secret\s+(\S+)",
+            director.stdout,
+        )
+        assert invite, director.stdout
+        port, pool, secret = invite.groups()
+        shutil.rmtree(gone)
+        with arena(
+            "play", "connect4", "greedy", "--port", port, "--name", "bob", "--pool", pool,
+            "--secret", secret, "--games", "0",
+        ):  # fmt: skip
+            code = director.finish(timeout=120)
+    assert code == 1, director.stderr
+    errors = director.stderr.strip().splitlines()
+    assert (
+        errors[0] == f"arena tournament: --out {out!r}: cannot write it: No such file or directory"
+    )
+    assert "the 2 games are stored in t.sqlite; write the results again with: " in errors[1]
+    assert "Traceback" not in director.stderr
+    assert "Tournament t-" in director.stdout and f"results written to {kept}" in director.stdout
+    assert kept.read_text().startswith("rank,name,games")  # the other file is written
+    assert not gone.exists()
+    # the printed command writes them, once the directory is back
+    gone.mkdir()
+    again = run(*shlex.split(errors[1].split("with: ", 1)[1])[1:], cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert len(json.loads((gone / "results.json").read_text())["games"]) == 2
