@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import secrets
@@ -157,7 +158,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="HOST:PORT",
         help="use this server instead of an embedded one",
     )
-    add("--pool", default=None, help="pool name on the server [$ARENA_POOL, the tournament id]")
+    add(
+        "--pool",
+        default=None,
+        help="pool name on the server, owned by the director (and --db) that first uses it"
+        " [$ARENA_POOL, the tournament id]",
+    )
     add("--secret", default=None, help="join secret of remote players [$ARENA_SECRET, random]")
     add("--resume", default=None, metavar="ID", help="resume a stored tournament")
     add(
@@ -259,6 +265,32 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc), 1)
 
 
+def _pool_owned(
+    args: argparse.Namespace, records: TournamentRecords, config: TournamentConfig, pool: str
+) -> int:
+    """The server's pool has another owner: say what that means; resume in a pool of our own.
+
+    The pool is named after the tournament unless --pool says otherwise, and its
+    owner key lives in the database of the director that first used it: the same
+    tournament started again with another --db has another key. The pool
+    suggested is named after this database's key, so the command is stable.
+    """
+    key = records.owner_key(config.id)
+    own = f"{config.id}-{hashlib.sha256(key.encode()).hexdigest()[:6]}"
+    if own == pool:
+        own = f"{pool}-2"
+    print(
+        f"arena tournament: pool {pool!r} on {args.server or 'the server'} belongs to another"
+        " director: only the holder of its owner key (made by the first director to use the"
+        " pool and kept in its --db) may direct it; this may be the same tournament started"
+        " with another --db. Play in a pool of your own with --pool NAME",
+        file=sys.stderr,
+    )
+    mine = argparse.Namespace(**{**vars(args), "pool": own})
+    print(f"resume with: {resume_command(mine, config)}", file=sys.stderr)
+    return 2
+
+
 def _play(
     args: argparse.Namespace,
     console: Console,
@@ -317,6 +349,8 @@ def _play(
     except TournamentError as exc:
         live.stop()
         records.save(config, "stopped")
+        if exc.code == "not_owner":
+            return _pool_owned(args, records, config, pool)
         print(f"arena tournament: {exc}", file=sys.stderr)
         print(f"resume with: {resume_command(args, config)}", file=sys.stderr)
         return 1
