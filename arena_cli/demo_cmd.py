@@ -116,6 +116,12 @@ def run(args: argparse.Namespace) -> int:
         try:
             with demo_server(db, args.web) as (port, url):
                 print(f"web app: {url}  (open it to watch the games live)", flush=True)
+                when = f"{args.linger:g} s after the last game" if args.linger > 0 else "with it"
+                print(
+                    f"  it stops when the demo ends ({when}; --linger SECONDS keeps it up"
+                    " longer); the command printed at the end serves the games again",
+                    flush=True,
+                )
                 argv += ["--server", f"127.0.0.1:{port}", "--db", tournament_db]
                 tournament_args = parser.parse_args(argv)
                 tournament_args.server_stops_with_us = True  # resume on an embedded server
@@ -127,5 +133,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"arena demo: {exc}", file=sys.stderr)
             return 1
     if code == 0:
-        print(f"\nrecords: {db}  (try: arena matches --db {db}; arena serve --db {db} --web 8080)")
+        print(f"\nrecords: {db}  (try: arena matches --db {db})")
+        if args.web != "off":
+            print("the web app has stopped with the demo; to watch the games again, run:")
+        else:
+            print("to watch the games in a browser, run:")
+        print(f"  arena serve --db {db} --web 8080   (then open http://127.0.0.1:8080)")
     return code
