@@ -30,15 +30,26 @@ DEFAULT_PLAYERS = ("mcts:time=0.2", "mcts:time=0.2,c=3.0", "random")
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "demo", help="a small round-robin on an embedded server (what `make demo` runs)"
+        "demo",
+        help="a small round-robin on an embedded server (what `make demo` runs)",
+        description="A small round-robin (MCTS at two settings and a random player, each a"
+        " process playing over TCP) on a server with its web app, whose address is printed"
+        " first: watch the games live while the demo runs. Standings at the end, then the"
+        " command that serves the recorded games again.",
     )
-    parser.add_argument("--game", default="connect4", help="game (default connect4)")
+    parser.add_argument("--game", default="connect4", help="the game [connect4]")
     parser.add_argument(
-        "--player", action="append", default=None, help=f"player specs (default {DEFAULT_PLAYERS})"
+        "--player",
+        action="append",
+        default=None,
+        metavar="SPEC",
+        help=f"a player's agent spec (repeatable) [{', '.join(DEFAULT_PLAYERS)}]",
     )
-    parser.add_argument("--games-per-pair", type=int, default=2)
-    parser.add_argument("--move-time", type=float, default=0.25)
-    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument(
+        "--games-per-pair", type=int, default=2, help="games between two players, even [2]"
+    )
+    parser.add_argument("--move-time", type=float, default=0.25, help="seconds per move [0.25]")
+    parser.add_argument("--concurrency", type=int, default=2, help="games at once [2]")
     parser.add_argument("--db", default=None, help="records file (default: a fresh temporary one)")
     parser.add_argument(
         "--web",

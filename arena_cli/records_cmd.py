@@ -33,7 +33,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     matches.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
     matches.add_argument("--limit", type=int, default=30, help="how many, most recent first [30]")
-    matches.add_argument("--status", choices=("running", "finished", "aborted"), default=None)
+    matches.add_argument(
+        "--status",
+        choices=("running", "finished", "aborted"),
+        default=None,
+        help="only the matches in this state [all]",
+    )
     matches.add_argument("--tournament", default=None, help="only this tournament's matches")
     matches.add_argument("--json", action="store_true", help="print JSON (one array) for scripts")
     matches.set_defaults(func=run_matches, logs=False)

@@ -101,7 +101,14 @@ def config_overrides(args: argparse.Namespace) -> dict[str, object]:
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("serve", help="run the match server")
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the match server",
+        description="Run the match server until Ctrl-C or SIGTERM: it pairs seekers, runs"
+        " the matches (legality, turn order, time limits, reconnects), records them in"
+        " SQLite and, with --web, serves the web app. On a stop, open matches are recorded"
+        " as aborted and clients are told.",
+    )
     add_server_options(parser)
     web = parser.add_argument_group("web app (docs/WEB.md)")
     web.add_argument(
