@@ -56,6 +56,8 @@ def test_every_bad_input_is_one_line_naming_it_and_exit_2(tmp_path: Path) -> Non
             ),
             (["show", "zzz", "--db", str(db)], {}, ["no match 'zzz'"]),
             (["play", "connect4", "mcts"], {"ARENA_PORT": "abc"}, ["$ARENA_PORT='abc'"]),
+            (["ping"], {"ARENA_PORT": "99999"}, ["$ARENA_PORT 99999", "1..65535"]),
+            (["watch", "--port", "0"], {}, ["--port 0", "1..65535"]),
         ]
 
         def attempt(case: tuple[list[str], dict[str, str], list[str]]) -> tuple[int, str, str]:
