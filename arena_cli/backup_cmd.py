@@ -17,9 +17,16 @@ from server.store import Store, StoreError
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "backup", help="copy the records database safely, even while a server writes to it"
+        "backup",
+        help="copy the records database safely, even while a server writes to it",
+        description="Copy the records database with SQLite's online backup: a snapshot of one"
+        " moment, taken while a server may write, checked and renamed into place when"
+        " complete. DEST is a file, or a directory to put the copy in.",
     )
-    parser.add_argument("dest", help="file to write the copy to")
+    parser.add_argument(
+        "dest",
+        help="the copy: a file, or a directory (the copy takes the database's file name)",
+    )
     parser.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
     parser.add_argument("--force", action="store_true", help="replace DEST if it exists")
     parser.set_defaults(func=run)

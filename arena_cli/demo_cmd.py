@@ -30,15 +30,26 @@ DEFAULT_PLAYERS = ("mcts:time=0.2", "mcts:time=0.2,c=3.0", "random")
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "demo", help="a small round-robin on an embedded server (what `make demo` runs)"
+        "demo",
+        help="a small round-robin on an embedded server (what `make demo` runs)",
+        description="A small round-robin (MCTS at two settings and a random player, each a"
+        " process playing over TCP) on a server with its web app, whose address is printed"
+        " first: watch the games live while the demo runs. Standings at the end, then the"
+        " command that serves the recorded games again.",
     )
-    parser.add_argument("--game", default="connect4", help="game (default connect4)")
+    parser.add_argument("--game", default="connect4", help="the game [connect4]")
     parser.add_argument(
-        "--player", action="append", default=None, help=f"player specs (default {DEFAULT_PLAYERS})"
+        "--player",
+        action="append",
+        default=None,
+        metavar="SPEC",
+        help=f"a player's agent spec (repeatable) [{', '.join(DEFAULT_PLAYERS)}]",
     )
-    parser.add_argument("--games-per-pair", type=int, default=2)
-    parser.add_argument("--move-time", type=float, default=0.25)
-    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument(
+        "--games-per-pair", type=int, default=2, help="games between two players, even [2]"
+    )
+    parser.add_argument("--move-time", type=float, default=0.25, help="seconds per move [0.25]")
+    parser.add_argument("--concurrency", type=int, default=2, help="games at once [2]")
     parser.add_argument("--db", default=None, help="records file (default: a fresh temporary one)")
     parser.add_argument(
         "--web",
@@ -116,6 +127,12 @@ def run(args: argparse.Namespace) -> int:
         try:
             with demo_server(db, args.web) as (port, url):
                 print(f"web app: {url}  (open it to watch the games live)", flush=True)
+                when = f"{args.linger:g} s after the last game" if args.linger > 0 else "with it"
+                print(
+                    f"  it stops when the demo ends ({when}; --linger SECONDS keeps it up"
+                    " longer); the command printed at the end serves the games again",
+                    flush=True,
+                )
                 argv += ["--server", f"127.0.0.1:{port}", "--db", tournament_db]
                 tournament_args = parser.parse_args(argv)
                 tournament_args.server_stops_with_us = True  # resume on an embedded server
@@ -127,5 +144,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"arena demo: {exc}", file=sys.stderr)
             return 1
     if code == 0:
-        print(f"\nrecords: {db}  (try: arena matches --db {db}; arena serve --db {db} --web 8080)")
+        print(f"\nrecords: {db}  (try: arena matches --db {db})")
+        if args.web != "off":
+            print("the web app has stopped with the demo; to watch the games again, run:")
+        else:
+            print("to watch the games in a browser, run:")
+        print(f"  arena serve --db {db} --web 8080   (then open http://127.0.0.1:8080)")
     return code

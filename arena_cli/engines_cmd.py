@@ -54,7 +54,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     add_engines_option(check)
     check.set_defaults(func=run_check, default_log_level="error")  # the steps say it all
-    listing = actions.add_parser("list", help="list the entries of the engines file")
+    listing = actions.add_parser(
+        "list",
+        help="list the entries of the engines file",
+        description="The engines file's entries, each with its protocol and command line, or why it"
+        " cannot be used (exit 2 if one cannot).",
+    )
     add_engines_option(listing)
     listing.set_defaults(func=run_list, default_log_level="warning")
 

@@ -36,7 +36,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument("out", metavar="OUT", help="output file (jsonl, '-' = stdout) or directory")
     parser.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
-    parser.add_argument("--format", choices=("jsonl", "sgf"), default="jsonl", help="[jsonl]")
+    parser.add_argument(
+        "--format",
+        choices=("jsonl", "sgf"),
+        default="jsonl",
+        help="jsonl: one file (or '-'); sgf: one file per game in the directory OUT [jsonl]",
+    )
     parser.add_argument("--tournament", default=None, help="only this tournament's games")
     parser.add_argument(
         "--match",

@@ -11,7 +11,12 @@ from games import available_games
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("games", help="list the available games and their options")
+    parser = subparsers.add_parser(
+        "games",
+        help="list the available games and their options",
+        description="List every game (built-in and plug-in) with its options, their defaults,"
+        " and the notation of its moves.",
+    )
     parser.set_defaults(func=run)
 
 

@@ -82,9 +82,11 @@ FAILED_SINKS: list[_CurrentStream] = []
 
 def check_level(level: str | None) -> str:
     """The log level name to use (`level`, $ARENA_LOG_LEVEL or info); ValueError if unknown."""
-    name = (level or os.environ.get("ARENA_LOG_LEVEL") or "info").lower()
+    source = "--log-level" if level else "$ARENA_LOG_LEVEL"
+    raw = level or os.environ.get("ARENA_LOG_LEVEL") or "info"
+    name = raw.lower()
     if name not in LEVELS:
-        raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {name!r}")
+        raise ValueError(f"{source} {raw!r}: a log level must be one of {', '.join(LEVELS)}")
     return name
 
 

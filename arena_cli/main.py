@@ -17,6 +17,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 #: command -> (module registering it, one-line help shown by `arena --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -77,6 +78,17 @@ def version() -> str:
         return "unknown"
 
 
+class ArenaParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line: what was wrong, and where the help is.
+
+    The subcommands' parsers are of this class too (argparse makes them with
+    the class of their parent).
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
 class _VersionAction(argparse.Action):
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
         super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
@@ -92,16 +104,21 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
     ``"*"`` (the default) registers every command in full (tests, docs);
     None registers none in full (enough for `arena --help`).
     """
-    parser = argparse.ArgumentParser(
+    parser = ArenaParser(
         prog="arena",
         description="MCTS Arena: networked board-game matches and tournaments.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action=_VersionAction)
-    parser.add_argument("--log-level", default=None, help="debug, info, warning or error")
     parser.add_argument(
-        "--log-format", choices=("console", "json"), default=None, help="log line format"
+        "--log-level", default=None, help="debug, info, warning or error [$ARENA_LOG_LEVEL, info]"
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=("console", "json"),
+        default=None,
+        help="log line format [$ARENA_LOG_FORMAT; console on a terminal, else json]",
     )
     parser.add_argument(
         "--tls", action="store_true", help="connect to servers over TLS [$ARENA_TLS]"
@@ -181,9 +198,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
+    from arena_cli.logs import check_level, configure_logging
+
     if getattr(args, "func", None) is None:
         if args.command is not None:  # a command registered without its module: a bug
             parser.error(f"command {args.command!r} is not available")
+        try:
+            check_level(args.log_level)
+        except ValueError as exc:
+            parser.error(str(exc))
         parser.print_help()
         return 2
     if args.tls or args.ca:  # every client connection (and child process) uses TLS
@@ -192,8 +215,6 @@ def _main(argv: list[str]) -> int:
         os.environ["ARENA_TLS"] = "1"
         if args.ca:
             os.environ["ARENA_CA"] = os.path.abspath(args.ca)
-    from arena_cli.logs import check_level, configure_logging
-
     try:
         if not getattr(args, "logs", True):  # a command that never logs (start-up time)
             check_level(args.log_level)

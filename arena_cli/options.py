@@ -47,7 +47,8 @@ def address(args: argparse.Namespace) -> tuple[str, int]:
     host = env_setting(args.host, "ARENA_HOST", str, DEFAULT_HOST)
     port = env_setting(args.port, "ARENA_PORT", int, DEFAULT_PORT)
     if not 0 < port <= 65535:
-        raise ValueError(f"port must be in 1..65535, not {port}")
+        given = "--port" if args.port is not None else "$ARENA_PORT"
+        raise ValueError(f"{given} {port}: a port must be in 1..65535")
     return host, port
 
 

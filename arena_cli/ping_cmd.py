@@ -16,7 +16,13 @@ from player.client import ClientError, PingResult, ServerUnreachable, ping_serve
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("ping", help="check that a server answers (exit 0 or 1)")
+    parser = subparsers.add_parser(
+        "ping",
+        help="check that a server answers (exit 0 or 1)",
+        description="Check that a server answers: connect, say hello as a spectator and wait"
+        " for the pong, all within --timeout. Exit 0 if it came, 1 if not (the Docker"
+        " health check).",
+    )
     add_address_options(parser)
     parser.add_argument(
         "--timeout",

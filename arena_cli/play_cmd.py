@@ -81,6 +81,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="with --vs on the embedded server: keep the records in this SQLite file"
         " (created if missing) [no records]",
     )
+    parser.add_argument(
+        "--serve-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="with --vs on the embedded server: listen on this port, e.g. for"
+        " `arena watch --all --port PORT` [a free port, printed]",
+    )
     parser.add_argument("--room", default=None, help="join this named room [$ARENA_ROOM]")
     parser.add_argument(
         "--seat", type=int, default=None, help="seat to take in the room [$ARENA_SEAT]"

@@ -29,6 +29,8 @@ class PlaySettings:
     #: --vs: the opponent's spec, and whether it plays on an embedded server
     vs: str | None = None
     embedded: bool = False
+    #: --serve-port: the embedded server's port (0: a free one)
+    serve_port: int = 0
 
     @property
     def human(self) -> bool:
@@ -97,6 +99,14 @@ def resolve(args: argparse.Namespace) -> PlaySettings:
     embedded = vs is not None and args.host is None and args.port is None
     if getattr(args, "db", None) is not None and not embedded:
         raise ValueError("--db is for --vs on the embedded server (a server keeps its own)")
+    serve_port = getattr(args, "serve_port", None)
+    if serve_port is not None:
+        if not embedded:
+            raise ValueError(
+                "--serve-port is for --vs on the embedded server (--host/--port name a server)"
+            )
+        if not 0 <= serve_port <= 65535:
+            raise ValueError(f"--serve-port must be in 0..65535, not {serve_port}")
     config = PlayerConfig(
         host=host,
         port=port,
@@ -111,7 +121,7 @@ def resolve(args: argparse.Namespace) -> PlaySettings:
         secret=env_setting(args.secret, "ARENA_SECRET", str, ""),
         connect_wait=env_setting(args.connect_wait, "ARENA_CONNECT_WAIT", float, 30.0),
     )
-    return PlaySettings(game, options, spec, config, vs, embedded)
+    return PlaySettings(game, options, spec, config, vs, embedded, serve_port or 0)
 
 
 def tally(results: Sequence[MatchResult]) -> str:
@@ -132,6 +142,7 @@ def tally(results: Sequence[MatchResult]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from arena_cli.options import check_port_free
     from arena_cli.play_vs import check_db, seeking_text, vs_session
 
     try:
@@ -144,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
             finally:
                 opponent.close()
             check_db(args.db)
+        if settings.embedded:
+            check_port_free("127.0.0.1", settings.serve_port, "--serve-port")
         agent = make_agent(settings.spec)
         agent.check_game(game)
     except ValueError as exc:
@@ -162,20 +175,21 @@ def run(args: argparse.Namespace) -> int:
         results.append(result)
         print(result.summary(), flush=True)
 
-    def seeking(message: Seeking) -> None:
-        if settings.human or message.others:
-            print(seeking_text(settings, message), flush=True)
+    def seeking(message: Seeking, host: str, port: int) -> None:
+        if settings.human or (message.others and not message.paired):
+            print(seeking_text(settings, message, host, port), flush=True)
 
     status = 0
     try:
         if settings.vs is None:
+            config = settings.config
             client = PlayerClient(
                 agent,
                 settings.game,
                 settings.options,
                 settings.config,
                 on_result=report,
-                on_seeking=seeking,
+                on_seeking=lambda message: seeking(message, config.host, config.port),
                 on_retry=lambda line: print(line, file=sys.stderr, flush=True),
             )
             trio.run(client.run)

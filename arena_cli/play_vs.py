@@ -63,15 +63,20 @@ def _seek_words(seek: OpenSeek) -> str:
     return f"{seek.game}{f' ({options})' if options else ''} at {words}: {people}"
 
 
-def seeking_text(settings: PlaySettings, message: Seeking) -> str:
-    """What a player waiting in the lobby is told: what it seeks, who else waits, what to do."""
-    config = settings.config
+def seeking_text(settings: PlaySettings, message: Seeking, host: str, port: int) -> str:
+    """What a player waiting in the lobby is told: what it seeks, who else waits, what to do.
+
+    `host`:`port` is the server really played on (with --vs, the embedded one's).
+    A seek that paired at once gets the first line only: it waits for nobody.
+    """
     clock = None if message.clock is None else message.clock.label()
     lines = [
         f"waiting for an opponent: {message.game} at"
         f" {_time_words(message.move_time, clock, message.any_time)}"
-        f" on {config.host}:{config.port}"
+        f" on {host}:{port}"
     ]
+    if message.paired:
+        return lines[0]
     for seek in message.others:
         lines.append(f"  also waiting here, not paired with you: {_seek_words(seek)}")
         if seek.options == message.options and not (seek.move_time == 0 and seek.clock is None):
@@ -86,8 +91,8 @@ def seeking_text(settings: PlaySettings, message: Seeking) -> str:
         options = "".join(f" -o {k}={v}" for k, v in settings.options.items())
         lines.append(
             f"  to get an opponent, run in another terminal:"
-            f" arena play {message.game}{options} mcts {tc} --host {config.host}"
-            f" --port {config.port}"
+            f" arena play {message.game}{options} mcts {tc} --host {host}"
+            f" --port {port}"
             f"\n  (or start this command again with --vs mcts:time=1)"
         )
     return "\n".join(lines)
@@ -132,9 +137,13 @@ async def vs_session(
     agent: Agent,
     db: str | None,
     on_result: Callable[[MatchResult], None],
-    on_seeking: Callable[[Seeking], None],
+    on_seeking: Callable[[Seeking, str, int], None],
 ) -> list[MatchResult]:
-    """Start the server (if embedded) and the opponent, then play; everything stops after."""
+    """Start the server (if embedded) and the opponent, then play; everything stops after.
+
+    `on_seeking` gets the server's address too: the embedded one's port is
+    `settings.serve_port`, or a free one chosen when it starts.
+    """
     from dataclasses import replace
 
     config = settings.config
@@ -147,21 +156,28 @@ async def vs_session(
             from server.config import ServerConfig
 
             store = open_store(db)
-            server = ArenaServer(ServerConfig(host="127.0.0.1", port=0, db=db), store=store)
+            server_config = ServerConfig(host="127.0.0.1", port=settings.serve_port, db=db)
+            server = ArenaServer(server_config, store=store)
             host, port = "127.0.0.1", await nursery.start(server.serve)
             if store is not None:
                 nursery.start_soon(_close_at_exit, store)
+            print(
+                f"server on {host}:{port} until the games end"
+                f" (to watch from another terminal: arena watch --all --port {port})",
+                flush=True,
+            )
+        opponent = _Opponent(settings)
         client = PlayerClient(
             agent,
             settings.game,
             settings.options,
             replace(config, host=host, port=port),
             on_result=on_result,
-            on_seeking=on_seeking,
+            on_seeking=lambda message: opponent.seeking(client, message, host, port, on_seeking),
             on_retry=_progress,
         )
         log_path = Path(tempfile.mkdtemp(prefix="arena-vs-")) / "opponent.log"
-        nursery.start_soon(_opponent, settings, host, port, log_path, nursery.cancel_scope, client)
+        nursery.start_soon(opponent.run, host, port, log_path, client)
         name = parse_agent_spec(settings.vs or "")[0]
         print(f"starting the opponent: {settings.vs} ({name}, log: {log_path})", flush=True)
         try:
@@ -191,30 +207,61 @@ class OpponentFailed(ClientError):
     """The --vs opponent's process ended before the games were played."""
 
 
-async def _opponent(
-    settings: PlaySettings,
-    host: str,
-    port: int,
-    log_path: Path,
-    scope: trio.CancelScope,
-    client: PlayerClient,
-) -> None:
-    with log_path.open("ab") as log_file:
-        process = await trio.run_process(
-            opponent_command(settings, host, port),
-            check=False,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            deliver_cancel=ender(STOP_GRACE),
+class _Opponent:
+    """The --vs opponent's process, and what its end means for our games.
+
+    Exit code 0: it played all its games. Ours end with them (the server tells
+    us, maybe a moment later: a lost-on-time human is still at the prompt), so
+    that is no failure; only a client left seeking would wait in vain (on a
+    shared server it may have played someone else). Any other exit before our
+    games are over is a failure, with the last line of its log.
+    """
+
+    def __init__(self, settings: PlaySettings) -> None:
+        self.settings = settings
+        self.finished = False  # exited 0: its games are over
+
+    def seeking(
+        self,
+        client: PlayerClient,
+        message: Seeking,
+        host: str,
+        port: int,
+        report: Callable[[Seeking, str, int], None],
+    ) -> None:
+        if self.finished and not message.paired:
+            client.fail(self._left())
+            return
+        report(message, host, port)
+
+    def _left(self) -> OpponentFailed:
+        return OpponentFailed(
+            f"the opponent {self.settings.vs} has played its games and left;"
+            " nobody else answers this seek"
         )
-    if client.done:
-        return
-    text = await trio.Path(log_path).read_text(errors="replace")
-    lines = text.strip().splitlines()
-    last = lines[-1] if lines else "no output"
-    client.fail(
-        OpponentFailed(
-            f"the opponent {settings.vs} exited (code {process.returncode}) before the"
-            f" games were played: {last} (log: {log_path})"
+
+    async def run(self, host: str, port: int, log_path: Path, client: PlayerClient) -> None:
+        with log_path.open("ab") as log_file:
+            process = await trio.run_process(
+                opponent_command(self.settings, host, port),
+                check=False,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                deliver_cancel=ender(STOP_GRACE),
+            )
+        if client.done:
+            return
+        if process.returncode == 0:
+            self.finished = True
+            if not client.playing:
+                client.fail(self._left())
+            return
+        text = await trio.Path(log_path).read_text(errors="replace")
+        lines = text.strip().splitlines()
+        last = lines[-1] if lines else "no output"
+        client.fail(
+            OpponentFailed(
+                f"the opponent {self.settings.vs} exited (code {process.returncode}) before the"
+                f" games were played: {last} (log: {log_path})"
+            )
         )
-    )

@@ -33,7 +33,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     matches.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
     matches.add_argument("--limit", type=int, default=30, help="how many, most recent first [30]")
-    matches.add_argument("--status", choices=("running", "finished", "aborted"), default=None)
+    matches.add_argument(
+        "--status",
+        choices=("running", "finished", "aborted"),
+        default=None,
+        help="only the matches in this state [all]",
+    )
     matches.add_argument("--tournament", default=None, help="only this tournament's matches")
     matches.add_argument("--json", action="store_true", help="print JSON (one array) for scripts")
     matches.set_defaults(func=run_matches, logs=False)
@@ -172,9 +177,9 @@ def run_show(args: argparse.Namespace) -> int:
     try:
         try:
             record = resolve_match(store, args.match)
-        except RecordsError as exc:
+        except RecordsError as exc:  # no such match: bad input
             print(f"arena show: {exc}", file=sys.stderr)
-            return 1
+            return 2
         moves = store.get_moves(record.id)
     finally:
         store.close()

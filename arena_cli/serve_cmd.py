@@ -11,7 +11,7 @@ import structlog
 import trio
 
 from arena_cli import stops
-from arena_cli.options import add_engines_option, check_port_free
+from arena_cli.options import add_engines_option, check_port_free, env_setting
 from server.app import ArenaServer, TlsError, open_store, tls_context
 from server.config import build_config, parse_clock
 from server.store import StoreError
@@ -101,7 +101,14 @@ def config_overrides(args: argparse.Namespace) -> dict[str, object]:
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("serve", help="run the match server")
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the match server",
+        description="Run the match server until Ctrl-C or SIGTERM: it pairs seekers, runs"
+        " the matches (legality, turn order, time limits, reconnects), records them in"
+        " SQLite and, with --web, serves the web app. On a stop, open matches are recorded"
+        " as aborted and clients are told.",
+    )
     add_server_options(parser)
     web = parser.add_argument_group("web app (docs/WEB.md)")
     web.add_argument(
@@ -156,9 +163,7 @@ def web_config(args: argparse.Namespace, tcp_host: str) -> WebConfig | None:
         specs = [s for s in raw.split(";") if s.strip()] or list(DEFAULT_ENGINES)
     engines = dict(parse_engine(spec) for spec in specs)
     check_specs(engines, getattr(args, "engines", None))
-    limit = args.engine_limit
-    if limit is None:
-        limit = int(os.environ.get("ARENA_WEB_ENGINE_LIMIT") or 4)
+    limit = env_setting(args.engine_limit, "ARENA_WEB_ENGINE_LIMIT", int, 4)
     return WebConfig(
         host=host,
         port=port,
@@ -247,6 +252,8 @@ def run(args: argparse.Namespace) -> int:
         check_port_free(config.host, config.port)  # a busy port: one line, before anything
         tls_context(config)  # an unusable certificate is one line, before anything starts
         web = web_config(args, config.host)
+        if web is not None:
+            check_port_free(web.host, web.port, "--web")
         store = open_store(config.db)
     except (ValueError, StoreError, OSError, TlsError) as exc:
         print(f"arena serve: {exc}", file=sys.stderr)
@@ -257,15 +264,15 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as exc:  # e.g. the journal of unwritten results cannot be imported
         print(f"arena serve: {exc}", file=sys.stderr)
         return 1
-    except WebListenError as exc:
+    except WebListenError as exc:  # a port is bad input (exit 2), even when taken meanwhile
         print(f"arena serve: {exc}", file=sys.stderr)
-        return 1
+        return 2
     except OSError as exc:  # e.g. the address was taken between the check and the bind
         print(
             f"arena serve: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}",
             file=sys.stderr,
         )
-        return 1
+        return 2
     finally:
         if store is not None:
             store.close()

@@ -29,7 +29,11 @@ from protocol.transport import open_stream
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "status", help="show a running server's store health and load (exit 1 if degraded)"
+        "status",
+        help="show a running server's store health and load (exit 1 if degraded)",
+        description="Show a running server's records store (ok, degraded with its error and"
+        " since when, or off), the results waiting to be written, and its load. Exit 0 when"
+        " the store is ok or off, 1 when it is degraded or the server cannot be reached.",
     )
     add_address_options(parser)
     parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait [3]")

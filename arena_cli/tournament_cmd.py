@@ -2,7 +2,8 @@
 
 Parsing, calling and printing only: the tournament itself is `tournament`
 (configuration, schedule, openings, adjudication, statistics, the director),
-the local run (embedded server, player processes, signals) is
+the flags become its configuration in `arena_cli.tournament_config`, the
+local run (embedded server, player processes, signals) is
 `arena_cli.tournament_run`, and the output is `arena_cli.tournament_view`.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import secrets
@@ -17,31 +19,25 @@ import shlex
 import signal
 import sys
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import trio
 from rich.console import Console
 
+from arena_cli import result_files
 from arena_cli import tournament_view as view
 from arena_cli.options import add_engines_option, apply_engines_option
+from arena_cli.tournament_config import resolve_config, validate_specs
+from arena_cli.tournament_config import server_address as parse_server
 from arena_cli.tournament_run import Run, run_tournament
-from games import make_game, parse_options
+from games import make_game
 from server.app import open_store
 from server.store import StoreError
-from tournament.adjudication import Adjudication
-from tournament.config import TournamentConfig, TournamentPlayer
+from tournament.config import TournamentConfig
 from tournament.director import TournamentError
-from tournament.openings import (
-    FileOpenings,
-    OpeningError,
-    RandomOpenings,
-    load_opening_file,
-)
+from tournament.openings import OpeningError
 from tournament.records import TournamentRecords, TournamentRunning
 from tournament.report import results_document
-from tournament.sprt import parse_sprt
 
 EXAMPLE = """examples:
   arena tournament connect4 -p mcts:time=0.5 -p mcts:time=0.5,c=2.0 -p random --games-per-pair 10
@@ -164,7 +160,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="HOST:PORT",
         help="use this server instead of an embedded one",
     )
-    add("--pool", default=None, help="pool name on the server [$ARENA_POOL, the tournament id]")
+    add(
+        "--pool",
+        default=None,
+        help="pool name on the server, owned by the director (and --db) that first uses it"
+        " [$ARENA_POOL, the tournament id]",
+    )
     add("--secret", default=None, help="join secret of remote players [$ARENA_SECRET, random]")
     add("--resume", default=None, metavar="ID", help="resume a stored tournament")
     add(
@@ -191,113 +192,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--no-progress", action="store_true",
         help="plain line output instead of a progress bar")  # fmt: skip
     parser.set_defaults(func=run, default_log_level="warning")
-
-
-# --- configuration --------------------------------------------------------------
-
-
-def player_names(specs: Sequence[str]) -> list[TournamentPlayer]:
-    """Players from ``SPEC`` or ``NAME=SPEC`` items; repeated names get ``#2``, ``#3``.
-
-    A ``SPEC`` alone is named by its ``name=`` option (engines), else by itself.
-    """
-    from player.spec import spec_name
-
-    players: list[TournamentPlayer] = []
-    seen: dict[str, int] = {}
-    for item in specs:
-        name, sep, spec = item.partition("=")
-        if not sep or ":" in name or "," in name:
-            name, spec = spec_name(item) or item, item
-        name = name.strip()
-        seen[name] = seen.get(name, 0) + 1
-        if seen[name] > 1:
-            name = f"{name}#{seen[name]}"
-        players.append(TournamentPlayer(name[:64], spec.strip()))
-    return players
-
-
-def validate_specs(specs: Sequence[str]) -> None:
-    """Fail early, in this process, on an agent spec the player processes would reject.
-
-    The agents are not built: building an MCTS agent loads its compiler, which
-    costs seconds at start and at exit in a process that never searches. A
-    constraint only the agent's constructor checks shows in the player's log
-    (the player is withdrawn after `--max-failures` failed starts).
-    """
-    from player.spec import check_agent_spec
-
-    for spec in specs:
-        check_agent_spec(spec)
-
-
-def _openings(args: argparse.Namespace, game: Any) -> dict[str, Any] | None:
-    if args.openings and args.random_openings is not None:
-        raise ValueError("give --openings FILE or --random-openings PLIES, not both")
-    if args.random_openings is not None:
-        book = RandomOpenings(game, args.random_openings, args.seed)
-        book.opening(0)  # an impossible length fails now, not at the first game
-        return book.describe()
-    if args.openings:
-        openings = load_opening_file(game, args.openings)
-        return FileOpenings(
-            openings, order=args.openings_order, seed=args.seed, source=args.openings
-        ).describe()
-    return None
-
-
-def resolve_config(args: argparse.Namespace, records: TournamentRecords) -> TournamentConfig:
-    """The stored configuration (--resume) or a new one from the flags (ValueError if bad)."""
-    if args.resume:
-        found = records.load(args.resume)
-        if found is None:
-            raise ValueError(f"no tournament {args.resume!r} in {records.store.path}")
-        return found[0]
-    if not args.game:
-        raise ValueError("name a game (e.g. connect4) or --resume ID")
-    players = player_names(args.player) + [TournamentPlayer(name, None) for name in args.remote]
-    if args.instances < 1:
-        raise ValueError(f"--instances must be >= 1, not {args.instances}")
-    players = [TournamentPlayer(p.name, p.spec, args.instances if p.spec else 1) for p in players]
-    options: dict[str, Any] = {}
-    for item in args.option:
-        options.update(parse_options(item))
-    game = make_game(args.game, options)  # validates the game and its options
-    move_time = args.move_time or float(os.environ.get("ARENA_MOVE_TIME") or 0.5)
-    if args.max_pairs is not None and not args.sprt:
-        raise ValueError("--max-pairs limits an SPRT; give --sprt too")
-    resign = _run_rule("--adjudicate-resign", args.adjudicate_resign)
-    draw = _run_rule("--adjudicate-draw", args.adjudicate_draw)
-    rules = Adjudication(
-        max_plies=args.max_plies,
-        proven_nodes=args.adjudicate_proven,
-        resign_moves=None if resign is None else resign[0],
-        resign_score=None if resign is None else resign[1],
-        draw_moves=None if draw is None else draw[0],
-        draw_score=None if draw is None else draw[1],
-    )
-    return TournamentConfig(
-        game=game.name,
-        options=game.options,
-        players=tuple(players),
-        games_per_pair=args.games_per_pair,
-        move_time=move_time,
-        seed=args.seed,
-        format="sprt" if args.sprt else "gauntlet" if args.gauntlet else "round-robin",
-        sprt=parse_sprt(args.sprt).as_dict() if args.sprt else None,
-        max_pairs=args.max_pairs,
-        openings=_openings(args, game),
-        adjudication=rules.as_dict(),
-    )
-
-
-def _server_address(text: str | None) -> tuple[str, int] | None:
-    if not text:
-        return None
-    host, _, port_text = text.rpartition(":")
-    if not host or not port_text.isdigit():
-        raise ValueError(f"--server must be HOST:PORT, not {text!r}")
-    return host, int(port_text)
 
 
 def resume_command(args: argparse.Namespace, config: TournamentConfig) -> str:
@@ -358,8 +252,8 @@ def run(args: argparse.Namespace) -> int:
         validate_specs([p.spec for p in config.players if p.spec])
         if args.concurrency < 1:
             raise ValueError(f"--concurrency must be >= 1, not {args.concurrency}")
-        server_address = _server_address(args.server)
-        view.check_out_paths(args.out)
+        server_address = parse_server(args.server)
+        result_files.check_out_paths(args.out)
     except (ValueError, OpeningError) as exc:
         if created:  # refused before any game: leave no empty database behind
             store.close()
@@ -372,6 +266,32 @@ def run(args: argparse.Namespace) -> int:
             return _play(args, console, records, config, server_address, db_path)
     except TournamentRunning as exc:
         return _fail(str(exc), 1)
+
+
+def _pool_owned(
+    args: argparse.Namespace, records: TournamentRecords, config: TournamentConfig, pool: str
+) -> int:
+    """The server's pool has another owner: say what that means; resume in a pool of our own.
+
+    The pool is named after the tournament unless --pool says otherwise, and its
+    owner key lives in the database of the director that first used it: the same
+    tournament started again with another --db has another key. The pool
+    suggested is named after this database's key, so the command is stable.
+    """
+    key = records.owner_key(config.id)
+    own = f"{config.id}-{hashlib.sha256(key.encode()).hexdigest()[:6]}"
+    if own == pool:
+        own = f"{pool}-2"
+    print(
+        f"arena tournament: pool {pool!r} on {args.server or 'the server'} belongs to another"
+        " director: only the holder of its owner key (made by the first director to use the"
+        " pool and kept in its --db) may direct it; this may be the same tournament started"
+        " with another --db. Play in a pool of your own with --pool NAME",
+        file=sys.stderr,
+    )
+    mine = argparse.Namespace(**{**vars(args), "pool": own})
+    print(f"resume with: {resume_command(mine, config)}", file=sys.stderr)
+    return 2
 
 
 def _play(
@@ -423,7 +343,7 @@ def _play(
         on_result=live.on_result,
     )
     try:
-        live.start(None, done_before)
+        live.start(view.planned_total(config), done_before)
         outcome = trio.run(
             run_tournament, state, server_address, db_path, pool, args.reconnect_grace
         )
@@ -432,6 +352,8 @@ def _play(
     except TournamentError as exc:
         live.stop()
         records.save(config, "stopped")
+        if exc.code == "not_owner":
+            return _pool_owned(args, records, config, pool)
         print(f"arena tournament: {exc}", file=sys.stderr)
         print(f"resume with: {resume_command(args, config)}", file=sys.stderr)
         return 1
@@ -454,22 +376,21 @@ def _play(
         print(json.dumps(document, indent=2))
     else:
         view.print_results(console, document)
-    view.write_outputs(args.out, document)
+    errors = result_files.write_outputs(args.out, document)
+    failed = {error.path for error in errors}
     if not args.json:
         for path in args.out:
-            console.print(f"results written to {path}")
-        console.print(f"player logs: {log_dir}")
+            if path not in failed:
+                console.print(f"results written to {path}", markup=False)
+        console.print(f"player logs: {log_dir}", markup=False)
+    if errors:  # the games are in the database: say how to write the files again
+        for error in errors:
+            print(f"arena tournament: {error}", file=sys.stderr)
+        print(
+            f"arena tournament: the {len(outcome.results)} games are stored in {db_path};"
+            f" write the results again with: {resume_command(args, config)}",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 1
     return 0
-
-
-def _run_rule(flag: str, text: str | None) -> tuple[int, float] | None:
-    """``N:SCORE`` of an evaluation rule (ValueError with the flag's name if malformed)."""
-    if text is None:
-        return None
-    count, sep, score = text.partition(":")
-    try:
-        if not sep:
-            raise ValueError
-        return int(count), float(score)
-    except ValueError:
-        raise ValueError(f"{flag} must be N:SCORE (e.g. 6:0.05), not {text!r}") from None

@@ -1,17 +1,13 @@
-"""What `arena tournament` prints and writes: live lines, tables, result files, the list.
+"""What `arena tournament` prints: live lines, tables, the list.
 
 Everything is drawn from `tournament.report.results_document`, so the tables,
-``--json`` and the ``--out`` files always agree.
+``--json`` and the ``--out`` files (`arena_cli.result_files`) always agree.
 """
 
 from __future__ import annotations
 
-import csv
-import json
-import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -33,52 +29,13 @@ from tournament.report import rated, sprt_state
 from tournament.schedule import build_schedule
 
 __all__ = [
-    "OUT_FORMATS",
     "Live",
-    "check_out_paths",
     "game_line",
     "list_document",
+    "planned_total",
     "print_list",
     "print_results",
-    "write_outputs",
 ]
-
-OUT_FORMATS = (".json", ".csv", ".md")
-
-STANDING_COLUMNS = [
-    "rank",
-    "name",
-    "games",
-    "wins",
-    "draws",
-    "losses",
-    "points",
-    "score",
-    "draw_ratio",
-    "elo",
-    "elo_margin",
-]
-
-
-def check_out_paths(paths: Sequence[str]) -> None:
-    """Refuse (ValueError, one line) an output file that cannot be written, before any game."""
-    for path in paths:
-        suffix = Path(path).suffix.lower()
-        if suffix not in OUT_FORMATS:
-            raise ValueError(
-                f"--out {path!r}: unknown format {suffix or '(no extension)'!r};"
-                f" use {', '.join(OUT_FORMATS)}"
-            )
-        target = Path(path)
-        if target.is_dir():
-            raise ValueError(f"--out {path!r} is a directory")
-        parent = target.parent if str(target.parent) else Path(".")
-        if not parent.is_dir():
-            raise ValueError(f"--out {path!r}: no directory {str(parent)!r}")
-        if target.exists() and not os.access(target, os.W_OK):
-            raise ValueError(f"--out {path!r} is not writable")
-        if not target.exists() and not os.access(parent, os.W_OK | os.X_OK):
-            raise ValueError(f"--out {path!r}: cannot create files in {str(parent)!r}")
 
 
 def game_line(result: GameResult, done: int, total: int | None) -> str:
@@ -171,52 +128,20 @@ def print_results(console: Console, document: dict[str, Any]) -> None:
         console.print(f"SPRT verdict: {verdict[sprt['decision']]}")
 
 
-def write_outputs(paths: Sequence[str], document: dict[str, Any]) -> None:
-    for path in paths:
-        suffix = Path(path).suffix.lower()
-        if suffix == ".csv":
-            with open(path, "w", newline="") as handle:
-                writer = csv.writer(handle)
-                writer.writerow(STANDING_COLUMNS)
-                for row in document["standings"]:
-                    writer.writerow([row[c] for c in STANDING_COLUMNS])
-        elif suffix == ".md":
-            Path(path).write_text(_markdown(document))
-        else:
-            Path(path).write_text(json.dumps(document, indent=2) + "\n")
-
-
-def _markdown(document: dict[str, Any]) -> str:
-    lines = [
-        f"# Tournament {document['tournament']}",
-        "",
-        f"{document['format']}, {document['game']}, {document['move_time']:g}s/move,"
-        f" {len(document['games'])} games ({document['status']})",
-        "",
-        "| # | player | games | W | D | L | points | Elo | ±95% |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for row in document["standings"]:
-        lines.append(
-            f"| {row['rank']} | {row['name']} | {row['games']} | {row['wins']} | {row['draws']}"
-            f" | {row['losses']} | {row['points']:g} | {row['elo']:+.0f}"
-            f" | {_number(row['elo_margin'])} |"
-        )
-    if "sprt" in document:
-        lines += ["", f"SPRT: {document['sprt']['summary']}"]
-    return "\n".join(lines) + "\n"
-
-
-def _total(listed: Listed) -> int | None:
-    config = listed.config
+def planned_total(config: TournamentConfig) -> int | None:
+    """Games planned: the schedule's, an SPRT's pair limit (None: no limit, or no schedule)."""
     if config.format == "sprt":
-        if listed.status == "finished":
-            return listed.done  # decided (or at its limit)
         return None if config.max_pairs is None else 2 * config.max_pairs
     try:
         return len(build_schedule(config))
     except ValueError:
         return None
+
+
+def _total(listed: Listed) -> int | None:
+    if listed.config.format == "sprt" and listed.status == "finished":
+        return listed.done  # decided (or at its limit)
+    return planned_total(listed.config)
 
 
 def list_document(listed: Sequence[Listed]) -> list[dict[str, Any]]:

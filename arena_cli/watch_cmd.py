@@ -21,6 +21,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "watch",
         help="watch a match (or --all) in the terminal; without arguments, list matches",
+        description="Watch matches in the terminal: MATCH follows one match to its end, --all"
+        " follows every match (new ones too) until Ctrl-C; with neither, list the matches"
+        " being played.",
     )
     parser.add_argument("match", nargs="?", help="id of the match to watch")
     parser.add_argument("--all", action="store_true", help="watch every match, new ones too")

@@ -14,7 +14,9 @@ instead of keeping the input stream, and no two threads ever read it at once.
 from __future__ import annotations
 
 import queue
+import shutil
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Sequence
@@ -27,12 +29,28 @@ from player.spec import register_agent
 from player.timefmt import clocks_line, format_seconds
 
 HELP = """commands:
-  <move>   play a move in the game's notation ({notation})
+  <move>   play a move in the game's notation:
+{notation}
   moves    list the legal moves
   board    show the board again
   resign   give up this match
   quit     resign and play no further matches
   help     this text"""
+#: the help's indentation of the notation, under its command's description
+HELP_INDENT = " " * 11
+
+
+def wrapped(text: str, indent: str = "") -> str:
+    """`text` cut into lines that fit the terminal (at most 100 columns), each indented."""
+    width = min(shutil.get_terminal_size((80, 24)).columns, 100) - 1
+    return textwrap.fill(
+        text,
+        width=max(width, len(indent) + 20),
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 class HumanAgent(Agent):
@@ -72,9 +90,11 @@ class HumanAgent(Agent):
         self._output.write(text + "\n")
         self._output.flush()
 
-    def _show_board(self, state: Any) -> None:
-        self._say(self.require_game().render(state))
+    def _show_board(self, state: Any) -> str:
+        board = self.require_game().render(state)
+        self._say(board)
         self._shown = state
+        return board
 
     def _seat_label(self, seat: int) -> str:
         names = self.require_game().seat_names
@@ -91,7 +111,8 @@ class HumanAgent(Agent):
         names = game.seat_names
         symbol = names[seat] if seat < len(names) else f"seat {seat}"
         self._say(f"=== new match of {game.describe()}: you play {symbol} ===")
-        self._say(f"moves: {game.notation_help or 'see arena games'}; type 'help' for commands")
+        notation = game.notation_help or "see arena games"
+        self._say(wrapped(f"moves: {notation}; type 'help' for commands"))
 
     def observe(self, state: Any, move: Any, new_state: Any) -> None:
         super().observe(state, move, new_state)
@@ -100,9 +121,13 @@ class HumanAgent(Agent):
         self._last = f"{self._seat_label(mover)} played {game.format_move(move)}"
         self._say()
         self._say(self._last)
-        self._show_board(new_state)
+        board = self._show_board(new_state)
         if game.outcome(new_state) is None:
-            self._say(f"{self._seat_label(game.to_move(new_state))} to move")
+            seat = game.to_move(new_state)
+            names = game.seat_names
+            # a board that says who moves (reversi's score line) is not said again
+            if seat >= len(names) or f"{names[seat]} to move" not in board:
+                self._say(f"{self._seat_label(seat)} to move")
 
     whole_clock = True  # a person budgets their own clock
 
@@ -133,7 +158,8 @@ class HumanAgent(Agent):
             if not text:
                 continue
             if command in {"help", "?"}:
-                self._say(HELP.format(notation=game.notation_help or "see arena games"))
+                notation = game.notation_help or "see arena games"
+                self._say(HELP.format(notation=wrapped(notation, HELP_INDENT)))
             elif command == "moves":
                 self._say(self._moves_text(game, legal))
             elif command == "board":

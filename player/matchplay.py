@@ -109,6 +109,11 @@ class MatchPlay:
         games = self.config.games
         return self._stop or (games > 0 and len(self.results) >= games)
 
+    @property
+    def playing(self) -> bool:
+        """True while a match is under way here (started, its end not yet handled)."""
+        return self._match is not None
+
     async def _request_match(self, conn: Connection) -> None:
         raise NotImplementedError
 

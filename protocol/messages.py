@@ -252,8 +252,9 @@ class OpenSeek(msgspec.Struct):
 class Seeking(Message, tag="seeking"):
     """Acknowledges a ``seek``/``join``: the client waits for ``match_start``.
 
-    `clock`, `any_time` and `others` are additive in v1: the time control
-    asked for, and the seeks of the same game waiting with another one.
+    `clock`, `any_time`, `others` and `paired` are additive in v1: the time
+    control asked for, the seeks of the same game waiting that this one does
+    not pair with, and whether it paired at once (``match_start`` follows).
     """
 
     game: str
@@ -263,6 +264,7 @@ class Seeking(Message, tag="seeking"):
     clock: Clock | None = None
     any_time: bool = False
     others: list[OpenSeek] = msgspec.field(default_factory=list)
+    paired: bool = False
 
 
 class TimeControl(msgspec.Struct, frozen=True):

@@ -174,6 +174,12 @@ class Lobby(PoolDesk):
         key: SeekKey = (game.name, options, move_time, _clock_key(clock))
         if message.any_time:
             key = (game.name, options, 0.0, ANY_TIME)
+        others = self._open_seeks(game.name, key)
+        pairing = None
+        if not message.pool:
+            self.seeks.setdefault(key, []).append(conn)
+            conn.seek_key = key
+            pairing = self._pairing(game, key)
         conn.send(
             Seeking(
                 game=game.name,
@@ -181,10 +187,15 @@ class Lobby(PoolDesk):
                 move_time=move_time,
                 clock=clock,
                 any_time=message.any_time,
-                others=self._open_seeks(game.name, key),
+                others=others,
+                paired=pairing is not None,
             ),
             urgent=False,  # rides with match_start when the seek pairs at once
         )
+        if pairing is not None:
+            players, policy, match_clock = pairing
+            self.start_match(game, players, policy, clock=match_clock)
+            return
         if message.pool:
             if pool is None:
                 pool = self.pools[message.pool] = Pool(message.pool)
@@ -192,13 +203,15 @@ class Lobby(PoolDesk):
             pool.idle_since = None
             conn.pool_seeks.add(pool.name)
             self.pool_changed(pool.name)
-            return
-        self.seeks.setdefault(key, []).append(conn)
-        conn.seek_key = key
-        self._pair_seeks(game, key)
 
     def _open_seeks(self, game: str, own: SeekKey) -> list[OpenSeek]:
-        """The seeks of `game` waiting under another key than `own` (shown to a new seeker)."""
+        """The seeks of `game` waiting that `own` does not pair with (shown to a new seeker):
+        another time control or other options. Any-time seeks of the same options pair with
+        any, so they are not listed (they play this seek, or wait with it)."""
+
+        def compatible(key: SeekKey) -> bool:
+            return key[:2] == own[:2] and ANY_TIME in (key[3], own[3])
+
         return [
             OpenSeek(
                 game=key[0],
@@ -208,12 +221,15 @@ class Lobby(PoolDesk):
                 players=len(conns),
             )
             for key, conns in self.seeks.items()
-            if key[0] == game and key != own and conns
+            if key[0] == game and key != own and conns and not compatible(key)
         ][:16]
 
-    def _pair_seeks(self, game: Game[Any, Any], key: SeekKey) -> None:
-        """Start a match if enough seekers agree: same game and options, and the same time
-        control or any (an any-time seeker plays the other's; all any-time: the default)."""
+    def _pairing(
+        self, game: Game[Any, Any], key: SeekKey
+    ) -> tuple[list[Connection], MatchPolicy, Clock | None] | None:
+        """The players, policy and clock of a match if enough seekers agree (taken out of
+        the lobby): same game and options, and the same time control or any (an any-time
+        seeker plays the other's; all any-time: the default). None if they do not yet."""
         flexible_key: SeekKey = (key[0], key[1], 0.0, ANY_TIME)
         flexible = self.seeks.get(flexible_key, [])
         if key[3] == ANY_TIME:
@@ -223,7 +239,7 @@ class Lobby(PoolDesk):
             fixed_key = key
         fixed = [] if fixed_key is None else self.seeks.get(fixed_key, [])
         if len(fixed) + len(flexible) < game.num_players:
-            return
+            return None
         players = fixed[: game.num_players]
         players += flexible[: game.num_players - len(players)]
         for waiting_key, waiting in ((fixed_key, fixed), (flexible_key, flexible)):
@@ -239,8 +255,7 @@ class Lobby(PoolDesk):
             clock = None if default_clock is None else Clock(*default_clock)
         else:
             move_time, clock = fixed_key[2], _clock_of(fixed_key)
-        policy = replace(self.config.policy, move_time=move_time)
-        self.start_match(game, players, policy, clock=clock)
+        return players, replace(self.config.policy, move_time=move_time), clock
 
     def cancel_seeks(self, conn: Connection) -> None:
         """Withdraw the connection's open seek and its pool seeks (O(what it holds))."""
@@ -312,6 +327,7 @@ class Lobby(PoolDesk):
                 move_time=room.move_time,
                 room=room.name,
                 clock=room.clock,
+                paired=all(c is not None for c in room.seats),
             ),
             urgent=False,  # rides with match_start when the room fills now
         )

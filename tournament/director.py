@@ -75,7 +75,14 @@ _RACES = frozenset({"stale_position", "unknown_match"})
 
 
 class TournamentError(Exception):
-    """The tournament cannot go on (bad configuration, server refused, ...)."""
+    """The tournament cannot go on (bad configuration, server refused, ...).
+
+    `code` is the server's error code when the server refused (e.g. ``not_owner``).
+    """
+
+    def __init__(self, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
@@ -242,7 +249,9 @@ class TournamentDirector:
             self.pending.insert(0, self.requested.popleft())
             await trio.sleep(0.05)
         elif message.fatal or message.code in {"not_owner", "not_director", "bad_request"}:
-            raise TournamentError(f"the server refused: {message.code}: {message.message}")
+            raise TournamentError(
+                f"the server refused: {message.code}: {message.message}", message.code
+            )
         elif message.code not in _RACES:
             log.warning("server_error", code=message.code, error=message.message)
 

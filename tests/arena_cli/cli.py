@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pexpect
+
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena_cli.main"]
 
@@ -125,3 +127,23 @@ def run(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
+
+
+def terminal(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 60.0
+) -> pexpect.spawn[str]:
+    """`arena ARGS` in a pseudo-terminal (100 columns), as a person runs it."""
+    return pexpect.spawn(
+        ARENA[0],
+        [*ARENA[1:], *args],
+        cwd=str(cwd),
+        env=env or clean_env(),
+        encoding="utf-8",
+        timeout=timeout,
+        dimensions=(40, 100),
+    )
+
+
+def seen(child: pexpect.spawn[str]) -> str:
+    """What `child` printed before its last match."""
+    return child.before or ""

@@ -40,7 +40,7 @@ def test_a_waiting_human_is_told_what_is_sought_and_how_to_get_an_opponent() -> 
     options = {"width": 7, "height": 6, "k": 4}
     waiting = OpenSeek("connect4", options, 1.0, None, 2)
     message = Seeking("connect4", options, 1.0, clock=Clock(300.0, 3.0), others=[waiting])
-    text = seeking_text(chosen, message)
+    text = seeking_text(chosen, message, "127.0.0.1", 4300)
     assert "waiting for an opponent: connect4 at a 5+3 clock on 127.0.0.1:4300" in text
     assert "also waiting here, not paired with you: connect4" in text and "2 players" in text
     assert "(to play them, start again with --move-time 1)" in text

@@ -275,6 +275,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "arena backup DEST",
             "arena tournament GAME --player SPEC ...",
             "arena show MATCH",
+            "arena export OUT",
+            "arena import FILE ...",
             "arena tournament --server server:4242 --remote mcts --remote baseline",
         ),
         synopsis,

@@ -38,6 +38,7 @@ EXPORT_ALL = "arena export games.jsonl"
 EXPORT_SGF = "arena export --format sgf sgf/"
 EXPORT_ONE = "arena export --match ID -"
 IMPORT = "arena import --db other.sqlite games.jsonl sgf/*.sgf"
+DEMO = "arena demo"
 
 SCENARIOS = {
     GAMES: "test_games_version_and_help",
@@ -53,6 +54,7 @@ SCENARIOS = {
     EXPORT_SGF: "test_export_and_import_records",
     EXPORT_ONE: "test_export_and_import_records",
     IMPORT: "test_export_and_import_records",
+    DEMO: "test_the_demo_recipe_runs",
 }
 
 
@@ -197,7 +199,7 @@ def test_gomoku_on_a_server(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_the_demo_recipe_runs(tmp_path: Path) -> None:
     """`make demo` runs `arena demo`: a round-robin on an embedded server, standings."""
-    demo = Arena("demo", cwd=tmp_path, env=clean_env())
+    demo = Arena(*argv(DEMO), cwd=tmp_path, env=clean_env())
     assert demo.finish(timeout=600) == 0, demo.stderr
     assert re.match(r"web app: http://127\.0\.0\.1:\d+", demo.stdout)
     assert "game 6/6" in demo.stdout and "(round-robin, finished)" in demo.stdout

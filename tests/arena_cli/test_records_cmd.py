@@ -50,7 +50,7 @@ def test_missing_database_and_match_give_clear_errors(
     from server.store import Store
 
     Store(str(db)).close()
-    assert main(["show", "m9999", "--db", str(db)]) == 1
+    assert main(["show", "m9999", "--db", str(db)]) == 2  # bad input
     assert "no match 'm9999'" in capsys.readouterr().err
 
 
@@ -92,7 +92,7 @@ def test_prefixes_json_and_a_table_that_fits(
         store.import_match(_record(match_id, [long_name, "random@host"]), [])
     store.close()
     # an ambiguous prefix names the candidates; a unique one is enough
-    assert main(["show", "m1abc", "--db", db]) == 1
+    assert main(["show", "m1abc", "--db", db]) == 2
     assert "'m1abc' is ambiguous: it starts m1abc0001, m1abc0002" in capsys.readouterr().err
     assert main(["show", "m1x", "--db", db]) == 0
     out = capsys.readouterr().out

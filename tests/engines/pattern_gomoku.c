@@ -45,8 +45,8 @@ static int fives(int *L) {          /* empty squares that would complete five th
     return n;
 }
 
-static int classify(int *L) {
-    int mine = 0, fours = 0, closed = 0;
+static int classify(int *L) {      /* the pattern a stone on L[4] makes on this line */
+    int mine = 0, open4s = 0, closed = 0;
     if (run(L) >= 5) return FIVE;
     for (int i = 0; i < 9; i++) mine += L[i] == 1;
     int f = mine >= 2 ? fives(L) : 0;
@@ -56,10 +56,10 @@ static int classify(int *L) {
         for (int e = 0; e < 9; e++)
             if (L[e] == 0) {
                 L[e] = 1, f = fives(L), L[e] = 0;
-                fours += f >= 2, closed |= f == 1;
+                open4s += f >= 2, closed |= f == 1;
             }
-        if (fours >= 2) return OPEN3;
-        if (fours == 1) return BROKEN3;
+        if (open4s >= 2) return OPEN3;
+        if (open4s == 1) return BROKEN3;
         if (closed) return THREE;
     }
     for (int s = 0; s <= 4; s++) {  /* a free five-window through L[4] holding two own stones */

@@ -84,7 +84,9 @@ async def test_an_any_time_seek_plays_the_other_seekers_clock(
         await engine.hello("engine")
         await engine.send({"type": "seek", "game": "tictactoe", "any_time": True})
         acknowledged: Seeking = await engine.expect(Seeking)
-        assert acknowledged.any_time
+        assert acknowledged.any_time and acknowledged.paired and not seeking.paired
+        # the human it pairs with is no other seek "not paired with" it; the 4-wide one is
+        assert [s.options["width"] for s in acknowledged.others] == [4]
         start: MatchStart = await engine.expect(MatchStart)
         assert sorted(start.players) == ["engine", "human"]
         assert start.time_control.clock == Clock(300.0, 0.0)
