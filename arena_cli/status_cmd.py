@@ -16,15 +16,9 @@ import msgspec
 import trio
 
 from arena_cli.options import add_address_options, address
-from protocol.codec import (
-    ConnectionClosed,
-    FrameReader,
-    ProtocolError,
-    encode_message,
-    server_message_decoder,
-)
-from protocol.messages import PROTOCOL_VERSION, Error, Hello, ServerStatus, Status
-from protocol.transport import open_stream
+from protocol.client import open_connection
+from protocol.errors import ClientError, ServerRejected, ServerUnreachable
+from protocol.messages import Error, ServerStatus, Status
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,21 +36,22 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 async def fetch_status(host: str, port: int) -> ServerStatus:
-    """Ask the server at host:port for its ``server_status``."""
-    stream = await open_stream(host, port)
-    async with stream:
-        await stream.send_all(
-            encode_message(Hello(version=PROTOCOL_VERSION, name="arena-status", role="spectator"))
-            + encode_message(Status())
-        )
-        reader = FrameReader(stream, 1 << 20)
-        decoder = server_message_decoder()
+    """Ask the server at host:port for its ``server_status`` (`ClientError` if it cannot).
+
+    A refusal is `ServerRejected` with the server's code, not a lost connection.
+    """
+    conn = await open_connection(host, port, client="arena-status/1")
+    try:
+        await conn.handshake("arena-status", "spectator")
+        await conn.send(Status())
         while True:
-            message = decoder.decode(await reader.read_frame())
+            message = await conn.receive()
             if isinstance(message, ServerStatus):
                 return message
             if isinstance(message, Error):
-                raise ConnectionClosed(f"the server refused: {message.code}: {message.message}")
+                raise ServerRejected(message.code, message.message)
+    finally:
+        await conn.aclose()
 
 
 def describe(status: ServerStatus) -> str:
@@ -89,13 +84,13 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         status = trio.run(within)
-    except OSError as exc:
-        from protocol.client import describe_os_error
-
-        reason = describe_os_error(exc)
-        print(f"arena status: cannot reach the server at {host}:{port} ({reason})", file=sys.stderr)
+    except ServerUnreachable as exc:
+        print(f"arena status: {exc}", file=sys.stderr)
         return 1
-    except (ConnectionClosed, ProtocolError) as exc:
+    except ServerRejected as exc:
+        print(f"arena status: the server at {host}:{port} refused: {exc}", file=sys.stderr)
+        return 1
+    except ClientError as exc:
         print(f"arena status: cannot reach the server at {host}:{port}: {exc}", file=sys.stderr)
         return 1
     if status is None:

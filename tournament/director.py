@@ -25,32 +25,21 @@ import structlog
 import trio
 
 from games import Game, Termination, make_game
-from protocol.codec import (
-    ConnectionClosed,
-    FrameReader,
-    ProtocolError,
-    encode_message,
-    server_message_decoder,
-)
+from protocol.client import Connection, open_connection
+from protocol.errors import ClientError, ServerRejected
 from protocol.messages import (
-    PROTOCOL_VERSION,
     Adjudicate,
     Direct,
     Error,
-    Hello,
     MatchEnd,
     MatchStart,
     Pair,
     Paired,
-    Ping,
-    Pong,
     PoolPlayer,
     PoolStatus,
     Spectate,
     Update,
-    Welcome,
 )
-from protocol.transport import open_stream
 from tournament.adjudication import Proof, prove
 from tournament.config import TournamentConfig
 from tournament.records import GameResult
@@ -69,6 +58,11 @@ FAILURES = frozenset(
         Termination.ILLEGAL_MOVE.value,
     }
 )
+
+#: how the director introduces itself, and the largest frame it accepts from the server
+CLIENT = "mcts-arena-director/1"
+MAX_FRAME = 1 << 24
+HANDSHAKE_SECONDS = 10.0
 
 #: server error codes that are expected races, not problems
 _RACES = frozenset({"stale_position", "unknown_match"})
@@ -137,9 +131,8 @@ class TournamentDirector:
         self._latest: dict[str, tuple[int, Any]] = {}  # a watched game's newest (ply, state)
         # a watched game's evaluations in a row, as seat 0's expected score
         self._evals: dict[str, list[float]] = {}
-        self._stream: trio.abc.Stream | None = None
+        self._conn: Connection | None = None
         # the main loop, the reader (pongs) and the solvers all send: one frame at a time
-        self._sending = trio.Lock()
         self._queue_send, self._queue = trio.open_memory_channel[Any](256)
 
     @property
@@ -162,12 +155,16 @@ class TournamentDirector:
     async def run(self, host: str, port: int) -> dict[int, GameResult]:
         """Connect, play every pending game, return all results by index."""
         try:
-            stream = await open_stream(host, port)
-        except OSError as exc:
-            raise TournamentError(f"cannot connect to the server at {host}:{port}: {exc}") from None
-        self._stream = stream
-        async with stream:
-            await self._send(Hello(version=PROTOCOL_VERSION, name=f"director-{self.id}"[:64]))
+            conn = await open_connection(host, port, client=CLIENT, max_frame=MAX_FRAME)
+            self._conn = conn
+            await conn.handshake_within(HANDSHAKE_SECONDS, f"director-{self.id}"[:64], "player")
+        except ServerRejected as exc:
+            raise TournamentError(
+                f"the server refused: {exc.code}: {exc.message}", exc.code
+            ) from None
+        except ClientError as exc:
+            raise TournamentError(f"cannot direct at {host}:{port}: {exc}") from None
+        try:
             await self._send(
                 Direct(
                     pool=self.pool,
@@ -177,36 +174,30 @@ class TournamentDirector:
             )
             error: TournamentError | None = None
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._read, stream)
+                nursery.start_soon(self._read, conn)
                 try:
                     await self._direct(nursery)
                 except TournamentError as exc:
                     error = exc
                 nursery.cancel_scope.cancel()
+        finally:
+            await conn.aclose()
         if error is not None:
             raise error
         return self.results
 
     async def _send(self, message: Any) -> None:
-        assert self._stream is not None
+        assert self._conn is not None
         try:
-            async with self._sending:
-                await self._stream.send_all(encode_message(message))
-        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            await self._conn.send(message)
+        except ClientError as exc:
             raise TournamentError(f"lost the server connection: {exc}") from None
 
-    async def _read(self, stream: trio.abc.Stream) -> None:
-        reader = FrameReader(stream, 1 << 24)
-        decoder = server_message_decoder()
+    async def _read(self, conn: Connection) -> None:
         try:
             while True:
-                message = decoder.decode(await reader.read_frame())
-                if isinstance(message, Ping):
-                    async with self._sending:
-                        await stream.send_all(encode_message(Pong(message.id)))
-                    continue
-                await self._queue_send.send(message)
-        except (ConnectionClosed, ProtocolError, trio.BrokenResourceError) as exc:
+                await self._queue_send.send(await conn.receive())  # pings answered there
+        except ClientError as exc:
             await self._queue_send.send(TournamentError(f"lost the server connection: {exc}"))
 
     def _busy(self) -> bool:
@@ -240,7 +231,7 @@ class TournamentDirector:
                     self._finished(scheduled_or_none, message)
             elif isinstance(message, Error):
                 await self._on_error(message)
-            elif isinstance(message, Welcome | _Wake):
+            elif isinstance(message, _Wake):
                 pass
 
     async def _on_error(self, message: Error) -> None:

@@ -74,7 +74,7 @@ CASES: list[tuple[list[str], int, str]] = [
     (["backup", "copy.sqlite", "--db", MISSING], 2, "no records database"),
     (["ping", "--port", "{closed}"], 1, "cannot connect to the server"),
     (["ping", "--timeout", "0"], 2, "timeout must be > 0"),
-    (["status", "--port", "{closed}"], 1, "cannot reach the server at 127.0.0.1:"),
+    (["status", "--port", "{closed}"], 1, "cannot connect to the server at 127.0.0.1:"),
     (["tournament", "connect4", "--player", "nosuch", "--player", "random"], 2, "unknown agent"),
     (["demo", "--game", "nosuch"], 2, "unknown game 'nosuch'"),
 ]
