@@ -15,6 +15,8 @@ T = TypeVar("T")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 4242
+#: the clock a human plays when neither --tc nor --move-time says otherwise (`arena play`)
+HUMAN_TC = "5+3"
 
 KINDS: dict[Any, str] = {int: "integer", float: "number", str: "string"}
 

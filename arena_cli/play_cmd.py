@@ -12,6 +12,7 @@ import argparse
 # re-exported: older callers import the address helpers from here
 from arena_cli.options import DEFAULT_HOST as DEFAULT_HOST
 from arena_cli.options import DEFAULT_PORT as DEFAULT_PORT
+from arena_cli.options import HUMAN_TC as HUMAN_TC
 from arena_cli.options import add_address_options as add_address_options
 from arena_cli.options import add_engines_option
 from arena_cli.options import address as address
@@ -29,7 +30,6 @@ EXAMPLES = (
 )
 EPILOG = "examples:\n" + "\n".join(f"  {cmd}\n      {what}" for cmd, what in EXAMPLES)
 #: the time control a human gets unless --tc or --move-time says otherwise
-HUMAN_TC = "5+3"
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

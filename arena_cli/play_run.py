@@ -6,35 +6,21 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import trio
 
-from arena_cli.options import address, apply_engines_option, env_setting, parse_time_control
-from arena_cli.play_cmd import HUMAN_TC
+from arena_cli.options import (
+    HUMAN_TC,
+    address,
+    apply_engines_option,
+    env_setting,
+    parse_time_control,
+)
+from arena_cli.play_settings import PlaySettings as PlaySettings
 from games import make_game, parse_options
 from player.client import ClientError, MatchResult, PlayerClient, PlayerConfig, default_player_name
 from player.spec import make_agent, parse_agent_spec
 from protocol.messages import Clock, Seeking
-
-
-@dataclass(frozen=True, slots=True)
-class PlaySettings:
-    """`arena play` arguments after environment fallbacks and validation."""
-
-    game: str
-    options: dict[str, str]
-    spec: str
-    config: PlayerConfig
-    #: --vs: the opponent's spec, and whether it plays on an embedded server
-    vs: str | None = None
-    embedded: bool = False
-    #: --serve-port: the embedded server's port (0: a free one)
-    serve_port: int = 0
-
-    @property
-    def human(self) -> bool:
-        return parse_agent_spec(self.spec)[0] == "human"
 
 
 def merge_spec(spec: str, extra: Sequence[str]) -> str:

@@ -24,7 +24,7 @@ from player.spec import parse_agent_spec
 from protocol.messages import OpenSeek, Seeking
 
 if TYPE_CHECKING:
-    from arena_cli.play_run import PlaySettings
+    from arena_cli.play_settings import PlaySettings
     from player.agent import Agent
 
 #: seconds the opponent may take to exit after SIGTERM before it is killed

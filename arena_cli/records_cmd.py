@@ -76,17 +76,6 @@ def _when(timestamp: float | None) -> str:
     return datetime.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _result(record: MatchRecord) -> str:
-    if record.status == "aborted":
-        return "aborted"  # its scores are a placeholder, not a draw
-    if record.scores is None:
-        return "-"
-    if len(record.scores) == 2:
-        table = {1.0: "1", 0.0: "0", 0.5: "1/2"}
-        return "-".join(table.get(s, f"{s:g}") for s in record.scores)
-    return "-".join(f"{s:g}" for s in record.scores)
-
-
 def _time_control(record: MatchRecord) -> str:
     clock = record.extra.get("clock")
     if isinstance(clock, dict) and "initial" in clock:
@@ -95,8 +84,10 @@ def _time_control(record: MatchRecord) -> str:
 
 
 def _as_json(record: MatchRecord) -> dict[str, Any]:
+    from arena_cli.replay_view import result_text
+
     data = dataclasses.asdict(record)
-    data["result"] = _result(record)
+    data["result"] = result_text(record)
     return data
 
 
@@ -126,6 +117,7 @@ def run_matches(args: argparse.Namespace) -> int:
         return 0
     from textwrap import fill
 
+    from arena_cli.replay_view import result_text
     from arena_cli.table import render, terminal_width
 
     headers = ("id", "started", "game", "players", "time", "plies", "status", "result", "end")
@@ -138,7 +130,7 @@ def run_matches(args: argparse.Namespace) -> int:
             _time_control(record),
             str(record.plies),
             record.status,
-            _result(record),
+            result_text(record),
             record.termination or "-",
         )
         for record in records

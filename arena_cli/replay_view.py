@@ -32,10 +32,20 @@ def describe_time_control(record: MatchRecord) -> str:
     return f"{record.move_time:g}s per move ({margin})"
 
 
+def result_text(record: MatchRecord) -> str:
+    """``1-0``, ``1/2-1/2``, ``aborted`` or ``-`` (no result) for a record."""
+    if record.status == "aborted":
+        return "aborted"  # its scores are a placeholder, not a draw
+    if record.scores is None:
+        return "-"
+    if len(record.scores) == 2:
+        table = {1.0: "1", 0.0: "0", 0.5: "1/2"}
+        return "-".join(table.get(s, f"{s:g}") for s in record.scores)
+    return "-".join(f"{s:g}" for s in record.scores)
+
+
 def print_replay(record: MatchRecord, moves: Sequence[MoveRecord]) -> int:
     """Print the replay; 1 if the record cannot be replayed (an error line says why)."""
-    from arena_cli.records_cmd import _result
-
     try:
         game = make_game(record.game, record.options)
     except ValueError as exc:
@@ -76,5 +86,7 @@ def print_replay(record: MatchRecord, moves: Sequence[MoveRecord]) -> int:
     elif record.scores is None:
         print(f"result: none ({record.status})")
     else:
-        print(f"result: {_result(record)} ({record.termination}) {record.reason or ''}".rstrip())
+        print(
+            f"result: {result_text(record)} ({record.termination}) {record.reason or ''}".rstrip()
+        )
     return 0
