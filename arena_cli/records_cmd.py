@@ -77,16 +77,16 @@ def _when(timestamp: float | None) -> str:
 
 
 def _time_control(record: MatchRecord) -> str:
-    clock = record.extra.get("clock")
-    if isinstance(clock, dict) and "initial" in clock:
-        return f"{clock['initial'] / 60:g}+{clock.get('increment', 0):g}"
+    clock = record.tags.clock
+    if clock is not None:
+        return f"{clock.initial / 60:g}+{clock.increment:g}"
     return f"{record.move_time:g}s/move"
 
 
 def _as_json(record: MatchRecord) -> dict[str, Any]:
     from arena_cli.replay_view import result_text
 
-    data = dataclasses.asdict(record)
+    data = record.as_json()
     data["result"] = result_text(record)
     return data
 

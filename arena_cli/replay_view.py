@@ -21,10 +21,10 @@ def _when(timestamp: float | None) -> str:
 
 def describe_time_control(record: MatchRecord) -> str:
     """``5+3 clock (5 min, +3 s a move)`` or ``1s per move``, with the lag margin."""
-    clock = record.extra.get("clock")
+    clock = record.tags.clock
     margin = f"+{record.lag_margin:g}s margin"
-    if isinstance(clock, dict) and "initial" in clock:
-        initial, increment = float(clock["initial"]), float(clock.get("increment", 0.0))
+    if clock is not None:
+        initial, increment = clock.initial, clock.increment
         return (
             f"{initial / 60:g}+{increment:g} clock ({initial:g}s, +{increment:g}s a move;"
             f" lag compensated)"
@@ -62,7 +62,9 @@ def print_replay(record: MatchRecord, moves: Sequence[MoveRecord]) -> int:
         notation = " ".join(move.notation for move in moves[:book])
         print(f"  opening: {notation} ({book} plies, played by the server before the first turn)")
     if record.tournament:
-        print(f"  tournament: {record.tournament}, game {record.extra.get('index', '?')}")
+        print(
+            f"  tournament: {record.tournament}, game {'?' if record.tags.index is None else record.tags.index}"
+        )
     print(f"  started {_when(record.started_at)}, status {record.status}\n")
     state = game.initial_state()
     print(game.render(state))

@@ -80,7 +80,6 @@ def make_db(path: Path) -> None:
                 started_at=time.time(),
                 ended_at=time.time(),
                 tournament=None,
-                extra={},
             )
             store.import_match(record, [])
     finally:

@@ -19,6 +19,7 @@ import msgspec
 
 from protocol.messages import Depth, Evaluation, PrincipalVariation, Visits
 from server.store import MatchRecord, MoveRecord
+from server.store.records import MatchTags
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -97,27 +98,24 @@ class GameEntry(msgspec.Struct, forbid_unknown_fields=True):
     started_at: float
     ended_at: float | None = None
     tournament: str | None = None
-    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+    #: the match's tags (`MatchTags`) but its opening, which is `opening` above
+    extra: MatchTags = msgspec.field(default_factory=MatchTags)
 
 
 def opening_of(record: MatchRecord) -> list[Any]:
-    """The opening's wire moves of a stored match (``extra["opening"]``; empty if none).
+    """The opening's wire moves of a stored match (empty if none).
 
-    The convention (see docs/RECORDS.md): the director stores the book moves it
-    made the match start with as ``extra["opening"] = [wire moves]`` (or
-    ``{"moves": [...], ...}``), and the moves table holds every ply from the
-    initial position, book moves included.
+    The convention (see docs/RECORDS.md): the server stores the book moves a
+    match started with in its tags (``opening``, wire moves), and the moves
+    table holds every ply from the initial position, book moves included.
     """
-    opening = record.extra.get("opening")
-    if isinstance(opening, dict):
-        opening = opening.get("moves")
-    return list(opening) if isinstance(opening, list) else []
+    return list(record.tags.opening)
 
 
 def entry_from_store(record: MatchRecord, moves: Sequence[MoveRecord]) -> GameEntry:
     """The exchange record of a stored match and its moves."""
     opening = opening_of(record)
-    extra = {key: value for key, value in record.extra.items() if key != "opening"}
+    extra = msgspec.structs.replace(record.tags, opening=())
     notation = [move.notation for move in moves[: len(opening)]]
     result = None
     if record.status != "running":
@@ -162,9 +160,7 @@ def entry_from_store(record: MatchRecord, moves: Sequence[MoveRecord]) -> GameEn
 
 def entry_to_store(entry: GameEntry) -> tuple[MatchRecord, list[MoveRecord]]:
     """The store's records of an exchange record (for `Store.import_match`)."""
-    extra = dict(entry.extra)
-    if entry.opening.moves:
-        extra["opening"] = list(entry.opening.moves)
+    tags = msgspec.structs.replace(entry.extra, opening=tuple(entry.opening.moves))
     result = entry.result
     record = MatchRecord(
         id=entry.id,
@@ -183,7 +179,7 @@ def entry_to_store(entry: GameEntry) -> tuple[MatchRecord, list[MoveRecord]]:
         started_at=entry.started_at,
         ended_at=entry.ended_at,
         tournament=entry.tournament,
-        extra=extra,
+        tags=tags,
     )
     moves = [
         MoveRecord(

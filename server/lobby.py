@@ -31,6 +31,7 @@ from server.match import Match, Stats
 from server.pool_desk import PoolDesk
 from server.pools import Pool, PooledSeek
 from server.store import Recorder
+from server.store.records import MatchTags
 
 log = structlog.get_logger("arena.server")
 
@@ -141,9 +142,9 @@ class Lobby(PoolDesk):
             await match.run()
         finally:
             self.matches.pop(match.id, None)
-            index = match.extra.get("index")
-            if match.tournament and isinstance(index, int):
-                owner = match.extra.get("owner") or ""
+            index = match.tags.index
+            if match.tournament and index is not None:
+                owner = match.tags.owner or ""
                 self.tournament_games.pop((owner, match.tournament, index), None)
             for observer in match.observers:
                 observer.observing.discard(match)
@@ -340,7 +341,7 @@ class Lobby(PoolDesk):
                 room.game,
                 players,
                 replace(self.config.policy, move_time=room.move_time),
-                extra={"room": room.name},
+                tags=MatchTags(room=room.name),
                 clock=room.clock,
             )
 

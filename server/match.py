@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import structlog
 import trio
 
@@ -51,7 +52,8 @@ from server.clock import GameClock
 from server.config import MatchPolicy
 from server.connection import Connection
 from server.match_ids import new_match_id
-from server.store import MatchRecord, Recorder, ResultRecord
+from server.store import Recorder
+from server.store.records import ClockTag, MatchRecord, MatchTags, ResultRecord
 
 log = structlog.get_logger("arena.server")
 
@@ -89,7 +91,7 @@ class Match:
         *,
         match_id: str | None = None,
         tournament: str | None = None,
-        extra: dict[str, Any] | None = None,
+        tags: MatchTags | None = None,
         stats: Stats | None = None,
         seed: int | None = None,
         opening: Sequence[Any] = (),
@@ -103,15 +105,14 @@ class Match:
         self.policy = policy
         self.recorder = recorder
         self.tournament = tournament
-        self.extra = extra or {}
+        self.tags = tags or MatchTags()
         self.clock = (
             None if clock is None else GameClock(clock, policy.lag_margin, game.num_players)
         )
         if clock is not None:
-            self.extra = {
-                **self.extra,
-                "clock": {"initial": clock.initial, "increment": clock.increment},
-            }
+            self.tags = msgspec.structs.replace(
+                self.tags, clock=ClockTag(clock.initial, clock.increment)
+            )
         self.stats = stats
         self.seed = seed
         self.aborted = False
@@ -237,7 +238,7 @@ class Match:
                 started_at=time.time(),
                 ended_at=None,
                 tournament=self.tournament,
-                extra=self.extra,
+                tags=self.tags,
             )
         )
         for ply, seat_index, wire, notation in self._opening:

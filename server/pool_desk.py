@@ -19,6 +19,7 @@ from games import Game, InvalidMoveError, Termination
 from protocol.messages import Adjudicate, Direct, Directing, MatchEnd, Pair, Paired, PoolStatus
 from server.errors import RequestError
 from server.pools import Pool, PooledSeek, new_owner_key, owner_digest
+from server.store.records import MatchTags
 
 if TYPE_CHECKING:
     from server.config import MatchPolicy, ServerConfig
@@ -220,20 +221,19 @@ class PoolDesk:
         pool.seeks = [e for e in entries if e not in chosen]
         for entry in chosen:
             entry.conn.pool_seeks.discard(pool.name)
-        extra: dict[str, Any] = {
-            "index": message.index,
-            "seats": list(message.seats),
-            "pool": message.pool,
-            "owner": pool.owner,  # only the pool owner's games are this tournament's
-        }
-        if opening:
-            extra["opening"] = list(message.opening)
+        tags = MatchTags(
+            index=message.index,
+            seats=tuple(message.seats),
+            pool=message.pool,
+            owner=pool.owner,  # only the pool owner's games are this tournament's
+            opening=tuple(message.opening) if opening else (),
+        )
         match = self.start_match(
             game,
             [e.conn for e in chosen],
             replace(self.config.policy, move_time=move_time),
             tournament=message.tournament or None,
-            extra=extra,
+            tags=tags,
             seed=message.seed,
             opening=opening,
             max_plies=message.max_plies,
@@ -250,9 +250,9 @@ class PoolDesk:
         match = self.matches.get(message.match)
         if match is None:
             raise RequestError("unknown_match", f"no match {message.match!r} is being played")
-        name = match.extra.get("pool")
-        pool = self.pools.get(name) if isinstance(name, str) else None
-        if pool is None or pool.director is not conn or match.extra.get("owner") != pool.owner:
+        name = match.tags.pool
+        pool = self.pools.get(name) if name is not None else None
+        if pool is None or pool.director is not conn or match.tags.owner != pool.owner:
             raise RequestError("not_director", f"you do not direct match {match.id!r}")
         if message.winner is not None and message.winner >= match.game.num_players:
             raise RequestError("bad_request", f"seat {message.winner} does not exist")

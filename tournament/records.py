@@ -195,9 +195,9 @@ class TournamentRecords:
         for record in self.store.list_matches(
             1_000_000, status="finished", tournament=tournament_id
         ):
-            index = record.extra.get("index")
-            seats = record.extra.get("seats") or record.players
-            if isinstance(index, int) and index not in results and record.scores is not None:
+            index = record.tags.index
+            seats = record.tags.seats or record.players
+            if index is not None and index not in results and record.scores is not None:
                 result = GameResult(
                     index,
                     tuple(seats),

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from server.store.records import MatchRecord, MatchWrite, ResultRecord
+from server.store.records import MatchRecord, MatchWrite, ResultRecord, tags_from_dict
 
 
 class Journal:
@@ -75,6 +75,8 @@ def _from_entry(entry: dict[str, Any]) -> MatchWrite:
     match = entry["match"]
     if not isinstance(match, dict):
         raise ValueError("a journal entry needs its match record")
+    legacy = match.pop("extra", None)  # a journal written before the tags were typed
+    match["tags"] = tags_from_dict(match.get("tags", legacy))
     record = MatchRecord(**match)
     result = entry.get("result")
     return MatchWrite(

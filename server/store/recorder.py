@@ -384,7 +384,7 @@ class Recorder:
 
 
 def _game_key(record: MatchRecord) -> tuple[str, str, int]:
-    owner = record.extra.get("owner") if isinstance(record.extra, dict) else None
+    owner = record.tags.owner
     return (
         owner if isinstance(owner, str) else "",
         record.tournament or "",

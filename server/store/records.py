@@ -26,6 +26,66 @@ def from_json(text: str | bytes | None) -> Any:
     return None if text is None else _json_decode(text)
 
 
+class ClockTag(msgspec.Struct, frozen=True):
+    """A match played on a clock: seconds each seat starts with, seconds added a move."""
+
+    initial: float
+    increment: float = 0.0
+
+
+class MatchTags(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What a match is beyond its game and players: where it came from, how it is timed.
+
+    Every key is optional (a plain seek has none). A tournament game has its
+    `index` in the schedule, its `seats` (player names by seat), the `pool` and
+    pool `owner` it was paired in, and the `opening` (wire moves) it started
+    from; a room game its `room`; a clocked game its `clock`. Stored as one JSON
+    object (the matches table's ``tags`` column), exported as a game's
+    ``extra`` (docs/RECORDS.md). Unknown keys of older records are ignored.
+    """
+
+    index: int | None = None
+    seats: tuple[str, ...] | None = None
+    pool: str | None = None
+    owner: str | None = None
+    opening: tuple[Any, ...] = ()
+    clock: ClockTag | None = None
+    room: str | None = None
+
+
+_tags_decoder = msgspec.json.Decoder(MatchTags)
+
+
+def tags_from_json(text: str | bytes | None) -> MatchTags:
+    """The tags stored as JSON (an empty object, or NULL, is no tags).
+
+    A value of the wrong type (an imported record's, say) is dropped, key by key,
+    rather than making the whole record unreadable.
+    """
+    if not text:
+        return MatchTags()
+    try:
+        return _tags_decoder.decode(text)
+    except msgspec.ValidationError:
+        return tags_from_dict(_json_decode(text))
+
+
+def tags_from_dict(value: Any) -> MatchTags:
+    """`MatchTags` from a plain mapping (a journal entry, an exchange file), dropping keys
+    whose value has the wrong type."""
+    if not isinstance(value, dict):
+        return MatchTags()
+    kept = {}
+    for key in MatchTags.__struct_fields__:
+        if key in value:
+            try:
+                msgspec.convert({key: value[key]}, MatchTags)
+            except msgspec.ValidationError:
+                continue
+            kept[key] = value[key]
+    return msgspec.convert(kept, MatchTags)
+
+
 class StoreError(Exception):
     """The database cannot be opened, is not an arena database, or cannot be used."""
 
@@ -92,13 +152,23 @@ class MatchRecord:
     started_at: float
     ended_at: float | None
     tournament: str | None
-    extra: dict[str, Any]
+    tags: MatchTags = field(default_factory=MatchTags)
 
     @property
     def game_index(self) -> int | None:
         """The index of this match in its tournament's schedule, if it is a tournament game."""
-        index = self.extra.get("index")
-        return index if self.tournament and isinstance(index, int) else None
+        return self.tags.index if self.tournament else None
+
+    def as_json(self) -> dict[str, Any]:
+        """The record as JSON-ready builtins, as `arena matches --json` and the web API give it:
+        every field, the tags under ``extra`` (their name in every exported format) and the
+        ``game_index``."""
+        data = {
+            name: getattr(self, name) for name in self.__dataclass_fields__ if name != "tags"
+        }
+        data["extra"] = msgspec.to_builtins(self.tags)
+        data["game_index"] = self.game_index
+        return data
 
 
 #: a move row as the backend stores it (built on the event loop, written in a thread):

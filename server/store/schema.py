@@ -98,7 +98,17 @@ ALTER TABLE moves ADD COLUMN visits INTEGER;
 ALTER TABLE moves ADD COLUMN pv TEXT;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
+#: version 6: a match's tags are typed (`MatchTags`): the ``extra`` column becomes ``tags``,
+#: and an opening stored the old way (``{"moves": [...]}``) becomes its list of moves
+_V6 = """
+ALTER TABLE matches RENAME COLUMN extra TO tags;
+UPDATE matches SET tags = json_set(tags, '$.opening', json_extract(tags, '$.opening.moves'))
+    WHERE json_type(tags, '$.opening') = 'object';
+UPDATE matches SET tags = json_remove(tags, '$.opening')
+    WHERE json_type(tags, '$.opening') NOT IN ('array') AND json_type(tags, '$.opening') IS NOT NULL;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 #: tables of an arena database (any other table means the file belongs to something else)

@@ -34,6 +34,7 @@ from server.store.records import (
     StoreError,
     from_json,
     move_row,
+    tags_from_json,
     to_json,
 )
 from server.store.schema import SCHEMA_VERSION, check_compatible, migrate
@@ -43,7 +44,7 @@ BUSY_TIMEOUT = 1.0
 
 _INSERT_MATCH = (
     "INSERT INTO matches (id, game, options, move_time, lag_margin, players, status, plies,"
-    " started_at, tournament, extra, game_index) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+    " started_at, tournament, tags, game_index) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
     " ON CONFLICT(id) DO NOTHING"
 )
 #: a match's moves in one statement: one array of rows (see `_insert_moves`); a row
@@ -64,7 +65,7 @@ _FINISH_MATCH = (
 )
 _MATCH_COLUMNS = (
     "id, game, options, move_time, lag_margin, players, status, scores, winner,"
-    " termination, reason, points, plies, started_at, ended_at, tournament, extra"
+    " termination, reason, points, plies, started_at, ended_at, tournament, tags"
 )
 
 
@@ -250,7 +251,7 @@ class Store:
                 record.plies,
                 record.started_at,
                 record.tournament,
-                to_json(record.extra),
+                to_json(record.tags),
                 record.game_index,
             ),
         )
@@ -405,7 +406,7 @@ class Store:
         with self.reading() as db:
             row = db.execute(
                 f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament=? AND game_index=?"
-                " AND status='finished' AND coalesce(json_extract(extra, '$.owner'), '') = ?"
+                " AND status='finished' AND coalesce(json_extract(tags, '$.owner'), '') = ?"
                 " ORDER BY ended_at LIMIT 1",
                 (tournament, index, owner),
             ).fetchone()
@@ -455,7 +456,7 @@ def _match_from_row(row: Sequence[Any]) -> MatchRecord:
         started_at=row[13],
         ended_at=row[14],
         tournament=row[15],
-        extra=from_json(row[16]),
+        tags=tags_from_json(row[16]),
     )
 
 

@@ -8,7 +8,6 @@ Every error is a JSON object ``{"error": "..."}`` with a 4xx/5xx status.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -62,9 +61,7 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int) -
 
 
 def match_json(record: MatchRecord) -> dict[str, Any]:
-    data = dataclasses.asdict(record)
-    data["game_index"] = record.game_index
-    return data
+    return record.as_json()
 
 
 def replay_states(record: MatchRecord, moves: list[Any]) -> tuple[list[Any] | None, str | None]:

@@ -97,10 +97,7 @@ def list_tournaments(store: Store) -> list[dict[str, Any]]:
 
 
 def _seats(record: MatchRecord) -> list[str]:
-    seats = record.extra.get("seats")
-    if isinstance(seats, list) and all(isinstance(s, str) for s in seats):
-        return seats
-    return list(record.players)
+    return list(record.tags.seats or record.players)
 
 
 def tournament_document(store: Store, tournament_id: str) -> dict[str, Any] | None:

@@ -58,6 +58,7 @@ def _record(match_id: str, players: list[str]) -> Any:
     import time
 
     from server.store import MatchRecord
+    from server.store.records import ClockTag, MatchTags
 
     return MatchRecord(
         id=match_id,
@@ -76,7 +77,7 @@ def _record(match_id: str, players: list[str]) -> Any:
         started_at=time.time(),
         ended_at=time.time(),
         tournament=None,
-        extra={"clock": {"initial": 300.0, "increment": 3.0}},
+        tags=MatchTags(clock=ClockTag(300.0, 3.0)),
     )
 
 

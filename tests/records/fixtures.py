@@ -8,6 +8,7 @@ from typing import Any
 
 from games import Game, make_game
 from server.store import MatchRecord, MoveRecord
+from server.store.records import MatchTags
 
 #: every built-in game, with small options where the default board is slow to fill
 GAME_SETUPS: dict[str, dict[str, Any]] = {
@@ -68,11 +69,10 @@ def random_match(
         winner = 1 - loser
         scores = [1.0 if seat == winner else 0.0 for seat in range(2)]
         termination, reason, points = "timeout", f"seat {loser} took too long", None
-    extra: dict[str, Any] = {}
-    if opening_plies:
-        extra["opening"] = [m.move for m in moves[:opening_plies]]
-    if tournament:
-        extra["index"] = seed
+    tags = MatchTags(
+        opening=tuple(m.move for m in moves[:opening_plies]),
+        index=seed if tournament else None,
+    )
     record = MatchRecord(
         id=match_id,
         game=name,
@@ -90,7 +90,7 @@ def random_match(
         started_at=start,
         ended_at=start + len(moves) + 1,
         tournament=tournament,
-        extra=extra,
+        tags=tags,
     )
     return record, moves
 

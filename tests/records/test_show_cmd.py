@@ -6,6 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from arena_cli.main import main
@@ -43,7 +44,8 @@ def test_show_prints_the_opening_and_marks_its_plies(
     db = str(tmp_path / "arena.sqlite")
     record, moves = random_match("tictactoe", 8, opening_plies=2, tournament="t-demo")
     record = dataclasses.replace(
-        record, extra={**record.extra, "opening": [moves[0].move, moves[1].move], "index": 3}
+        record,
+        tags=msgspec.structs.replace(record.tags, opening=(moves[0].move, moves[1].move), index=3),
     )
     store = Store(db)
     assert store.import_match(record, moves)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import sqlite3
 import subprocess
 import sys
@@ -43,7 +44,6 @@ def _record(match_id: str) -> MatchRecord:
         started_at=1.0,
         ended_at=2.0,
         tournament=None,
-        extra={},
     )
 
 
@@ -225,7 +225,7 @@ def test_a_version_4_database_gains_the_move_info_columns(tmp_path: Path) -> Non
     assert store.get_moves("m0001-aaaaaa") == [old_move, new_move]
     store.close()
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
@@ -317,3 +317,38 @@ def test_like_prefix_matches_literally(tmp_path: Path) -> None:
     assert store.get_match("a_") is not None and store.get_match("a_").id == "a_b"  # type: ignore[union-attr]
     assert store.get_match("a%") is None
     store.close()
+
+
+def test_a_version_5_database_gets_typed_tags(tmp_path: Path) -> None:
+    from server.store.records import ClockTag, MatchTags
+    from server.store.schema import MIGRATIONS
+
+    path = str(tmp_path / "v5.sqlite")
+    with sqlite3.connect(path) as db:
+        for script in MIGRATIONS[:5]:
+            db.executescript(script)
+        db.execute("PRAGMA user_version = 5")
+        columns = "id, game, options, move_time, lag_margin, players, status, plies, started_at"
+        for match_id, extra in (
+            ("m-old", {"opening": {"moves": [4, 0]}, "index": 3, "owner": "k", "junk": 1}),
+            ("m-clock", {"clock": {"initial": 300.0, "increment": 3.0}, "room": "r1"}),
+            ("m-bad", {"index": "three", "seats": ["a", "b"], "opening": 7}),
+        ):
+            db.execute(
+                f"INSERT INTO matches ({columns}, tournament, extra)"
+                " VALUES (?, 'tictactoe', '{}', 1.0, 0.2, '[\"a\",\"b\"]', 'running', 0, 1.0, 't', ?)",
+                (match_id, json.dumps(extra)),
+            )
+    store = Store(path)
+    try:
+        tags = {m.id: m.tags for m in store.list_matches()}
+    finally:
+        store.close()
+    assert tags == {
+        "m-old": MatchTags(index=3, owner="k", opening=(4, 0)),
+        "m-clock": MatchTags(clock=ClockTag(300.0, 3.0), room="r1"),
+        "m-bad": MatchTags(seats=("a", "b")),  # a value of the wrong type is dropped, alone
+    }
+    with sqlite3.connect(path) as db:
+        names = [row[1] for row in db.execute("PRAGMA table_info(matches)")]
+    assert "tags" in names and "extra" not in names

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from server.store import MatchRecord, MatchWrite, MoveRecord, ResultRecord, Store, move_row
+from server.store.records import MatchTags
 from server.store.writer import ProcessWriter
 
 
@@ -22,7 +23,7 @@ def _write(match_id: str, plies: int = 9) -> MatchWrite:
         id=match_id, game="tictactoe", options={"width": 3}, move_time=1.0, lag_margin=0.2,
         players=["a", "b"], status="running", scores=None, winner=None, termination=None,
         reason=None, points=None, plies=0, started_at=1.5, ended_at=None, tournament=None,
-        extra={"owner": "x"},
+        tags=MatchTags(owner="x"),
     )  # fmt: skip
     moves = [
         MoveRecord(match_id, p, p % 2, [p, "m"], f"n{p}", p / 7, 2.0 + p, **_info(p))
@@ -54,7 +55,7 @@ def test_a_batch_written_by_the_child_reads_back_exactly(writer: ProcessWriter) 
     assert report.error is None and report.committed == {"m1", "m2"}
     store = writer.store
     match = store.get_match("m2")
-    assert match is not None and match.status == "finished" and match.extra == {"owner": "x"}
+    assert match is not None and match.status == "finished" and match.tags == MatchTags(owner="x")
     assert [move_row(m) for m in store.get_moves("m2")] == batch[1].moves
     assert store.get_moves("m2")[3].pv == ("n3", "x")  # the move info crossed the pipe
     assert writer.pid is not None and writer.pid != os.getpid()

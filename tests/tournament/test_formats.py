@@ -34,7 +34,7 @@ def tournament(tmp_path: Path, *args: str) -> dict[str, Any]:
 def stored_openings(db: Path) -> dict[int, tuple[list[Any], list[Any]]]:
     """By tournament index: the match's stored opening and its first moves."""
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT id, extra FROM matches WHERE tournament IS NOT NULL").fetchall()
+        rows = conn.execute("SELECT id, tags FROM matches WHERE tournament IS NOT NULL").fetchall()
         found = {}
         for match_id, extra_text in rows:
             extra = json.loads(extra_text)

@@ -10,6 +10,7 @@ from typing import Any
 import trio
 
 from server.store import MatchRecord, MoveRecord, Store
+from server.store.records import MatchTags
 from tests.web.helpers import Client, get, play_out, post, running_web, ws_client
 
 
@@ -68,7 +69,7 @@ def add_tournament(store: Store) -> None:
             started_at=now + index,
             ended_at=now + index + 1,
             tournament="t-demo",
-            extra={"index": index, "seats": seats},
+            tags=MatchTags(index=index, seats=tuple(seats)),
         )
         move = MoveRecord(record.id, 0, 0, 3, "4", 0.05, now)
         assert store.import_match(record, [move])
