@@ -163,9 +163,7 @@ class MatchRecord:
         """The record as JSON-ready builtins, as `arena matches --json` and the web API give it:
         every field, the tags under ``extra`` (their name in every exported format) and the
         ``game_index``."""
-        data = {
-            name: getattr(self, name) for name in self.__dataclass_fields__ if name != "tags"
-        }
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "tags"}
         data["extra"] = msgspec.to_builtins(self.tags)
         data["game_index"] = self.game_index
         return data
