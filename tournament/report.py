@@ -16,7 +16,6 @@ Two kinds of numbers appear, each where it is the honest one:
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -28,7 +27,7 @@ from tournament.ratings import crosstable, standings
 from tournament.records import GameResult
 from tournament.schedule import ScheduledGame, build_schedule, opening_book
 from tournament.sprt import SprtState
-from tournament.stats import MatchStats, Pentanomial, Wdl
+from tournament.stats import MatchStats, Pentanomial, Wdl, finite_or_none
 
 __all__ = ["pairing_stats", "rated", "results_document", "sprt_state"]
 
@@ -94,10 +93,6 @@ def _openings(
     return {g.index: list(g.opening.notation) for g in schedule if g.index in results}
 
 
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
 def results_document(
     config: TournamentConfig,
     results: Mapping[int, GameResult],
@@ -143,9 +138,9 @@ def results_document(
                 "score": s.score,
                 "draw_ratio": s.draws / s.games if s.games else None,
                 "elo": s.elo,
-                "elo_margin": _finite(s.elo_margin),
-                "elo_lower": _finite(s.elo - s.elo_margin),
-                "elo_upper": _finite(s.elo + s.elo_margin),
+                "elo_margin": finite_or_none(s.elo_margin),
+                "elo_lower": finite_or_none(s.elo - s.elo_margin),
+                "elo_upper": finite_or_none(s.elo + s.elo_margin),
                 "pentanomial": per_player[s.player][0].as_dict(),
             }
             for rank, s in enumerate(table, 1)

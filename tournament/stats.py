@@ -20,6 +20,10 @@ Both estimates follow the same recipe (as fastchess does, in
 
 Degenerate samples (no games, a perfect score) give infinite Elo bounds,
 which `EloEstimate.as_dict` writes as ``null`` for JSON.
+
+This is the one module for Elo/score conversions, LOS and error margins:
+`tournament.ratings` (the Bradley-Terry fit) and `tournament.sprt` import
+their conversions from here.
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ from statistics import NormalDist
 from typing import Any
 
 __all__ = [
+    "ELO_SCALE",
+    "NELO_SCALE",
+    "PAIR_SCORES",
     "Z95",
     "EloEstimate",
     "MatchStats",
@@ -38,6 +45,7 @@ __all__ = [
     "Wdl",
     "elo_from_score",
     "estimate",
+    "finite_or_none",
     "los",
     "pair_bin",
     "score_from_elo",
@@ -49,27 +57,69 @@ Z95 = NormalDist().inv_cdf(0.975)
 NELO_SCALE = 800.0 / math.log(10.0)
 """nElo per unit of (score - 0.5) / sd: makes nElo match Elo near 0 for a draw-free game."""
 
+ELO_SCALE = math.log(10.0) / 400.0
+"""Natural-log slope of the Elo curve: ``score_from_elo(d) = sigmoid(ELO_SCALE · d)``."""
+
 #: the score of a pair in each pentanomial bin, per game (pair points / 2)
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def score_from_elo(difference: float) -> float:
-    """Expected score per game of a player `difference` Elo stronger (logistic curve)."""
-    exponent = -difference / 400.0
-    if exponent > 300.0:  # 10**300 would overflow soon after; the score is 0 to double precision
-        return 0.0
-    return 1.0 / (1.0 + math.pow(10.0, exponent))
+    """Expected score per game of a player `difference` Elo stronger: ``1 / (1 + 10^(-d/400))``.
+
+    Evaluated as a logistic sigmoid in the form that cannot overflow, so any
+    difference gives a score in [0, 1]: it rounds to exactly 1.0 above about
+    +6,400 Elo and to 0.0 below about -129,300 Elo; ``inf`` gives 1.0 and
+    ``-inf`` 0.0. ``score_from_elo(-d) == 1 - score_from_elo(d)`` up to
+    rounding. NaN raises ValueError (it would poison a fit silently).
+    """
+    if math.isnan(difference):
+        raise ValueError(f"an Elo difference must be a number, not {difference!r}")
+    x = ELO_SCALE * difference
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
 
 
 def elo_from_score(score: float) -> float:
-    """The Elo difference giving expected score `score` (±inf at 1 and 0)."""
-    if not 0.0 <= score <= 1.0 or math.isnan(score):
-        raise ValueError(f"score must be within [0, 1], not {score!r}")
+    """The Elo difference giving expected score `score`: ``-400 · log10(1/s - 1)``.
+
+    ``-inf`` at 0 and ``inf`` at 1; a score outside [0, 1] or NaN raises
+    ValueError.
+    """
+    if not 0.0 <= score <= 1.0:  # also false for NaN
+        raise ValueError(f"score must be between 0 and 1, not {score!r}")
     if score == 0.0:
         return -math.inf
     if score == 1.0:
         return math.inf
     return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def los(score: float, standard_error: float) -> float:
+    """Likelihood of superiority: P(true score > 0.5), ``Φ((score - 0.5) / standard_error)``.
+
+    The normal approximation fastchess uses, with the standard error of the
+    mean score per game (trinomial or pentanomial). Cutechess's LOS from wins
+    and losses only, ``Φ((W - L) / sqrt(W + L))``, is this with ``score = W /
+    (W + L)`` and the standard error under equal strength, ``0.5 / sqrt(W +
+    L)``. A standard error of 0 (no spread) gives 1.0 above 0.5, 0.0 below
+    and 0.5 at it. A score outside [0, 1], a negative standard error or NaN
+    raises ValueError.
+    """
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"score must be between 0 and 1, not {score!r}")
+    if not standard_error >= 0.0:
+        raise ValueError(f"a standard error must be >= 0, not {standard_error!r}")
+    if standard_error > 0.0:
+        return NormalDist().cdf((score - 0.5) / standard_error)
+    return 0.5 if score == 0.5 else (1.0 if score > 0.5 else 0.0)
+
+
+def finite_or_none(value: float) -> float | None:
+    """`value`, or None when it is infinite or NaN (JSON has no infinity)."""
+    return value if math.isfinite(value) else None
 
 
 def _check_count(name: str, value: object) -> int:
@@ -227,10 +277,6 @@ class Pentanomial:
         return cls(**data)
 
 
-def _finite_or_none(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
 @dataclass(frozen=True, slots=True)
 class EloEstimate:
     """Score and Elo difference of the first player with a 95% interval.
@@ -256,21 +302,14 @@ class EloEstimate:
         return {
             "samples": self.samples,
             "score": self.score,
-            "elo": _finite_or_none(self.elo),
-            "error": _finite_or_none(self.error),
-            "lower": _finite_or_none(self.lower),
-            "upper": _finite_or_none(self.upper),
+            "elo": finite_or_none(self.elo),
+            "error": finite_or_none(self.error),
+            "lower": finite_or_none(self.lower),
+            "upper": finite_or_none(self.upper),
             "los": self.los,
-            "nelo": _finite_or_none(self.nelo),
-            "nelo_error": _finite_or_none(self.nelo_error),
+            "nelo": finite_or_none(self.nelo),
+            "nelo_error": finite_or_none(self.nelo_error),
         }
-
-
-def los(score: float, standard_error: float) -> float:
-    """Likelihood of superiority: P(true score > 0.5) under the normal approximation."""
-    if standard_error > 0.0:
-        return NormalDist().cdf((score - 0.5) / standard_error)
-    return 0.5 if score == 0.5 else (1.0 if score > 0.5 else 0.0)
 
 
 def estimate(

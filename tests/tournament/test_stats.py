@@ -1,9 +1,10 @@
 """Statistics of a two-player match.
 
 Independent sources: the expected values in `test_published_*` are the ones
-asserted by fastchess's own test suite (app/tests/elo_test.cpp, Disservin/fastchess),
-whose Stats constructors take (wins, losses, draws) and (LL, LD, WL, DD, WD, WW);
-the hand-worked example is computed step by step in its comments.
+asserted by fastchess's own test suite (app/tests/elo_test.cpp, Disservin/fastchess,
+checked against commit 74deac23), whose Stats constructors take (wins, losses,
+draws) and (LL, LD, WL, DD, WD, WW), to fastchess's 1% tolerance; the
+hand-worked examples are computed step by step in their comments.
 """
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tournament.stats import (
+    ELO_SCALE,
     MatchStats,
     Pentanomial,
     Wdl,
     elo_from_score,
+    finite_or_none,
+    los,
     pair_bin,
     score_from_elo,
 )
@@ -42,6 +46,26 @@ def test_hand_worked_trinomial() -> None:
     # LOS = Phi(0.2 / 0.1264911) = Phi(1.581139) = 0.943077
     assert est.los == pytest.approx(0.943077, abs=1e-6)
     assert stats.draw_ratio == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize(
+    ("wdl", "nelo", "nelo_error", "los_text", "score"),
+    [
+        # fastchess "EloWDL 1": Stats(76 wins, 89 losses, 123 draws): LOS from W/D/L
+        (Wdl(wins=76, draws=123, losses=89), -20.76, 40.13, "15.53", 0.477),
+        # fastchess "EloWDL 3": Stats(34 wins, 356 losses, 0 draws)
+        (Wdl(wins=34, draws=0, losses=356), -508.44, 34.48, "0.00", 0.087),
+    ],
+)
+def test_published_trinomial_nelo_and_los(
+    wdl: Wdl, nelo: float, nelo_error: float, los_text: str, score: float
+) -> None:
+    est = MatchStats(Pentanomial(), wdl).elo_trinomial()
+    assert est is not None
+    assert est.nelo == pytest.approx(nelo, rel=0.01)
+    assert est.nelo_error == pytest.approx(nelo_error, rel=0.01)
+    assert f"{est.los * 100:.2f}" == los_text
+    assert est.score == pytest.approx(score, rel=0.01)
 
 
 def test_published_trinomial() -> None:
@@ -158,3 +182,49 @@ def test_elo_score_inverse(elo: float) -> None:
     score = score_from_elo(elo)
     if 0.0 < score < 1.0 and abs(elo) < 1500:
         assert elo_from_score(score) == pytest.approx(elo, abs=1e-6)
+
+
+def test_elo_score_conversions() -> None:
+    # hand-derived: score_from_elo(400) = 1 / (1 + 10^-1) = 10/11; elo_from_score(0.75)
+    # = -400 log10(1/0.75 - 1) = 400 log10(3) = 190.848502
+    assert score_from_elo(0) == 0.5
+    assert score_from_elo(400) == pytest.approx(10 / 11)
+    assert score_from_elo(-400) == pytest.approx(1 / 11)
+    assert elo_from_score(0.75) == pytest.approx(190.848502, abs=1e-6)
+    assert elo_from_score(0.5) == 0.0
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+    assert math.log(10) / 400 == pytest.approx(ELO_SCALE)
+    for d in (-700.0, -35.5, 0.0, 120.0, 900.0):
+        assert elo_from_score(score_from_elo(d)) == pytest.approx(d, abs=1e-6)
+        assert score_from_elo(d) + score_from_elo(-d) == pytest.approx(1.0, abs=1e-15)
+    # no overflow anywhere: saturates to exactly 1 and 0, and at the infinities
+    assert score_from_elo(1e6) == 1.0 and score_from_elo(-1e6) == 0.0
+    assert score_from_elo(math.inf) == 1.0 and score_from_elo(-math.inf) == 0.0
+    assert 0.0 < score_from_elo(-100_000) < 1e-200
+    for bad in (1.5, -0.1, math.nan):
+        with pytest.raises(ValueError, match="score must be between 0 and 1"):
+            elo_from_score(bad)
+    with pytest.raises(ValueError, match="nan"):
+        score_from_elo(math.nan)
+
+
+def test_finite_or_none() -> None:
+    assert finite_or_none(1.5) == 1.5 and finite_or_none(-math.inf) is None
+    assert finite_or_none(math.nan) is None
+
+
+def test_los_known_values() -> None:
+    # fastchess's LOS: Phi((s - 0.5) / standard error). Cutechess's LOS from wins and
+    # losses, Phi((W - L) / sqrt(W + L)), is the case s = W / (W + L) with the standard
+    # error under equal strength, 0.5 / sqrt(W + L):
+    # 10 wins, 0 losses: Phi(10 / sqrt(10)) = Phi(3.162278) = 0.999217;
+    # 60 wins, 40 losses: Phi(20 / 10) = Phi(2) = 0.977250
+    assert los(1.0, 0.5 / math.sqrt(10)) == pytest.approx(0.999217, abs=1e-6)
+    assert los(0.0, 0.5 / math.sqrt(10)) == pytest.approx(1 - 0.999217, abs=1e-6)
+    assert los(0.6, 0.5 / math.sqrt(100)) == pytest.approx(0.977250, abs=1e-6)
+    assert los(0.5, 0.1) == 0.5
+    # no spread: a step at 0.5 (what an all-alike sample reports)
+    assert (los(0.75, 0.0), los(0.5, 0.0), los(0.25, 0.0)) == (1.0, 0.5, 0.0)
+    for score, error in ((1.5, 0.1), (0.5, -0.1), (math.nan, 0.1), (0.5, math.nan)):
+        with pytest.raises(ValueError):
+            los(score, error)
