@@ -16,7 +16,7 @@ from typing import Any
 from server.store import MatchRecord, Store, from_json, like_prefix
 from tournament.ratings import GameResult as RatedGame
 from tournament.ratings import crosstable, standings
-from tournament.stats import finite_or_none
+from tournament.stats import margin_or_none
 
 #: more finished games than this per tournament are not read (a page is not an export)
 MAX_GAMES = 100_000
@@ -160,7 +160,7 @@ def tournament_document(store: Store, tournament_id: str) -> dict[str, Any] | No
                 "points": s.points,
                 "score": s.score,
                 "elo": s.elo if s.games else None,
-                "elo_margin": finite_or_none(s.elo_margin),
+                "elo_margin": margin_or_none(s.elo_margin, s.games),
             }
             for rank, s in enumerate(table, 1)
         ],

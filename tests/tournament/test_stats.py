@@ -24,6 +24,7 @@ from tournament.stats import (
     elo_from_score,
     finite_or_none,
     los,
+    margin_or_none,
     pair_bin,
     score_from_elo,
 )
@@ -133,9 +134,58 @@ def test_empty_and_perfect() -> None:
     data = perfect.as_dict()
     json.dumps(data, allow_nan=False)  # infinities become null
     assert data["elo_pentanomial"]["elo"] is None
+    assert est.error is None and est.lower is None and est.upper is None
     all_draws = MatchStats(Pentanomial(dd=5)).elo_pentanomial()
     assert all_draws is not None
-    assert (all_draws.elo, all_draws.error, all_draws.los) == (0.0, 0.0, 0.5)
+    # five identical pairs: variance 0 is no information, so no margin (not "± 0.0")
+    assert (all_draws.elo, all_draws.error, all_draws.los) == (0.0, None, 0.5)
+
+
+def test_one_pair_has_no_margin() -> None:
+    # the outside check's case: one WD pair scores 0.75, Elo 400 log10(3) = 190.8485,
+    # and a pentanomial variance of 0 (one sample): no error, no interval, JSON null
+    est = MatchStats(Pentanomial(wd=1)).elo_pentanomial()
+    assert est is not None and est.samples == 1 and est.variance == 0.0
+    assert est.elo == pytest.approx(190.8485, abs=1e-4)
+    assert (est.error, est.lower, est.upper, est.nelo_error) == (None, None, None, None)
+    data = est.as_dict()
+    assert (data["error"], data["lower"], data["upper"], data["nelo_error"]) == (None,) * 4
+    assert data["elo"] == pytest.approx(190.8485, abs=1e-4)
+    # a single game, and games all alike, support no margin either
+    for wdl in (Wdl(wins=1), Wdl(draws=1), Wdl(losses=4), Wdl(draws=7)):
+        single = MatchStats(Pentanomial(), wdl).elo_trinomial()
+        assert single is not None and single.error is None and single.lower is None
+
+
+def test_two_different_pairs_have_a_margin() -> None:
+    # WD and DD: per-game pair scores 0.75 and 0.5, mean s = 0.625,
+    # variance ((0.125)^2 + (0.125)^2) / 2 = 0.015625, standard error sqrt(0.015625 / 2)
+    # = 0.0883883; interval 0.625 -/+ 1.959964 * 0.0883883 = [0.4517630, 0.7982370];
+    # Elo 400 log10(5/3) = 88.7395, bounds -400 log10(1/s - 1): [-33.6238, 238.9172],
+    # error (238.9172 + 33.6238) / 2 = 136.2705; LOS Phi(0.125 / 0.0883883) = 0.921350
+    est = MatchStats(Pentanomial(wd=1, dd=1)).elo_pentanomial()
+    assert est is not None
+    assert est.variance == pytest.approx(0.015625)
+    assert est.elo == pytest.approx(88.7395, abs=1e-4)
+    assert est.lower == pytest.approx(-33.6238, abs=1e-3)
+    assert est.upper == pytest.approx(238.9172, abs=1e-3)
+    assert est.error == pytest.approx(136.2705, abs=1e-3)
+    assert est.los == pytest.approx(0.921350, abs=1e-6)
+    # a win and a loss: the score interval covers [0, 1], both bounds are infinite
+    even = MatchStats(Pentanomial(), Wdl(wins=1, losses=1)).elo_trinomial()
+    assert even is not None and even.lower == -math.inf and even.upper == math.inf
+    assert even.as_dict()["lower"] is None and even.as_dict()["error"] is None
+
+
+def test_margin_or_none() -> None:
+    assert margin_or_none(120.5, 2) == 120.5
+    assert margin_or_none(120.5, 1) is None  # one game: nothing to measure a spread with
+    assert margin_or_none(0.0, 10) is None  # no spread is no information
+    assert margin_or_none(math.inf, 10) is None
+    assert margin_or_none(math.nan, 10) is None
+    assert margin_or_none(None, 10) is None
+    assert finite_or_none(1.5) == 1.5 and finite_or_none(-math.inf) is None
+    assert finite_or_none(math.nan) is None
 
 
 def test_validation() -> None:
@@ -170,7 +220,10 @@ def test_properties(pairs: list[tuple[float, float]], singles: list[float]) -> N
         if math.isfinite(a.elo):
             assert a.elo == pytest.approx(-b.elo, abs=1e-9)
         assert a.los == pytest.approx(1 - b.los, abs=1e-12) or a.variance == 0
-        assert a.lower <= a.elo <= a.upper
+        if a.lower is None or a.upper is None:  # no margin: no spread to measure
+            assert a.error is None and a.nelo_error is None and a.variance == 0
+        else:
+            assert a.variance > 0 and a.lower <= a.elo <= a.upper
     # JSON round trip of the counts
     assert Pentanomial.from_dict(json.loads(json.dumps(stats.penta.as_dict()))) == stats.penta
     assert Wdl.from_dict(json.loads(json.dumps(stats.unpaired.as_dict()))) == stats.unpaired
@@ -206,11 +259,6 @@ def test_elo_score_conversions() -> None:
             elo_from_score(bad)
     with pytest.raises(ValueError, match="nan"):
         score_from_elo(math.nan)
-
-
-def test_finite_or_none() -> None:
-    assert finite_or_none(1.5) == 1.5 and finite_or_none(-math.inf) is None
-    assert finite_or_none(math.nan) is None
 
 
 def test_los_known_values() -> None:
