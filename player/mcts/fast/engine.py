@@ -24,14 +24,16 @@ from games.base import Game
 from player.agent import SearchLimit
 from player.mcts.fast import tree
 from player.mcts.fast.adapters import Adapter
+from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
 from player.mcts.fast.rng import new_rng
 from player.mcts.search import MoveStat, SearchResult
 
 #: default byte cap of one tree (MiB)
 DEFAULT_MEMORY_MB = 512
-ROLLOUT_POLICIES = {"random": 0, "smart": 1}
+#: the agent's ``rollout`` values ("smart": the adapter's `Adapter.smart` policy)
+ROLLOUTS = ("smart", "random")
 BATCH_SECONDS = 0.001
-_PROOF = {tree.WIN: 1.0, tree.DRAW: 0.5, tree.LOSS: 0.0}
+_PROOF = {PROVEN_WIN: 1.0, PROVEN_DRAW: 0.5, PROVEN_LOSS: 0.0}
 
 
 def bytes_per_node(state_size: int) -> int:
@@ -55,14 +57,13 @@ class FastSearch:
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        if rollout not in ROLLOUT_POLICIES:
-            raise ValueError(
-                f"rollout must be one of {', '.join(ROLLOUT_POLICIES)}, not {rollout!r}"
-            )
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
         self.game = game
         self.adapter = adapter
         self.c = float(c)
-        self.policy = ROLLOUT_POLICIES[rollout]
+        #: a plain int: an IntEnum argument would compile other kernel specializations
+        self.policy = int(Rollout.RANDOM if rollout == "random" else adapter.smart)
         self.solver = solver
         self.reuse = reuse
         self.rng = random.Random(seed)
@@ -187,9 +188,9 @@ class FastSearch:
     def _root_value(self, root: int) -> int:
         """The root's proof for the seat to move there (0: unproven)."""
         p = int(self.ni[root, tree.PROVEN])
-        if p == 0 or p == tree.DRAW:
+        if p == 0 or p == PROVEN_DRAW:
             return p
-        return tree.LOSS if p == tree.WIN else tree.WIN
+        return PROVEN_LOSS if p == PROVEN_WIN else PROVEN_WIN
 
     def _stats(self, root: int) -> tuple[MoveStat, ...]:
         first, count = int(self.ni[root, tree.FIRST]), int(self.ni[root, tree.NCH])
