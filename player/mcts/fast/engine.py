@@ -26,12 +26,9 @@ from player.mcts.fast import tree
 from player.mcts.fast.adapters import Adapter
 from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
 from player.mcts.fast.rng import new_rng
+from player.mcts.options import check_options, default
 from player.mcts.search import MoveStat, SearchResult
 
-#: default byte cap of one tree (MiB)
-DEFAULT_MEMORY_MB = 512
-#: the agent's ``rollout`` values ("smart": the adapter's `Adapter.smart` policy)
-ROLLOUTS = ("smart", "random")
 BATCH_SECONDS = 0.001
 _PROOF = {PROVEN_WIN: 1.0, PROVEN_DRAW: 0.5, PROVEN_LOSS: 0.0}
 
@@ -42,23 +39,27 @@ def bytes_per_node(state_size: int) -> int:
 
 
 class FastSearch:
-    """A compiled UCT search tree for one game, kept between moves for tree reuse."""
+    """A compiled UCT search tree for one game, kept between moves for tree reuse.
+
+    Options as the ``mcts`` agent's (`player.mcts.options`: defaults and
+    checks); `max_memory` is its ``memory`` (MiB). ``rollout="smart"`` plays
+    the adapter's `Adapter.smart` policy, ``"random"`` `Rollout.RANDOM`.
+    """
 
     def __init__(
         self,
         game: Game[Any, Any],
         adapter: Adapter,
         *,
-        c: float = 1.0,
-        rollout: str = "smart",
-        solver: bool = True,
-        reuse: bool = True,
-        max_memory: float = DEFAULT_MEMORY_MB,
+        c: float = default("c"),
+        rollout: str = default("rollout"),
+        solver: bool = default("solver"),
+        reuse: bool = default("reuse"),
+        max_memory: float = default("memory"),
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        if rollout not in ROLLOUTS:
-            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
+        check_options({"c": c, "rollout": rollout, "memory": max_memory})
         self.game = game
         self.adapter = adapter
         self.c = float(c)
