@@ -1,4 +1,4 @@
-"""The ``mcts`` agent: a `Search` (plus optional worker processes) behind `Agent`.
+"""The ``mcts`` agent: a `SearchEngine` (plus optional workers) behind `Agent`.
 
 Registered under the spec name ``mcts`` when this module is imported, with
 the option table of `player.mcts.options`.
@@ -17,6 +17,7 @@ import structlog
 from games.base import Game, Outcome
 from player.agent import Agent, MoveInfo, SearchLimit, mix_seeds
 from player.mcts import fast
+from player.mcts.interface import SearchEngine
 from player.mcts.options import agent_options, check_options, default
 from player.mcts.parallel import WorkerPool
 from player.mcts.search import (
@@ -155,8 +156,8 @@ class MCTSAgent(Agent):
             if value is not None
         )
         self._clock = clock
-        self._search: Search | Any = None
-        self._helpers: list[Any] = []
+        self._search: SearchEngine | None = None
+        self._helpers: list[SearchEngine] = []
         self._threads: ThreadPoolExecutor | None = None
         self._pool: WorkerPool | None = None
         self._pool_failed = False
@@ -193,7 +194,7 @@ class MCTSAgent(Agent):
             self._pool.reset()
         self._ensure_pool(game)
 
-    def _new_search(self, game: Game[Any, Any], index: int) -> Any:
+    def _new_search(self, game: Game[Any, Any], index: int) -> SearchEngine:
         """A search for `game`: the compiled engine when it can play it, else the Python one."""
         seed = worker_seed(self.seed, index)
         kwargs: dict[str, Any] = {} if self._clock is None else {"clock": self._clock}
@@ -202,14 +203,15 @@ class MCTSAgent(Agent):
 
             adapter = adapter_for(game)
             if adapter is not None:
-                return self._fast.FastSearch(
+                compiled: SearchEngine = self._fast.FastSearch(
                     game, adapter, seed=seed, **self.fast_options, **kwargs
                 )
+                return compiled
         if self.engine == "fast":
             log.warning("mcts_fast_engine_unavailable", game=game.name, reason="no kernel")
         return Search(game, seed=seed, **self.options, **kwargs)
 
-    def _is_fast(self, search: Any) -> bool:
+    def _is_fast(self, search: SearchEngine | None) -> bool:
         return self._fast is not None and isinstance(search, self._fast.FastSearch)
 
     def _ensure_pool(self, game: Game[Any, Any]) -> WorkerPool | None:
@@ -301,8 +303,8 @@ class MCTSAgent(Agent):
     # --- moves ---------------------------------------------------------------------
 
     @property
-    def search_tree(self) -> Search:
-        """The in-thread `Search` (for tests and benchmarks)."""
+    def search_tree(self) -> SearchEngine:
+        """The in-thread search (for tests and benchmarks)."""
         if self._search is None:
             raise RuntimeError(f"agent {self.name!r}: start() must be called first")
         return self._search
@@ -337,7 +339,12 @@ class MCTSAgent(Agent):
             return self._choose(game, search, state, limit, begin)
 
     def _choose(
-        self, game: Game[Any, Any], search: Search, state: Any, limit: SearchLimit, begin: float
+        self,
+        game: Game[Any, Any],
+        search: SearchEngine,
+        state: Any,
+        limit: SearchLimit,
+        begin: float,
     ) -> Any:
         moves = game.legal_moves(state)
         if not moves:

@@ -155,7 +155,8 @@ class Search:
     caps rollouts; a capped rollout counts as a draw. `max_nodes` bounds
     the tree (memory): past it leaves are evaluated without expansion. The
     solver only runs in two-seat games. `clock` returns seconds (injected by
-    tests).
+    tests). Defaults and checks: the table of `player.mcts.options`. A
+    `player.mcts.interface.SearchEngine`, like the compiled `FastSearch`.
     """
 
     def __init__(

@@ -1,5 +1,5 @@
 """One table of ``mcts`` options (player/mcts/options.py) behind the spec, the agent and both
-engines."""
+engines, and one interface (`SearchEngine`) in front of both engines."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from games import make_game
-from player.mcts import MCTSAgent, Search
+from player.agent import SearchLimit
+from player.mcts import MCTSAgent, Search, fast
+from player.mcts.interface import SearchEngine
 from player.mcts.options import OPTIONS, check_options, default
 from player.spec import available_agents
 
@@ -105,3 +107,28 @@ def test_both_engines_check_with_the_table() -> None:
         FastSearch(game, adapter, c=-1.0)
     with pytest.raises(ValueError, match="option 'memory' must be a finite number >= 1 MiB"):
         FastSearch(game, adapter, max_memory=0.5)
+
+
+def test_both_engines_are_search_engines() -> None:
+    """Typed as the agent holds them (mypy checks the assignments) and driven through it."""
+    game = make_game("tictactoe")
+    engines: list[SearchEngine] = [Search(game, seed=1)]
+    if fast.load() is not None:
+        from player.mcts.fast.adapters import adapter_for
+        from player.mcts.fast.engine import FastSearch
+
+        adapter = adapter_for(game)
+        assert adapter is not None
+        engines.append(FastSearch(game, adapter, seed=1))
+    state = game.initial_state()
+    for engine in engines:
+        assert engine.root_state is None
+        result = engine.search(state, SearchLimit(iterations=50))
+        assert result.iterations == 50 and engine.root_state == state
+        move = max(result.stats, key=lambda s: s.visits).move
+        assert engine.principal_variation(move, 3)[0] == move
+        engine.advance(state, move, game.apply(state, move))
+        assert engine.root_state == game.apply(state, move)
+        engine.free_garbage()
+        engine.reset()
+        assert engine.root_state is None

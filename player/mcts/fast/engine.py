@@ -1,4 +1,4 @@
-"""`FastSearch`: the compiled search behind the same interface as `player.mcts.search.Search`.
+"""`FastSearch`: the compiled search, a `player.mcts.interface.SearchEngine` like `Search`.
 
 The Python side owns the clock: it runs the compiled loop in batches sized
 to about a millisecond each (adapted to the measured rate), so a search
