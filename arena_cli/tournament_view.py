@@ -52,7 +52,15 @@ def _score(value: float) -> str:
 
 
 def _number(value: float | None, spec: str = ".0f") -> str:
+    """`value` formatted, or ``-`` for None (no margin, an unbounded side, no games)."""
     return "-" if value is None else format(value, spec)
+
+
+def _interval(lower: float | None, upper: float | None) -> str:
+    """``[-33, 504]``; ``-`` when the sample supports no interval at all."""
+    if lower is None and upper is None:
+        return "-"
+    return f"[{_number(lower)}, {_number(upper)}]"
 
 
 def print_results(console: Console, document: dict[str, Any]) -> None:
@@ -102,7 +110,7 @@ def print_results(console: Console, document: dict[str, Any]) -> None:
             "-"
             if elo is None
             else f"{_number(elo['elo'], '+.1f')} ± {_number(elo['error'], '.1f')}",
-            "-" if elo is None else f"[{_number(elo['lower'])}, {_number(elo['upper'])}]",
+            "-" if elo is None else _interval(elo["lower"], elo["upper"]),
             "-" if elo is None else f"{100 * elo['los']:.1f}%",
             str(pairing["pairs"]),
             " ".join(str(v) for v in penta.values()),

@@ -8,13 +8,14 @@ swap cores every other game pair, so a busier core hurts both alike). One
 game at a time. Both sides get the same wall-clock budget per move: the
 server's move time minus the client's safety margin.
 
-It prints W/D/L, A's score with a 95% interval (normal approximation over
-per-game scores), the Elo difference, time forfeits, and per side the
-median think time (as the server measured it), simulations per second over
-all searches, and the simulations per second of the first move from the
-start position (the same position for both sides: the figure compared
-with the reference). Default: ours (``mcts``) against OpenSpiel's C++ MCTS
-(``openspiel``, needs ``pip install 'mcts-arena[reference]'``)::
+It prints W/D/L, A's score and the Elo difference with their 95% intervals
+(`tournament.stats`: normal approximation over per-game scores), time
+forfeits, and per side the median think time (as the server measured it),
+simulations per second over all searches, and the simulations per second of
+the first move from the start position (the same position for both sides:
+the figure compared with the reference). Default: ours (``mcts``) against
+OpenSpiel's C++ MCTS (``openspiel``, needs ``pip install
+'mcts-arena[reference]'``)::
 
     python -m benchmarks.strength --game connect4 --time 0.2 --games 200
     python -m benchmarks.strength "mcts:workers=2" "mcts" --time 0.2 --games 100
@@ -41,12 +42,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from player.spec import check_agent_spec, parse_agent_spec
+from tournament.stats import estimate, score_from_elo
 
 ARENA = str(Path(sys.executable).parent / "arena")
 SEARCH_EVENTS = {"mcts_move", "openspiel_move"}
@@ -76,22 +79,23 @@ def seeded(spec: str, seed: int) -> str:
     return f"{spec}{',' if ':' in spec else ':'}seed={seed}"
 
 
-def interval(scores: Sequence[float]) -> tuple[float, float, float]:
-    """Mean score and its 95% normal-approximation interval, clamped to [0, 1]."""
-    mean = statistics.fmean(scores)
-    if len(scores) < 2:
-        return mean, 0.0, 1.0
-    half = 1.96 * statistics.stdev(scores) / math.sqrt(len(scores))
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
+def score_and_elo(scores: Sequence[float]) -> tuple[str, str]:
+    """A's score and Elo, each with its 95% interval (`tournament.stats`, per game).
 
-
-def elo(score: float) -> float:
-    """Elo difference implied by an expected score (±inf at 0 and 1)."""
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    ``0.750 (95% interval 0.505 .. 0.995)`` and ``+191 (95% interval +3 .. +919)``
+    for 9 wins and 3 losses; no interval (``-``) when the games cannot support
+    one: fewer than two, or all with the same result.
+    """
+    counts = Counter(scores)
+    est = estimate(list(counts), list(counts.values()))
+    assert est is not None, "no games"
+    if est.lower is None or est.upper is None:
+        return f"{est.score:.3f} (95% interval -)", f"{est.elo:+.0f} (95% interval -)"
+    low, high = score_from_elo(est.lower), score_from_elo(est.upper)
+    return (
+        f"{est.score:.3f} (95% interval {low:.3f} .. {high:.3f})",
+        f"{est.elo:+.0f} (95% interval {est.lower:+.0f} .. {est.upper:+.0f})",
+    )
 
 
 def free_port() -> int:
@@ -185,13 +189,10 @@ def report(args: argparse.Namespace, sides: list[Side], begin: float) -> None:
     if not a:
         print("no games finished")
         return
-    mean, low, high = interval(a)
+    score, elo = score_and_elo(a)
     wins, draws = sum(s == 1.0 for s in a), sum(s == 0.5 for s in a)
-    print(
-        f"A scores {sum(a):g}/{len(a)} = {mean:.3f} (95% interval {low:.3f} .. {high:.3f});"
-        f" W/D/L {wins}/{draws}/{len(a) - wins - draws}"
-    )
-    print(f"Elo A-B: {elo(mean):+.0f} (95% interval {elo(low):+.0f} .. {elo(high):+.0f})")
+    print(f"A scores {sum(a):g}/{len(a)} = {score}; W/D/L {wins}/{draws}/{len(a) - wins - draws}")
+    print(f"Elo A-B: {elo}")
     for label, side in zip("AB", sides, strict=True):
         rate = side.iterations / side.search_seconds if side.search_seconds else 0.0
         late = sum(t > args.time for t in side.think)

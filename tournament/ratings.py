@@ -22,6 +22,8 @@ draw as half a win slightly overstates the variance of drawn games, so with
 many draws the margins are a little conservative.
 
 Pure Python on purpose (no numpy/scipy): fields are small (< 50 players).
+The Elo/score conversions come from `tournament.stats`, the one statistics
+module.
 """
 
 from __future__ import annotations
@@ -31,25 +33,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
+from tournament.stats import ELO_SCALE, score_from_elo
+
 __all__ = [
     "DEFAULT_PRIOR_GAMES",
     "EloFit",
     "GameResult",
     "Standing",
     "crosstable",
-    "elo_from_score",
     "fit_elo",
     "fit_ratings",
-    "los",
-    "score_from_elo",
     "standings",
 ]
 
 DEFAULT_PRIOR_GAMES = 2.0
 """Virtual draws per player against the field mean (BayesElo-style prior)."""
-
-ELO_SCALE = math.log(10.0) / 400.0
-"""Natural-log slope of the Elo curve: E = sigmoid(ELO_SCALE * d)."""
 
 _MAX_ITERATIONS = 200
 _TOLERANCE = 1e-9  # Elo; Newton converges quadratically, so this is cheap
@@ -138,42 +136,6 @@ class EloFit:
 
 
 # -- small helpers ------------------------------------------------------------
-
-
-def score_from_elo(difference: float) -> float:
-    """Expected score of a player rated ``difference`` Elo above its opponent."""
-    return _sigmoid(ELO_SCALE * difference)
-
-
-def elo_from_score(score: float) -> float:
-    """Elo difference that gives expected ``score``; ±inf for scores 1 and 0."""
-    if not 0.0 <= score <= 1.0:
-        raise ValueError(f"score must be between 0 and 1, not {score!r}")
-    if score == 0.0:
-        return -math.inf
-    if score == 1.0:
-        return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
-
-
-def los(wins: float, losses: float) -> float:
-    """Likelihood of superiority: the chance that the player with ``wins`` is stronger.
-
-    ``0.5 * (1 + erf((W - L) / sqrt(2 (W + L))))``; draws carry no information
-    here. 0.5 when no decisive game was played.
-    """
-    if wins < 0 or losses < 0:
-        raise ValueError(f"wins and losses must be >= 0, not {wins!r} and {losses!r}")
-    if wins + losses == 0:
-        return 0.5
-    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
-
-
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
 
 
 def _log_sigmoid(x: float) -> float:

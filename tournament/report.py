@@ -12,11 +12,14 @@ Two kinds of numbers appear, each where it is the honest one:
   `tournament.stats` (pentanomial counts over the pairs of games that share
   an opening with the seats swapped, Elo of the first against the second with
   its 95% interval, LOS, draw ratio), the way fastchess reports a match.
+
+A margin the games cannot support (fewer than two, or a pairing whose pairs
+all scored alike) is ``None`` here, so ``null`` in JSON and ``-`` in every
+table (`tournament.stats.margin_or_none`), never ``± 0``.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -28,7 +31,7 @@ from tournament.ratings import crosstable, standings
 from tournament.records import GameResult
 from tournament.schedule import ScheduledGame, build_schedule, opening_book
 from tournament.sprt import SprtState
-from tournament.stats import MatchStats, Pentanomial, Wdl
+from tournament.stats import MatchStats, Pentanomial, Wdl, margin_or_none
 
 __all__ = ["pairing_stats", "rated", "results_document", "sprt_state"]
 
@@ -94,8 +97,12 @@ def _openings(
     return {g.index: list(g.opening.notation) for g in schedule if g.index in results}
 
 
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
+def _standing_margin(games: int, elo: float, margin: float) -> dict[str, float | None]:
+    """The 95% margin and bounds of a fitted rating, None where the games cannot support one."""
+    shown = margin_or_none(margin, games)
+    if shown is None:
+        return {"elo_margin": None, "elo_lower": None, "elo_upper": None}
+    return {"elo_margin": shown, "elo_lower": elo - shown, "elo_upper": elo + shown}
 
 
 def results_document(
@@ -143,9 +150,7 @@ def results_document(
                 "score": s.score,
                 "draw_ratio": s.draws / s.games if s.games else None,
                 "elo": s.elo,
-                "elo_margin": _finite(s.elo_margin),
-                "elo_lower": _finite(s.elo - s.elo_margin),
-                "elo_upper": _finite(s.elo + s.elo_margin),
+                **_standing_margin(s.games, s.elo, s.elo_margin),
                 "pentanomial": per_player[s.player][0].as_dict(),
             }
             for rank, s in enumerate(table, 1)

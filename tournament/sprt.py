@@ -319,11 +319,12 @@ class SprtState:
         return cls(sprt, penta)
 
 
-def _plus_minus(value: float, error: float) -> str:
-    """``34.9 ± 60.2``; just ``inf`` when a perfect score leaves no finite interval."""
-    if math.isfinite(value) and math.isfinite(error):
-        return f"{value + 0.0:.1f} ± {error:.1f}"  # + 0.0: never "-0.0"
-    return _number(value)
+def _plus_minus(value: float, error: float | None) -> str:
+    """``34.9 ± 60.2``; ``190.8 ± -`` without a margin; just ``inf`` for a perfect score."""
+    if not math.isfinite(value):
+        return _number(value)
+    shown = "-" if error is None or not math.isfinite(error) else f"{error:.1f}"
+    return f"{value + 0.0:.1f} ± {shown}"  # + 0.0: never "-0.0"
 
 
 def _number(value: float) -> str:

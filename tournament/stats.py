@@ -18,8 +18,17 @@ Both estimates follow the same recipe (as fastchess does, in
   interval is ``[elo(lo), elo(hi)]`` and the "± error" shown is half its width;
 * the likelihood of superiority, ``LOS = Φ((s - 0.5) / sqrt(var / n))``.
 
-Degenerate samples (no games, a perfect score) give infinite Elo bounds,
-which `EloEstimate.as_dict` writes as ``null`` for JSON.
+A margin needs a spread to measure: with fewer than two samples, or with
+every sample the same (one pair, three WW pairs, five draws), the sample
+variance is 0, which is no information, not certainty. Such an estimate has
+no margin and no interval (``None``: shown as ``-``, JSON ``null``); see
+`margin_or_none`. (A perfect score is a sample all alike, so it has none
+either.) With a spread, an interval can still reach a score of 0 or 1: that
+bound is infinite, which `EloEstimate.as_dict` also writes as ``null``.
+
+This is the one module for Elo/score conversions, LOS and error margins:
+`tournament.ratings` (the Bradley-Terry fit) and `tournament.sprt` import
+their conversions from here.
 """
 
 from __future__ import annotations
@@ -31,6 +40,10 @@ from statistics import NormalDist
 from typing import Any
 
 __all__ = [
+    "ELO_SCALE",
+    "MIN_SAMPLES",
+    "NELO_SCALE",
+    "PAIR_SCORES",
     "Z95",
     "EloEstimate",
     "MatchStats",
@@ -38,7 +51,9 @@ __all__ = [
     "Wdl",
     "elo_from_score",
     "estimate",
+    "finite_or_none",
     "los",
+    "margin_or_none",
     "pair_bin",
     "score_from_elo",
 ]
@@ -49,27 +64,85 @@ Z95 = NormalDist().inv_cdf(0.975)
 NELO_SCALE = 800.0 / math.log(10.0)
 """nElo per unit of (score - 0.5) / sd: makes nElo match Elo near 0 for a draw-free game."""
 
+ELO_SCALE = math.log(10.0) / 400.0
+"""Natural-log slope of the Elo curve: ``score_from_elo(d) = sigmoid(ELO_SCALE · d)``."""
+
+MIN_SAMPLES = 2
+"""Fewer games (or pairs) than this support no error margin."""
+
 #: the score of a pair in each pentanomial bin, per game (pair points / 2)
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def score_from_elo(difference: float) -> float:
-    """Expected score per game of a player `difference` Elo stronger (logistic curve)."""
-    exponent = -difference / 400.0
-    if exponent > 300.0:  # 10**300 would overflow soon after; the score is 0 to double precision
-        return 0.0
-    return 1.0 / (1.0 + math.pow(10.0, exponent))
+    """Expected score per game of a player `difference` Elo stronger: ``1 / (1 + 10^(-d/400))``.
+
+    Evaluated as a logistic sigmoid in the form that cannot overflow, so any
+    difference gives a score in [0, 1]: it rounds to exactly 1.0 above about
+    +6,400 Elo and to 0.0 below about -129,300 Elo; ``inf`` gives 1.0 and
+    ``-inf`` 0.0. ``score_from_elo(-d) == 1 - score_from_elo(d)`` up to
+    rounding. NaN raises ValueError (it would poison a fit silently).
+    """
+    if math.isnan(difference):
+        raise ValueError(f"an Elo difference must be a number, not {difference!r}")
+    x = ELO_SCALE * difference
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
 
 
 def elo_from_score(score: float) -> float:
-    """The Elo difference giving expected score `score` (±inf at 1 and 0)."""
-    if not 0.0 <= score <= 1.0 or math.isnan(score):
-        raise ValueError(f"score must be within [0, 1], not {score!r}")
+    """The Elo difference giving expected score `score`: ``-400 · log10(1/s - 1)``.
+
+    ``-inf`` at 0 and ``inf`` at 1; a score outside [0, 1] or NaN raises
+    ValueError.
+    """
+    if not 0.0 <= score <= 1.0:  # also false for NaN
+        raise ValueError(f"score must be between 0 and 1, not {score!r}")
     if score == 0.0:
         return -math.inf
     if score == 1.0:
         return math.inf
     return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def los(score: float, standard_error: float) -> float:
+    """Likelihood of superiority: P(true score > 0.5), ``Φ((score - 0.5) / standard_error)``.
+
+    The normal approximation fastchess uses, with the standard error of the
+    mean score per game (trinomial or pentanomial). Cutechess's LOS from wins
+    and losses only, ``Φ((W - L) / sqrt(W + L))``, is this with ``score = W /
+    (W + L)`` and the standard error under equal strength, ``0.5 / sqrt(W +
+    L)``. A standard error of 0 (no spread) gives 1.0 above 0.5, 0.0 below
+    and 0.5 at it. A score outside [0, 1], a negative standard error or NaN
+    raises ValueError.
+    """
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"score must be between 0 and 1, not {score!r}")
+    if not standard_error >= 0.0:
+        raise ValueError(f"a standard error must be >= 0, not {standard_error!r}")
+    if standard_error > 0.0:
+        return NormalDist().cdf((score - 0.5) / standard_error)
+    return 0.5 if score == 0.5 else (1.0 if score > 0.5 else 0.0)
+
+
+def finite_or_none(value: float) -> float | None:
+    """`value`, or None when it is infinite or NaN (JSON has no infinity)."""
+    return value if math.isfinite(value) else None
+
+
+def margin_or_none(margin: float | None, samples: int) -> float | None:
+    """`margin` when the data can support it, else None (shown as ``-``, JSON ``null``).
+
+    None when fewer than `MIN_SAMPLES` samples (games or pairs) back it, or
+    when it is not a positive finite number: 0 comes from a sample without
+    spread (no information, not certainty), infinity from an interval that
+    reaches a score of 0 or 1.
+    """
+    if margin is None or samples < MIN_SAMPLES or not 0.0 < margin < math.inf:
+        return None
+    return margin
 
 
 def _check_count(name: str, value: object) -> int:
@@ -227,50 +300,46 @@ class Pentanomial:
         return cls(**data)
 
 
-def _finite_or_none(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
 @dataclass(frozen=True, slots=True)
 class EloEstimate:
     """Score and Elo difference of the first player with a 95% interval.
 
     ``error`` is half the width of the Elo interval (the "±" engine testers
     quote); ``lower``/``upper`` are the exact interval bounds, which are not
-    symmetric around ``elo``.
+    symmetric around ``elo``. All three, and ``nelo_error``, are None when
+    the sample cannot support a margin (fewer than two samples, or all of
+    them alike: see `margin_or_none`); a bound is infinite when the interval
+    reaches a score of 0 or 1.
     """
 
     samples: int  # games (trinomial) or pairs (pentanomial)
     score: float
     variance: float  # of one sample's score per game
     elo: float
-    lower: float
-    upper: float
-    error: float
+    lower: float | None
+    upper: float | None
+    error: float | None
     los: float
     nelo: float  # normalized Elo (fastchess's nElo): (s - 0.5) / sd of a game, scaled
-    nelo_error: float
+    nelo_error: float | None
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready (infinite values become None)."""
+        """JSON-ready: infinite values and missing margins become None."""
         return {
             "samples": self.samples,
             "score": self.score,
-            "elo": _finite_or_none(self.elo),
-            "error": _finite_or_none(self.error),
-            "lower": _finite_or_none(self.lower),
-            "upper": _finite_or_none(self.upper),
+            "elo": finite_or_none(self.elo),
+            "error": _json(self.error),
+            "lower": _json(self.lower),
+            "upper": _json(self.upper),
             "los": self.los,
-            "nelo": _finite_or_none(self.nelo),
-            "nelo_error": _finite_or_none(self.nelo_error),
+            "nelo": finite_or_none(self.nelo),
+            "nelo_error": _json(self.nelo_error),
         }
 
 
-def los(score: float, standard_error: float) -> float:
-    """Likelihood of superiority: P(true score > 0.5) under the normal approximation."""
-    if standard_error > 0.0:
-        return NormalDist().cdf((score - 0.5) / standard_error)
-    return 0.5 if score == 0.5 else (1.0 if score > 0.5 else 0.0)
+def _json(value: float | None) -> float | None:
+    return None if value is None else finite_or_none(value)
 
 
 def estimate(
@@ -281,7 +350,9 @@ def estimate(
     None when the sample is empty. `weights` are counts of samples: games
     (``games_per_sample=1``) or pairs (2, whose per-game values are pair
     points / 2). Normalized Elo divides by the standard deviation of one
-    game's score, estimated as ``sqrt(games_per_sample · variance)``.
+    game's score, estimated as ``sqrt(games_per_sample · variance)``. With
+    fewer than `MIN_SAMPLES` samples or a single distinct value the variance
+    is 0 and the estimate has no margin (``error`` etc. None).
     """
     pairs = [(v, w) for v, w in zip(values, weights, strict=True) if w > 0]
     n = sum(w for _, w in pairs)
@@ -290,10 +361,17 @@ def estimate(
     score = sum(v * w for v, w in pairs) / n
     variance = sum(w * (v - score) ** 2 for v, w in pairs) / n
     error_of_mean = math.sqrt(variance / n)
-    low = max(0.0, score - Z95 * error_of_mean)
-    high = min(1.0, score + Z95 * error_of_mean)
-    lower, upper = elo_from_score(low), elo_from_score(high)
     spread = math.sqrt(games_per_sample * variance)
+    lower: float | None = None
+    upper: float | None = None
+    error: float | None = None
+    nelo_error: float | None = None
+    if n >= MIN_SAMPLES and len({v for v, _ in pairs}) >= 2:  # else no spread: no margin
+        low = max(0.0, score - Z95 * error_of_mean)
+        high = min(1.0, score + Z95 * error_of_mean)
+        lower, upper = elo_from_score(low), elo_from_score(high)
+        error = (upper - lower) / 2.0
+        nelo_error = (_nelo(high, spread) - _nelo(low, spread)) / 2.0
     return EloEstimate(
         samples=n,
         score=score,
@@ -301,10 +379,10 @@ def estimate(
         elo=elo_from_score(score),
         lower=lower,
         upper=upper,
-        error=(upper - lower) / 2.0,
+        error=error,
         los=los(score, error_of_mean),
         nelo=_nelo(score, spread),
-        nelo_error=(_nelo(high, spread) - _nelo(low, spread)) / 2.0,
+        nelo_error=nelo_error,
     )
 
 

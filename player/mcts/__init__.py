@@ -1,10 +1,12 @@
-"""Monte Carlo Tree Search: the engine (`Search`) and the ``mcts`` agent.
+"""Monte Carlo Tree Search: the engines (`SearchEngine`: `Search`, and the compiled
+`player.mcts.fast`), their options (`player.mcts.options`) and the ``mcts`` agent.
 
 Importing this package registers the ``mcts`` agent kind with `player.spec`.
 """
 
 from player.mcts.agent import MCTSAgent as MCTSAgent
 from player.mcts.agent import MoveReport as MoveReport
+from player.mcts.interface import SearchEngine as SearchEngine
 from player.mcts.search import MoveStat as MoveStat
 from player.mcts.search import Node as Node
 from player.mcts.search import Search as Search

@@ -1,6 +1,7 @@
-"""The ``mcts`` agent: a `Search` (plus optional worker processes) behind `Agent`.
+"""The ``mcts`` agent: a `SearchEngine` (plus optional workers) behind `Agent`.
 
-Registered under the spec name ``mcts`` when this module is imported.
+Registered under the spec name ``mcts`` when this module is imported, with
+the option table of `player.mcts.options`.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import structlog
 from games.base import Game, Outcome
 from player.agent import Agent, MoveInfo, SearchLimit, mix_seeds
 from player.mcts import fast
+from player.mcts.interface import SearchEngine
+from player.mcts.options import agent_options, check_options, default
 from player.mcts.parallel import WorkerPool
 from player.mcts.search import (
-    METRICS,
     MoveStat,
     Search,
     SearchResult,
@@ -27,14 +29,10 @@ from player.mcts.search import (
     paused_gc,
     release_frozen,
 )
-from player.spec import AgentOption, register_agent
+from player.spec import register_agent
 
 log = structlog.get_logger("player.mcts")
 
-MAX_WORKERS = 64
-ENGINES = ("auto", "fast", "python")
-ROLLOUTS = ("smart", "random")
-DEFAULT_MEMORY_MB = 512
 #: bytes of one node of the Python engine (measured with tracemalloc: 370-490 per node)
 PYTHON_NODE_BYTES = 512
 #: moves listed in the per-move log line
@@ -94,44 +92,36 @@ class MCTSAgent(Agent):
     def __init__(
         self,
         *,
-        time: float | None = 1.0,
-        iterations: int | None = None,
-        c: float = 1.4,
-        metric: str = "uct",
-        max_moves: int | None = None,
-        workers: int = 1,
-        reuse: bool = True,
-        solver: bool = True,
-        seed: int | None = None,
-        engine: str = "auto",
-        rollout: str = "smart",
-        memory: float = DEFAULT_MEMORY_MB,
+        time: float | None = default("time"),
+        iterations: int | None = default("iterations"),
+        c: float = default("c"),
+        metric: str = default("metric"),
+        max_moves: int | None = default("max_moves"),
+        workers: int = default("workers"),
+        reuse: bool = default("reuse"),
+        solver: bool = default("solver"),
+        seed: int | None = default("seed"),
+        engine: str = default("engine"),
+        rollout: str = default("rollout"),
+        memory: float = default("memory"),
         clock: Callable[[], float] | None = None,
     ) -> None:
-        if time is not None and not time > 0:
-            raise ValueError(f"option 'time' must be > 0 seconds (or none), not {time!r}")
-        if iterations is not None and iterations < 1:
-            raise ValueError(f"option 'iterations' must be >= 1 (or none), not {iterations!r}")
-        if time is None and iterations is None:
-            raise ValueError("options 'time' and 'iterations' cannot both be none")
-        if not 0 <= c < float("inf"):
-            raise ValueError(f"option 'c' must be a finite number >= 0, not {c!r}")
-        if metric not in METRICS:
-            raise ValueError(f"option 'metric' must be one of {', '.join(METRICS)}, not {metric!r}")
-        if max_moves is not None and max_moves < 1:
-            raise ValueError(f"option 'max_moves' must be >= 1 (or none), not {max_moves!r}")
-        if not 1 <= workers <= MAX_WORKERS:
-            raise ValueError(
-                f"option 'workers' must be between 1 and {MAX_WORKERS}, not {workers!r}"
-            )
-        if engine not in ENGINES:
-            raise ValueError(f"option 'engine' must be one of {', '.join(ENGINES)}, not {engine!r}")
-        if rollout not in ROLLOUTS:
-            raise ValueError(
-                f"option 'rollout' must be one of {', '.join(ROLLOUTS)}, not {rollout!r}"
-            )
-        if not 1 <= memory < float("inf"):
-            raise ValueError(f"option 'memory' must be at least 1 (MiB), not {memory!r}")
+        check_options(
+            {
+                "time": time,
+                "iterations": iterations,
+                "c": c,
+                "metric": metric,
+                "max_moves": max_moves,
+                "workers": workers,
+                "reuse": reuse,
+                "solver": solver,
+                "seed": seed,
+                "engine": engine,
+                "rollout": rollout,
+                "memory": memory,
+            }
+        )
         self.default_limit = SearchLimit(time=time, iterations=iterations)
         self.options: dict[str, Any] = {
             "c": c,
@@ -166,8 +156,8 @@ class MCTSAgent(Agent):
             if value is not None
         )
         self._clock = clock
-        self._search: Search | Any = None
-        self._helpers: list[Any] = []
+        self._search: SearchEngine | None = None
+        self._helpers: list[SearchEngine] = []
         self._threads: ThreadPoolExecutor | None = None
         self._pool: WorkerPool | None = None
         self._pool_failed = False
@@ -204,7 +194,7 @@ class MCTSAgent(Agent):
             self._pool.reset()
         self._ensure_pool(game)
 
-    def _new_search(self, game: Game[Any, Any], index: int) -> Any:
+    def _new_search(self, game: Game[Any, Any], index: int) -> SearchEngine:
         """A search for `game`: the compiled engine when it can play it, else the Python one."""
         seed = worker_seed(self.seed, index)
         kwargs: dict[str, Any] = {} if self._clock is None else {"clock": self._clock}
@@ -213,14 +203,15 @@ class MCTSAgent(Agent):
 
             adapter = adapter_for(game)
             if adapter is not None:
-                return self._fast.FastSearch(
+                compiled: SearchEngine = self._fast.FastSearch(
                     game, adapter, seed=seed, **self.fast_options, **kwargs
                 )
+                return compiled
         if self.engine == "fast":
             log.warning("mcts_fast_engine_unavailable", game=game.name, reason="no kernel")
         return Search(game, seed=seed, **self.options, **kwargs)
 
-    def _is_fast(self, search: Any) -> bool:
+    def _is_fast(self, search: SearchEngine | None) -> bool:
         return self._fast is not None and isinstance(search, self._fast.FastSearch)
 
     def _ensure_pool(self, game: Game[Any, Any]) -> WorkerPool | None:
@@ -312,8 +303,8 @@ class MCTSAgent(Agent):
     # --- moves ---------------------------------------------------------------------
 
     @property
-    def search_tree(self) -> Search:
-        """The in-thread `Search` (for tests and benchmarks)."""
+    def search_tree(self) -> SearchEngine:
+        """The in-thread search (for tests and benchmarks)."""
         if self._search is None:
             raise RuntimeError(f"agent {self.name!r}: start() must be called first")
         return self._search
@@ -348,7 +339,12 @@ class MCTSAgent(Agent):
             return self._choose(game, search, state, limit, begin)
 
     def _choose(
-        self, game: Game[Any, Any], search: Search, state: Any, limit: SearchLimit, begin: float
+        self,
+        game: Game[Any, Any],
+        search: SearchEngine,
+        state: Any,
+        limit: SearchLimit,
+        begin: float,
     ) -> Any:
         moves = game.legal_moves(state)
         if not moves:
@@ -460,35 +456,5 @@ def _make(**options: Any) -> MCTSAgent:
 
 
 MCTS = register_agent(
-    "mcts",
-    _make,
-    {
-        "time": AgentOption("time", float, 1.0, "seconds per move", nullable=True),
-        "iterations": AgentOption("iterations", int, None, "iteration cap per move (per worker)"),
-        "c": AgentOption("c", float, 1.4, "UCB1 exploration constant"),
-        "metric": AgentOption(
-            "metric", str, "uct", "uct: win counts; uctv: game points (normalised)", METRICS
-        ),
-        "max_moves": AgentOption("max_moves", int, None, "rollout depth cap (capped = draw)"),
-        "workers": AgentOption(
-            "workers",
-            int,
-            1,
-            "independent root-parallel searches, visits summed: ~N x the simulations,"
-            " but no measured strength gain (connect4, 0.2 s: -7 ± 41 Elo, see README)",
-        ),
-        "reuse": AgentOption("reuse", bool, True, "keep the subtree between moves"),
-        "solver": AgentOption("solver", bool, True, "MCTS-Solver: prove wins and losses"),
-        "seed": AgentOption("seed", int, None, "random seed (none = from the OS)"),
-        "engine": AgentOption(
-            "engine", str, "auto", "fast: compiled (built-in games), python: generic", ENGINES
-        ),
-        "rollout": AgentOption(
-            "rollout", str, "smart", "compiled engine: smart (win/block) or random", ROLLOUTS
-        ),
-        "memory": AgentOption(
-            "memory", float, DEFAULT_MEMORY_MB, "MiB per search tree (the tree stops growing)"
-        ),
-    },
-    description="Monte Carlo Tree Search (UCT, random rollouts)",
+    "mcts", _make, agent_options(), description="Monte Carlo Tree Search (UCT, random rollouts)"
 )

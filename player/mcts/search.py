@@ -51,13 +51,13 @@ from typing import Any
 
 from games.base import Game, Outcome
 from player.agent import SearchLimit
+from player.mcts.options import check_options, default
 
 INF = math.inf
 #: discarded trees kept before a search frees them itself (callers usually free sooner)
 MAX_GARBAGE = 4
 #: seconds of search between two clock readings
 CHECK_INTERVAL = 0.001
-METRICS = ("uct", "uctv")
 
 
 class Node:
@@ -155,28 +155,24 @@ class Search:
     caps rollouts; a capped rollout counts as a draw. `max_nodes` bounds
     the tree (memory): past it leaves are evaluated without expansion. The
     solver only runs in two-seat games. `clock` returns seconds (injected by
-    tests).
+    tests). Defaults and checks: the table of `player.mcts.options`. A
+    `player.mcts.interface.SearchEngine`, like the compiled `FastSearch`.
     """
 
     def __init__(
         self,
         game: Game[Any, Any],
         *,
-        c: float = 1.4,
-        metric: str = "uct",
-        max_moves: int | None = None,
+        c: float = default("c"),
+        metric: str = default("metric"),
+        max_moves: int | None = default("max_moves"),
         max_nodes: int | None = None,
-        solver: bool = True,
-        reuse: bool = True,
+        solver: bool = default("solver"),
+        reuse: bool = default("reuse"),
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        if not (c >= 0 and math.isfinite(c)):
-            raise ValueError(f"exploration constant c must be a finite number >= 0, not {c!r}")
-        if metric not in METRICS:
-            raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
-        if max_moves is not None and max_moves < 1:
-            raise ValueError(f"max_moves must be >= 1 (or none), not {max_moves!r}")
+        check_options({"c": c, "metric": metric, "max_moves": max_moves})
         self.game = game
         self.c = float(c)
         self.metric = metric

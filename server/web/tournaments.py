@@ -11,12 +11,12 @@ Blocking (SQLite): call these from a worker thread.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from server.store import MatchRecord, Store, from_json, like_prefix
 from tournament.ratings import GameResult as RatedGame
 from tournament.ratings import crosstable, standings
+from tournament.stats import margin_or_none
 
 #: more finished games than this per tournament are not read (a page is not an export)
 MAX_GAMES = 100_000
@@ -157,7 +157,7 @@ def tournament_document(store: Store, tournament_id: str) -> dict[str, Any] | No
                 "points": s.points,
                 "score": s.score,
                 "elo": s.elo if s.games else None,
-                "elo_margin": s.elo_margin if math.isfinite(s.elo_margin) else None,
+                "elo_margin": margin_or_none(s.elo_margin, s.games),
             }
             for rank, s in enumerate(table, 1)
         ],

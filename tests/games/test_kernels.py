@@ -22,6 +22,7 @@ import numpy as np
 from games import make_game
 from player.mcts.fast import kernels
 from player.mcts.fast.adapters import Adapter, adapter_for
+from player.mcts.fast.codes import DRAW, ONGOING, Rollout
 from player.mcts.fast.rng import new_rng
 
 GAMES = ["connect4", "tictactoe", "reversi", "ultimate", "gomoku"]
@@ -100,9 +101,10 @@ def test_random_games_reach_identical_states_and_outcomes(name: str) -> None:
             outcome = game.outcome(state)
             status = kernels.status(a.gid, a.cfg, row)
             if outcome is None:
-                assert status == -1 and kernels.to_move(a.gid, a.cfg, row) == game.to_move(state)
+                assert status == ONGOING
+                assert kernels.to_move(a.gid, a.cfg, row) == game.to_move(state)
             else:
-                assert status == (2 if outcome.winner is None else outcome.winner)
+                assert status == (DRAW if outcome.winner is None else outcome.winner)
                 break
             move = rng.choice(game.legal_moves(state))
             child = np.empty_like(row)
@@ -113,13 +115,15 @@ def test_random_games_reach_identical_states_and_outcomes(name: str) -> None:
 
 @pytest.mark.parametrize("name", GAMES)
 def test_random_rollouts_match_the_python_playout_statistics(name: str) -> None:
-    """Policy 0 is uniform random: its first-player win rate matches `Game.playout`'s."""
+    """RANDOM is uniform random: its first-player win rate matches `Game.playout`'s."""
     game = make_game(name)
     a = adapter(game)
     row = np.array(a.encode_state(game.initial_state()), dtype=np.int64)
     krng = new_rng(3)
     n, tolerance = (2_000, 0.05) if name == "gomoku" else (20_000, 0.025)
-    kernel = Counter(kernels.rollout(a.gid, a.cfg, row, krng, 0) for _ in range(n))
+    kernel = Counter(
+        kernels.rollout(a.gid, a.cfg, row, krng, Rollout.RANDOM.value) for _ in range(n)
+    )
     rng = random.Random(3)
     python: Counter[int | None] = Counter(
         game.outcome(game.playout(game.initial_state(), rng)).winner  # type: ignore[union-attr]
@@ -131,7 +135,7 @@ def test_random_rollouts_match_the_python_playout_statistics(name: str) -> None:
 
 @pytest.mark.parametrize("name", GAMES)
 def test_rollouts_end_by_the_rules(name: str) -> None:
-    """Both policies return a legal result from positions along random games."""
+    """Every policy returns a legal result from positions along random games."""
     game = make_game(name)
     a = adapter(game)
     rng = random.Random(11)
@@ -140,14 +144,14 @@ def test_rollouts_end_by_the_rules(name: str) -> None:
         state = game.initial_state()
         while game.outcome(state) is None:
             row = np.array(a.encode_state(state), dtype=np.int64)
-            for policy in (0, 1):
-                assert kernels.rollout(a.gid, a.cfg, row, krng, policy) in (0, 1, 2)
+            for policy in Rollout:
+                assert kernels.rollout(a.gid, a.cfg, row, krng, policy.value) in (0, 1, DRAW)
             state = game.apply(state, rng.choice(game.legal_moves(state)))
         row = np.array(a.encode_state(state), dtype=np.int64)
         outcome = game.outcome(state)
         assert outcome is not None
-        expected = 2 if outcome.winner is None else outcome.winner
-        assert kernels.rollout(a.gid, a.cfg, row, krng, 1) == expected
+        expected = DRAW if outcome.winner is None else outcome.winner
+        assert kernels.rollout(a.gid, a.cfg, row, krng, a.smart.value) == expected
 
 
 def test_gomoku_smart_rollouts_take_a_win_and_block_one() -> None:
@@ -163,9 +167,72 @@ def test_gomoku_smart_rollouts_take_a_win_and_block_one() -> None:
 
     # X (to move) has four in a row, open at both ends: the smart policy always wins
     four = after(["a1", "o15", "b1", "o14", "c1", "o13", "d1", "n15"])
-    assert {kernels.rollout(a.gid, a.cfg, four, krng, 1) for _ in range(200)} == {0}
+    smart = Rollout.WIN_BLOCK.value
+    assert a.smart == Rollout.WIN_BLOCK
+    assert {kernels.rollout(a.gid, a.cfg, four, krng, smart) for _ in range(200)} == {0}
     # O (to move) faces X's four with one open end (e1): unblocked, the smart X would
     # take it next move every time; O blocks, so X wins only some of the games
     blocked = after(["a1", "h8", "b1", "h9", "c1", "h10", "d1"])
-    smart = Counter(kernels.rollout(a.gid, a.cfg, blocked, krng, 1) for _ in range(500))
-    assert smart[0] < 400 and smart[1] > 50
+    results = Counter(kernels.rollout(a.gid, a.cfg, blocked, krng, smart) for _ in range(500))
+    assert results[0] < 400 and results[1] > 50
+
+
+#: the policy each kernel's adapter plays for ``rollout=smart`` (see `Rollout`)
+SMART = {
+    "connect4": Rollout.WIN_BLOCK,
+    "tictactoe": Rollout.WIN_BLOCK,
+    "gomoku": Rollout.WIN_BLOCK,
+    "ultimate": Rollout.WIN,
+    "reversi": Rollout.RANDOM,
+}
+
+
+@pytest.mark.parametrize("name", ["connect4", "tictactoe", "ultimate", "gomoku"])
+def test_a_policy_that_takes_wins_takes_one_in_every_kernel(name: str) -> None:
+    """WIN_BLOCK and WIN mean one thing everywhere: a mover who can win at once does.
+
+    Positions along random games where the side to move has a move that ends the
+    game in its favour: every rollout of the kernel's smart policy from there is a
+    win for that side (a uniformly random rollout is not, in most of them).
+    """
+    game = make_game(name)
+    a = adapter(game)
+    assert a.smart == SMART[name]
+    rng = random.Random(13)
+    krng = new_rng(13)
+    found = 0
+    for _ in range(WIN_GAMES.get(name, 60)):
+        state = game.initial_state()
+        while game.outcome(state) is None:
+            moves = game.legal_moves(state)
+            if any(_wins_at_once(game, state, move) for move in moves):
+                mover = game.to_move(state)
+                row = np.array(a.encode_state(state), dtype=np.int64)
+                policy = a.smart.value
+                results = {kernels.rollout(a.gid, a.cfg, row, krng, policy) for _ in range(20)}
+                assert results == {mover}
+                found += 1
+            state = game.apply(state, rng.choice(moves))
+    assert found >= 10
+
+
+#: random games searched for immediate wins (gomoku's are long)
+WIN_GAMES = {"gomoku": 4}
+
+
+def _wins_at_once(game: Any, state: Any, move: Any) -> bool:
+    outcome = game.outcome(game.apply(state, move))
+    return outcome is not None and outcome.winner == game.to_move(state)
+
+
+def test_reversi_plays_random_rollouts_for_every_policy() -> None:
+    """Reversi implements only RANDOM: any policy gives the same stream of results."""
+    game = make_game("reversi")
+    a = adapter(game)
+    assert a.smart == Rollout.RANDOM
+    row = np.array(a.encode_state(game.initial_state()), dtype=np.int64)
+    streams = []
+    for policy in Rollout:
+        krng = new_rng(21)
+        streams.append([kernels.rollout(a.gid, a.cfg, row, krng, policy.value) for _ in range(50)])
+    assert all(stream == streams[0] for stream in streams)

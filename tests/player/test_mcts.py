@@ -262,7 +262,7 @@ def test_tree_reuse_keeps_statistics() -> None:
     state = game.initial_state()
     mine = agent.choose(state, SearchLimit(iterations=3000))
     tree = agent.search_tree
-    assert tree.root is not None
+    assert isinstance(tree, Search) and tree.root is not None
     after_mine = tree.root.child(mine)
     assert after_mine is not None
     reply = max(after_mine.children, key=lambda node: node.n)

@@ -1,4 +1,7 @@
-"""Tournament statistics: Elo fit on synthetic results, standings, crosstable, LOS."""
+"""Tournament ratings: Elo fit on synthetic results, standings, crosstable.
+
+The Elo/score conversions and LOS the fit uses are tested in test_stats.py.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +11,8 @@ import statistics
 
 import pytest
 
-from tournament.ratings import (
-    ELO_SCALE,
-    GameResult,
-    crosstable,
-    elo_from_score,
-    fit_elo,
-    fit_ratings,
-    los,
-    score_from_elo,
-    standings,
-)
+from tournament.ratings import GameResult, crosstable, fit_elo, fit_ratings, standings
+from tournament.stats import ELO_SCALE, elo_from_score, score_from_elo
 
 TRUE = {"a": -200.0, "b": 0.0, "c": 100.0, "d": 300.0}
 PLAYERS = list(TRUE)
@@ -220,31 +214,7 @@ def test_crosstable_totals_add_up() -> None:
     assert small == {"x": {"y": (1.5, 2)}, "y": {"x": (0.5, 2)}}
 
 
-# -- helpers and validation ---------------------------------------------------------
-
-
-def test_los_known_values() -> None:
-    assert los(10, 0) == pytest.approx(0.99922, abs=1e-5)
-    assert los(0, 10) == pytest.approx(1 - los(10, 0))
-    assert los(5, 5) == 0.5
-    assert los(0, 0) == 0.5
-    assert los(60, 40) == pytest.approx(
-        0.97725, abs=1e-5
-    )  # (W - L) / sqrt(W + L) = 2 standard deviations
-    with pytest.raises(ValueError, match="wins and losses"):
-        los(-1, 3)
-
-
-def test_elo_score_conversions() -> None:
-    assert score_from_elo(0) == 0.5
-    assert score_from_elo(400) == pytest.approx(10 / 11)
-    assert elo_from_score(0.75) == pytest.approx(190.848, abs=1e-3)
-    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
-    for d in (-700.0, -35.5, 0.0, 120.0, 900.0):
-        assert elo_from_score(score_from_elo(d)) == pytest.approx(d, abs=1e-6)
-    assert score_from_elo(1e6) == 1.0 and score_from_elo(-1e6) == 0.0  # no overflow
-    with pytest.raises(ValueError, match="score must be between 0 and 1"):
-        elo_from_score(1.5)
+# -- validation ---------------------------------------------------------------------
 
 
 def test_bad_input_is_rejected() -> None:

@@ -151,3 +151,8 @@ def test_summary_line() -> None:
     assert line.startswith("games 8 (4 pairs): +4 =3 -1, score 68.8%, Elo ")
     assert "LOS " in line and line.endswith("[0, 5] continue") and "\n" not in line
     assert "Elo inf, nElo inf," in SprtState(SPRT(0, 5), Pentanomial(ww=2)).summary()
+    # one pair (or pairs all alike): a margin of "-", never "± 0.0"
+    one = SprtState(SPRT(0, 5), Pentanomial(wd=1)).summary()
+    assert "Elo 190.8 ± -, nElo inf, LOS 100.0%" in one and "± 0.0" not in one
+    draws = SprtState(SPRT(0, 5), Pentanomial(dd=3)).summary()
+    assert "Elo 0.0 ± -, nElo 0.0 ± -," in draws

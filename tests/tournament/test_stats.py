@@ -1,9 +1,10 @@
 """Statistics of a two-player match.
 
 Independent sources: the expected values in `test_published_*` are the ones
-asserted by fastchess's own test suite (app/tests/elo_test.cpp, Disservin/fastchess),
-whose Stats constructors take (wins, losses, draws) and (LL, LD, WL, DD, WD, WW);
-the hand-worked example is computed step by step in its comments.
+asserted by fastchess's own test suite (app/tests/elo_test.cpp, Disservin/fastchess,
+checked against commit 74deac23), whose Stats constructors take (wins, losses,
+draws) and (LL, LD, WL, DD, WD, WW), to fastchess's 1% tolerance; the
+hand-worked examples are computed step by step in their comments.
 """
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tournament.stats import (
+    ELO_SCALE,
     MatchStats,
     Pentanomial,
     Wdl,
     elo_from_score,
+    finite_or_none,
+    los,
+    margin_or_none,
     pair_bin,
     score_from_elo,
 )
@@ -42,6 +47,26 @@ def test_hand_worked_trinomial() -> None:
     # LOS = Phi(0.2 / 0.1264911) = Phi(1.581139) = 0.943077
     assert est.los == pytest.approx(0.943077, abs=1e-6)
     assert stats.draw_ratio == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize(
+    ("wdl", "nelo", "nelo_error", "los_text", "score"),
+    [
+        # fastchess "EloWDL 1": Stats(76 wins, 89 losses, 123 draws): LOS from W/D/L
+        (Wdl(wins=76, draws=123, losses=89), -20.76, 40.13, "15.53", 0.477),
+        # fastchess "EloWDL 3": Stats(34 wins, 356 losses, 0 draws)
+        (Wdl(wins=34, draws=0, losses=356), -508.44, 34.48, "0.00", 0.087),
+    ],
+)
+def test_published_trinomial_nelo_and_los(
+    wdl: Wdl, nelo: float, nelo_error: float, los_text: str, score: float
+) -> None:
+    est = MatchStats(Pentanomial(), wdl).elo_trinomial()
+    assert est is not None
+    assert est.nelo == pytest.approx(nelo, rel=0.01)
+    assert est.nelo_error == pytest.approx(nelo_error, rel=0.01)
+    assert f"{est.los * 100:.2f}" == los_text
+    assert est.score == pytest.approx(score, rel=0.01)
 
 
 def test_published_trinomial() -> None:
@@ -109,9 +134,58 @@ def test_empty_and_perfect() -> None:
     data = perfect.as_dict()
     json.dumps(data, allow_nan=False)  # infinities become null
     assert data["elo_pentanomial"]["elo"] is None
+    assert est.error is None and est.lower is None and est.upper is None
     all_draws = MatchStats(Pentanomial(dd=5)).elo_pentanomial()
     assert all_draws is not None
-    assert (all_draws.elo, all_draws.error, all_draws.los) == (0.0, 0.0, 0.5)
+    # five identical pairs: variance 0 is no information, so no margin (not "± 0.0")
+    assert (all_draws.elo, all_draws.error, all_draws.los) == (0.0, None, 0.5)
+
+
+def test_one_pair_has_no_margin() -> None:
+    # the outside check's case: one WD pair scores 0.75, Elo 400 log10(3) = 190.8485,
+    # and a pentanomial variance of 0 (one sample): no error, no interval, JSON null
+    est = MatchStats(Pentanomial(wd=1)).elo_pentanomial()
+    assert est is not None and est.samples == 1 and est.variance == 0.0
+    assert est.elo == pytest.approx(190.8485, abs=1e-4)
+    assert (est.error, est.lower, est.upper, est.nelo_error) == (None, None, None, None)
+    data = est.as_dict()
+    assert (data["error"], data["lower"], data["upper"], data["nelo_error"]) == (None,) * 4
+    assert data["elo"] == pytest.approx(190.8485, abs=1e-4)
+    # a single game, and games all alike, support no margin either
+    for wdl in (Wdl(wins=1), Wdl(draws=1), Wdl(losses=4), Wdl(draws=7)):
+        single = MatchStats(Pentanomial(), wdl).elo_trinomial()
+        assert single is not None and single.error is None and single.lower is None
+
+
+def test_two_different_pairs_have_a_margin() -> None:
+    # WD and DD: per-game pair scores 0.75 and 0.5, mean s = 0.625,
+    # variance ((0.125)^2 + (0.125)^2) / 2 = 0.015625, standard error sqrt(0.015625 / 2)
+    # = 0.0883883; interval 0.625 -/+ 1.959964 * 0.0883883 = [0.4517630, 0.7982370];
+    # Elo 400 log10(5/3) = 88.7395, bounds -400 log10(1/s - 1): [-33.6238, 238.9172],
+    # error (238.9172 + 33.6238) / 2 = 136.2705; LOS Phi(0.125 / 0.0883883) = 0.921350
+    est = MatchStats(Pentanomial(wd=1, dd=1)).elo_pentanomial()
+    assert est is not None
+    assert est.variance == pytest.approx(0.015625)
+    assert est.elo == pytest.approx(88.7395, abs=1e-4)
+    assert est.lower == pytest.approx(-33.6238, abs=1e-3)
+    assert est.upper == pytest.approx(238.9172, abs=1e-3)
+    assert est.error == pytest.approx(136.2705, abs=1e-3)
+    assert est.los == pytest.approx(0.921350, abs=1e-6)
+    # a win and a loss: the score interval covers [0, 1], both bounds are infinite
+    even = MatchStats(Pentanomial(), Wdl(wins=1, losses=1)).elo_trinomial()
+    assert even is not None and even.lower == -math.inf and even.upper == math.inf
+    assert even.as_dict()["lower"] is None and even.as_dict()["error"] is None
+
+
+def test_margin_or_none() -> None:
+    assert margin_or_none(120.5, 2) == 120.5
+    assert margin_or_none(120.5, 1) is None  # one game: nothing to measure a spread with
+    assert margin_or_none(0.0, 10) is None  # no spread is no information
+    assert margin_or_none(math.inf, 10) is None
+    assert margin_or_none(math.nan, 10) is None
+    assert margin_or_none(None, 10) is None
+    assert finite_or_none(1.5) == 1.5 and finite_or_none(-math.inf) is None
+    assert finite_or_none(math.nan) is None
 
 
 def test_validation() -> None:
@@ -146,7 +220,10 @@ def test_properties(pairs: list[tuple[float, float]], singles: list[float]) -> N
         if math.isfinite(a.elo):
             assert a.elo == pytest.approx(-b.elo, abs=1e-9)
         assert a.los == pytest.approx(1 - b.los, abs=1e-12) or a.variance == 0
-        assert a.lower <= a.elo <= a.upper
+        if a.lower is None or a.upper is None:  # no margin: no spread to measure
+            assert a.error is None and a.nelo_error is None and a.variance == 0
+        else:
+            assert a.variance > 0 and a.lower <= a.elo <= a.upper
     # JSON round trip of the counts
     assert Pentanomial.from_dict(json.loads(json.dumps(stats.penta.as_dict()))) == stats.penta
     assert Wdl.from_dict(json.loads(json.dumps(stats.unpaired.as_dict()))) == stats.unpaired
@@ -158,3 +235,44 @@ def test_elo_score_inverse(elo: float) -> None:
     score = score_from_elo(elo)
     if 0.0 < score < 1.0 and abs(elo) < 1500:
         assert elo_from_score(score) == pytest.approx(elo, abs=1e-6)
+
+
+def test_elo_score_conversions() -> None:
+    # hand-derived: score_from_elo(400) = 1 / (1 + 10^-1) = 10/11; elo_from_score(0.75)
+    # = -400 log10(1/0.75 - 1) = 400 log10(3) = 190.848502
+    assert score_from_elo(0) == 0.5
+    assert score_from_elo(400) == pytest.approx(10 / 11)
+    assert score_from_elo(-400) == pytest.approx(1 / 11)
+    assert elo_from_score(0.75) == pytest.approx(190.848502, abs=1e-6)
+    assert elo_from_score(0.5) == 0.0
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+    assert math.log(10) / 400 == pytest.approx(ELO_SCALE)
+    for d in (-700.0, -35.5, 0.0, 120.0, 900.0):
+        assert elo_from_score(score_from_elo(d)) == pytest.approx(d, abs=1e-6)
+        assert score_from_elo(d) + score_from_elo(-d) == pytest.approx(1.0, abs=1e-15)
+    # no overflow anywhere: saturates to exactly 1 and 0, and at the infinities
+    assert score_from_elo(1e6) == 1.0 and score_from_elo(-1e6) == 0.0
+    assert score_from_elo(math.inf) == 1.0 and score_from_elo(-math.inf) == 0.0
+    assert 0.0 < score_from_elo(-100_000) < 1e-200
+    for bad in (1.5, -0.1, math.nan):
+        with pytest.raises(ValueError, match="score must be between 0 and 1"):
+            elo_from_score(bad)
+    with pytest.raises(ValueError, match="nan"):
+        score_from_elo(math.nan)
+
+
+def test_los_known_values() -> None:
+    # fastchess's LOS: Phi((s - 0.5) / standard error). Cutechess's LOS from wins and
+    # losses, Phi((W - L) / sqrt(W + L)), is the case s = W / (W + L) with the standard
+    # error under equal strength, 0.5 / sqrt(W + L):
+    # 10 wins, 0 losses: Phi(10 / sqrt(10)) = Phi(3.162278) = 0.999217;
+    # 60 wins, 40 losses: Phi(20 / 10) = Phi(2) = 0.977250
+    assert los(1.0, 0.5 / math.sqrt(10)) == pytest.approx(0.999217, abs=1e-6)
+    assert los(0.0, 0.5 / math.sqrt(10)) == pytest.approx(1 - 0.999217, abs=1e-6)
+    assert los(0.6, 0.5 / math.sqrt(100)) == pytest.approx(0.977250, abs=1e-6)
+    assert los(0.5, 0.1) == 0.5
+    # no spread: a step at 0.5 (what an all-alike sample reports)
+    assert (los(0.75, 0.0), los(0.5, 0.0), los(0.25, 0.0)) == (1.0, 0.5, 0.0)
+    for score, error in ((1.5, 0.1), (0.5, -0.1), (math.nan, 0.1), (0.5, math.nan)):
+        with pytest.raises(ValueError):
+            los(score, error)

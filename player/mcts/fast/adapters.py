@@ -20,11 +20,16 @@ from games.mnk import MNKGame
 from games.reversi import Reversi
 from games.ultimate import UltimateTicTacToe
 from player.mcts.fast import bigmnk, connect4, kernels, mnk, reversi, ultimate
+from player.mcts.fast.codes import Rollout
 
 
 @dataclass(frozen=True, slots=True)
 class Adapter:
-    """A game's kernel id, its config array and the state/move conversions."""
+    """A game's kernel id, its config array, the state/move conversions and its smart rollout.
+
+    `smart` is the `Rollout` policy the agent's ``rollout=smart`` asks this
+    kernel for: the best one it implements.
+    """
 
     gid: int
     cfg: np.ndarray
@@ -32,6 +37,7 @@ class Adapter:
     encode_state: Callable[[Any], tuple[int, ...]]
     encode_move: Callable[[Any], int]
     decode_move: Callable[[int], Any]
+    smart: Rollout
 
 
 def _identity(value: Any) -> Any:
@@ -46,29 +52,37 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
     """The kernel adapter of `game`, or None if only the Python engine can search it."""
     if type(game) is Connect4 and connect4.supports(game.width, game.height, game.k):
         cfg = connect4.make_cfg(game.width, game.height)
-        return Adapter(kernels.CONNECT4, cfg, connect4.STATE_SIZE, _tuple, _identity, _identity)
+        return Adapter(
+            kernels.CONNECT4, cfg, connect4.STATE_SIZE, _tuple, _identity, _identity,
+            Rollout.WIN_BLOCK,
+        )  # fmt: skip
     if (
         isinstance(game, MNKGame)
         and type(game).__module__.startswith("games.")
         and mnk.supports(game.width, game.height)
     ):
         cfg = mnk.make_cfg(game.width, game.height, game.k, game.windows)
-        return Adapter(kernels.MNK, cfg, mnk.STATE_SIZE, _tuple, _identity, _identity)
+        return Adapter(
+            kernels.MNK, cfg, mnk.STATE_SIZE, _tuple, _identity, _identity, Rollout.WIN_BLOCK
+        )
     if (
         isinstance(game, MNKGame)
         and type(game).__module__.startswith("games.")
         and bigmnk.supports(game.width, game.height)
     ):
         cfg = bigmnk.make_cfg(game.width, game.height, game.k)
-        return Adapter(kernels.BIGMNK, cfg, bigmnk.STATE_SIZE, bigmnk.encode, _identity, _identity)
+        return Adapter(
+            kernels.BIGMNK, cfg, bigmnk.STATE_SIZE, bigmnk.encode, _identity, _identity,
+            Rollout.WIN_BLOCK,
+        )  # fmt: skip
     if type(game) is Reversi and game.size == 8:
         return Adapter(
             kernels.REVERSI, reversi.make_cfg(), reversi.STATE_SIZE, reversi.encode, _identity,
-            _identity,
+            _identity, Rollout.RANDOM,
         )  # fmt: skip
     if type(game) is UltimateTicTacToe:
         return Adapter(
             kernels.ULTIMATE, ultimate.make_cfg(), ultimate.STATE_SIZE, ultimate.encode,
-            _identity, _identity,
+            _identity, _identity, Rollout.WIN,
         )  # fmt: skip
     return None

@@ -10,8 +10,9 @@ A move wins when the run of the mover's stones through it, along one of the
 four directions, is at least k long: the same as `games.mnk` (a k-long window
 of the mover's stones through the move; freestyle, longer lines win too).
 
-Rollouts (`policy` 1): take an immediate win, else block the opponent's,
-else a uniformly random move. Each side's winning cells are kept up to date
+Rollouts (`codes.Rollout`): WIN_BLOCK takes an immediate win, else blocks
+the opponent's, else plays a uniformly random move; any other policy is
+uniformly random. Each side's winning cells are kept up to date
 move by move (a new one can only be the first empty cell past the mover's
 stones next to its new stone, in one of the eight directions), so the policy
 costs a few dozen cell reads per move, not a scan of the board.
@@ -22,10 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from player.mcts.fast.codes import DRAW, ONGOING, Rollout
 from player.mcts.fast.rng import below
 
-ONGOING = -1
-DRAW = 2
 BITS = 60
 WORDS = 5
 STATE_SIZE = 2 * WORDS + 2
@@ -164,10 +164,11 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
             free[n] = cell
             where[cell] = n
             n += 1
-    # policy 1: each side's winning cells (1 = placing there makes k), and their counts
+    # WIN_BLOCK: each side's winning cells (1 = placing there makes k), and their counts
+    smart = policy == Rollout.WIN_BLOCK
     wins = np.zeros((2, cells), dtype=np.int8)
     count = np.zeros(2, dtype=np.int64)
-    if policy == 1:
+    if smart:
         for j in range(n):
             for side in range(2):
                 if _wins_at(cfg, board, side + 1, free[j]):
@@ -177,7 +178,7 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
     ply = st[PLY]
     while True:
         cell = -1
-        if policy == 1:
+        if smart:
             if count[mover] > 0:
                 return mover  # it takes its win
             if count[1 - mover] > 0:
@@ -196,7 +197,7 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         where[cell] = -1
         board[cell] = mover + 1
         ply += 1
-        if policy == 1:
+        if smart:
             for side in range(2):
                 if wins[side, cell]:
                     wins[side, cell] = 0

@@ -7,11 +7,11 @@ winner seat or DRAW), so a Python state converts by copying its tuple.
 `cfg` (int64 array): width, height, bottom mask (one bit per column's floor),
 board mask (every playable cell), cells.
 
-Rollouts (`policy` 1, "smart"): take an immediate win, else block the
-opponent's immediate win, else play a random move that does not put a disc
-right under an opponent's winning cell (if any such move exists). The
+Rollouts (`codes.Rollout`): WIN_BLOCK takes an immediate win, else blocks
+the opponent's immediate win, else plays a random move that does not put a
+disc right under an opponent's winning cell (if any such move exists). The
 threat sets come from John Tromp's / Pascal Pons's bit tricks
-(`winning_cells`). Policy 0 is uniformly random.
+(`winning_cells`). Any other policy is uniformly random.
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from player.mcts.fast.codes import DRAW, ONGOING, Rollout
 from player.mcts.fast.rng import below
 
-ONGOING = -1
-DRAW = 2
 STATE_SIZE = 4
 
 
@@ -130,9 +129,10 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
     you = st[1 - mover]
     mask = me | you
     ply = st[2]
+    smart = policy == Rollout.WIN_BLOCK
     while True:
         playable = (mask + bottom) & board
-        if policy == 1:
+        if smart:
             mine = winning_cells(me, mask, h, board) & playable
             if mine:
                 return int(mover)
@@ -148,7 +148,7 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         me |= bit
         mask |= bit
         ply += 1
-        if policy != 1 and has_four(me, h):
+        if not smart and has_four(me, h):
             return int(mover)
         if ply == cells:
             return DRAW

@@ -1,4 +1,4 @@
-"""`FastSearch`: the compiled search behind the same interface as `player.mcts.search.Search`.
+"""`FastSearch`: the compiled search, a `player.mcts.interface.SearchEngine` like `Search`.
 
 The Python side owns the clock: it runs the compiled loop in batches sized
 to about a millisecond each (adapted to the measured rate), so a search
@@ -24,14 +24,13 @@ from games.base import Game
 from player.agent import SearchLimit
 from player.mcts.fast import tree
 from player.mcts.fast.adapters import Adapter
+from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
 from player.mcts.fast.rng import new_rng
+from player.mcts.options import check_options, default
 from player.mcts.search import MoveStat, SearchResult
 
-#: default byte cap of one tree (MiB)
-DEFAULT_MEMORY_MB = 512
-ROLLOUT_POLICIES = {"random": 0, "smart": 1}
 BATCH_SECONDS = 0.001
-_PROOF = {tree.WIN: 1.0, tree.DRAW: 0.5, tree.LOSS: 0.0}
+_PROOF = {PROVEN_WIN: 1.0, PROVEN_DRAW: 0.5, PROVEN_LOSS: 0.0}
 
 
 def bytes_per_node(state_size: int) -> int:
@@ -40,29 +39,32 @@ def bytes_per_node(state_size: int) -> int:
 
 
 class FastSearch:
-    """A compiled UCT search tree for one game, kept between moves for tree reuse."""
+    """A compiled UCT search tree for one game, kept between moves for tree reuse.
+
+    Options as the ``mcts`` agent's (`player.mcts.options`: defaults and
+    checks); `max_memory` is its ``memory`` (MiB). ``rollout="smart"`` plays
+    the adapter's `Adapter.smart` policy, ``"random"`` `Rollout.RANDOM`.
+    """
 
     def __init__(
         self,
         game: Game[Any, Any],
         adapter: Adapter,
         *,
-        c: float = 1.0,
-        rollout: str = "smart",
-        solver: bool = True,
-        reuse: bool = True,
-        max_memory: float = DEFAULT_MEMORY_MB,
+        c: float = default("c"),
+        rollout: str = default("rollout"),
+        solver: bool = default("solver"),
+        reuse: bool = default("reuse"),
+        max_memory: float = default("memory"),
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        if rollout not in ROLLOUT_POLICIES:
-            raise ValueError(
-                f"rollout must be one of {', '.join(ROLLOUT_POLICIES)}, not {rollout!r}"
-            )
+        check_options({"c": c, "rollout": rollout, "memory": max_memory})
         self.game = game
         self.adapter = adapter
         self.c = float(c)
-        self.policy = ROLLOUT_POLICIES[rollout]
+        #: a plain int: an IntEnum argument would compile other kernel specializations
+        self.policy = int(Rollout.RANDOM if rollout == "random" else adapter.smart)
         self.solver = solver
         self.reuse = reuse
         self.rng = random.Random(seed)
@@ -187,9 +189,9 @@ class FastSearch:
     def _root_value(self, root: int) -> int:
         """The root's proof for the seat to move there (0: unproven)."""
         p = int(self.ni[root, tree.PROVEN])
-        if p == 0 or p == tree.DRAW:
+        if p == 0 or p == PROVEN_DRAW:
             return p
-        return tree.LOSS if p == tree.WIN else tree.WIN
+        return PROVEN_LOSS if p == PROVEN_WIN else PROVEN_WIN
 
     def _stats(self, root: int) -> tuple[MoveStat, ...]:
         first, count = int(self.ni[root, tree.FIRST]), int(self.ni[root, tree.NCH])

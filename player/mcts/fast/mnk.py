@@ -5,8 +5,9 @@ col``, ply, status). `cfg` (int64 array): width, height, k, cells, the most
 windows through one cell (``most``), then per cell ``most`` window masks
 (zero-padded): the same k-long windows `games.mnk.line_windows` lists.
 
-Rollouts (`policy` 1): take an immediate win, else block the opponent's,
-else a uniformly random move; policy 0 is uniformly random.
+Rollouts (`codes.Rollout`): WIN_BLOCK takes an immediate win, else blocks
+the opponent's, else plays a uniformly random move; any other policy is
+uniformly random.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from player.mcts.fast.codes import DRAW, ONGOING, Rollout
 from player.mcts.fast.rng import below
 
-ONGOING = -1
-DRAW = 2
 STATE_SIZE = 4
 HEADER = 5
 
@@ -104,9 +104,10 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         if not ((me | you) >> cell) & 1:
             free[n] = cell
             n += 1
+    smart = policy == Rollout.WIN_BLOCK
     while True:
         i = -1
-        if policy == 1:
+        if smart:
             for j in range(n):
                 if _makes_line(cfg, me | (1 << free[j]), free[j]):
                     return int(mover)
@@ -121,7 +122,7 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         free[i] = free[n]
         me |= 1 << cell
         ply += 1
-        if policy != 1 and _makes_line(cfg, me, cell):
+        if not smart and _makes_line(cfg, me, cell):
             return int(mover)
         if ply == cells:
             return DRAW

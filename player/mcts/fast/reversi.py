@@ -6,7 +6,8 @@ int64 (bit 63 = h8) and worked on as uint64. Moves are squares ``row * 8 +
 col`` and ``PASS`` (-1), as in the Python game. Mobility is the same
 shift-and-mask fill (Kogge-Stone) as `games.reversi._mobility`; flips walk
 the eight rays from the square. `status` reports the winner by disc count
-once neither side can move. Rollouts are uniformly random (both policies).
+once neither side can move. Rollouts are uniformly random (whatever the
+`codes.Rollout` policy).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from player.mcts.fast.codes import DRAW, ONGOING
 from player.mcts.fast.rng import below
 
 STATE_SIZE = 5
 PASS = -1
 NORMAL, AFTER_PASS, OVER = 0, 1, 2
-DRAW = 2
 
 _U1 = np.uint64(1)
 _INTERIOR = np.uint64(0x7E7E7E7E7E7E7E7E)
@@ -170,7 +171,7 @@ def _winner(black: np.uint64, white: np.uint64) -> int:
 @njit(cache=True, nogil=True)
 def status(cfg: np.ndarray, st: np.ndarray) -> int:
     if st[3] != OVER:
-        return -1
+        return ONGOING
     return _winner(np.uint64(st[0]), np.uint64(st[1]))
 
 

@@ -9,7 +9,8 @@ children (used by `compact`). Per node:
   re-applies moves;
 - ``ni[i]``: int32 columns FIRST, NCH (children, 0 = not expanded), VIS
   (visits), PARENT, MOVE, MOVER (seat that moved into the node), PROVEN
-  (0, or WIN / DRAW / LOSS for MOVER: MCTS-Solver);
+  (0, or `codes.PROVEN_WIN` / ``PROVEN_DRAW`` / ``PROVEN_LOSS`` for MOVER:
+  MCTS-Solver);
 - ``wsum[i]``: the sum of rewards for MOVER (1 win, 1/2 draw, 0 loss).
 
 Expansion: a leaf is expanded (all its children at once, in a random order)
@@ -29,13 +30,12 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast import kernels
+from player.mcts.fast.codes import DRAW, ONGOING, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN
 from player.mcts.fast.rng import below
 
 FIRST, NCH, VIS, PARENT, MOVE, MOVER, PROVEN = range(7)
 COLUMNS = 8
-WIN, DRAW, LOSS = 1, 2, 3
 ROOT, NEXT, FULL = 0, 1, 2
-ONGOING = -1
 MAX_MOVES = 304  # the most legal moves of any kernel (bigmnk: 300 cells)
 MAX_DEPTH = 1024
 
@@ -88,7 +88,9 @@ def _expand(
         wsum[c] = 0.0
         s = kernels.status(gid, cfg, st[c])
         if s != ONGOING:
-            ni[c, PROVEN] = WIN if s == chooser else DRAW if s == 2 else LOSS
+            ni[c, PROVEN] = (
+                PROVEN_WIN if s == chooser else PROVEN_DRAW if s == DRAW else PROVEN_LOSS
+            )
             if s == chooser:
                 pick = c
     meta[NEXT] = first + n
@@ -105,12 +107,12 @@ def _select(ni: np.ndarray, wsum: np.ndarray, node: int, c: float) -> int:
     sel = -1
     for j in range(first, first + ni[node, NCH]):
         p = ni[j, PROVEN]
-        if p == LOSS:
+        if p == PROVEN_LOSS:
             continue
         v = ni[j, VIS]
-        if v == 0 or p == WIN:
+        if v == 0 or p == PROVEN_WIN:
             return int(j)
-        if p == DRAW:
+        if p == PROVEN_DRAW:
             value = 0.5
         else:
             value = wsum[j] / v + scale / math.sqrt(v)
@@ -129,19 +131,19 @@ def _prove(ni: np.ndarray, path: np.ndarray, depth: int) -> bool:
         parent = path[k - 1]
         chooser = ni[child, MOVER]
         best = ni[child, PROVEN]
-        if best != WIN:
-            best = LOSS
+        if best != PROVEN_WIN:
+            best = PROVEN_LOSS
             first = ni[parent, FIRST]
             for j in range(first, first + ni[parent, NCH]):
                 p = ni[j, PROVEN]
                 if p == 0:
                     return False
-                if p == WIN or (p == DRAW and best == LOSS):
+                if p == PROVEN_WIN or (p == PROVEN_DRAW and best == PROVEN_LOSS):
                     best = p
-        if best == DRAW or ni[parent, MOVER] == chooser:
+        if best == PROVEN_DRAW or ni[parent, MOVER] == chooser:
             ni[parent, PROVEN] = best
         else:
-            ni[parent, PROVEN] = LOSS if best == WIN else WIN
+            ni[parent, PROVEN] = PROVEN_LOSS if best == PROVEN_WIN else PROVEN_WIN
         k -= 1
     return True
 
@@ -177,7 +179,7 @@ def run(
             p = ni[node, PROVEN]
             if p != 0:
                 mover = ni[node, MOVER]
-                winner = 2 if p == DRAW else mover if p == WIN else 1 - mover
+                winner = DRAW if p == PROVEN_DRAW else mover if p == PROVEN_WIN else 1 - mover
                 proven = True
                 break
             if ni[node, NCH] == 0:
@@ -203,7 +205,7 @@ def run(
         for k in range(depth + 1):
             nd = path[k]
             ni[nd, VIS] += 1
-            if winner == 2:
+            if winner == DRAW:
                 wsum[nd] += 0.5
             elif winner == ni[nd, MOVER]:
                 wsum[nd] += 1.0

@@ -5,8 +5,9 @@ in the low word, 6-8 in the high one, 9 bits per sub-board as in
 `games.ultimate`), then won0, won1, closed, forced (-1 = free), ply and
 status. Moves are global cells ``row * 9 + col`` as in the Python game.
 `cfg`: WINS (512 entries), then per global cell its sub-board and local
-cell, then per ``9 * sub + local`` the global cell. Rollouts: policy 1
-takes a move that wins the game at once if one exists, else random.
+cell, then per ``9 * sub + local`` the global cell. Rollouts
+(`codes.Rollout`): WIN takes a move that wins the game at once if one
+exists, else a random move; any other policy is uniformly random.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ import numpy as np
 from numba import njit
 
 from games import ultimate as rules
+from player.mcts.fast.codes import DRAW, ONGOING, Rollout
 from player.mcts.fast.rng import below
 
 STATE_SIZE = 10
-ONGOING, DRAW, FREE = -1, 2, -1
+FREE = -1  # st[7]: no forced sub-board
 WINS_AT, SUB_AT, LOCAL_AT, CELL_AT = 0, 512, 593, 674
 
 
@@ -103,7 +105,7 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
     while True:
         n = legal(cfg, cur, moves)
         pick = -1
-        if policy == 1:
+        if policy == Rollout.WIN:
             mover = int(cur[8] & 1)
             for i in range(n):
                 sub, local = cfg[SUB_AT + moves[i]], cfg[LOCAL_AT + moves[i]]

@@ -1,0 +1,134 @@
+"""One table of ``mcts`` options (player/mcts/options.py) behind the spec, the agent and both
+engines, and one interface (`SearchEngine`) in front of both engines."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import pytest
+
+from games import make_game
+from player.agent import SearchLimit
+from player.mcts import MCTSAgent, Search, fast
+from player.mcts.interface import SearchEngine
+from player.mcts.options import OPTIONS, check_options, default
+from player.spec import available_agents
+
+
+def signature_defaults(function: Any) -> dict[str, Any]:
+    return {
+        name: p.default
+        for name, p in inspect.signature(function).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+
+
+def test_the_spec_registers_exactly_the_table() -> None:
+    info = available_agents()["mcts"]
+    assert list(info.options) == list(OPTIONS)
+    for name, option in OPTIONS.items():
+        declared = info.options[name]
+        assert (declared.type, declared.default, declared.help, declared.choices) == (
+            option.type,
+            option.default,
+            option.help,
+            option.choices,
+        )
+    # the documented defaults (README, docs/AGENTS.md)
+    assert info.usage() == (
+        "mcts:time=1.0,iterations=none,c=1.4,metric=uct,max_moves=none,workers=1,reuse=true,"
+        "solver=true,seed=none,engine=auto,rollout=smart,memory=512"
+    )
+
+
+def test_the_agent_and_the_python_engine_take_their_defaults_from_the_table() -> None:
+    agent = signature_defaults(MCTSAgent.__init__)
+    assert {name: agent[name] for name in OPTIONS} == {n: o.default for n, o in OPTIONS.items()}
+    python = signature_defaults(Search.__init__)
+    for name in ("c", "metric", "max_moves", "solver", "reuse"):
+        assert python[name] == default(name) and "python" in OPTIONS[name].engines
+    assert python["c"] == 1.4
+
+
+def test_the_compiled_engine_takes_its_defaults_from_the_table() -> None:
+    pytest.importorskip("numba")
+    from player.mcts.fast.engine import FastSearch
+
+    fast = signature_defaults(FastSearch.__init__)
+    for name in ("c", "rollout", "solver", "reuse"):
+        assert fast[name] == default(name) and "fast" in OPTIONS[name].engines
+    assert fast["max_memory"] == default("memory") == 512
+    assert fast["c"] == 1.4  # it was 1.0 here while the agent and README said 1.4
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"c": -1.0}, "option 'c' must be a finite number >= 0, not -1.0"),
+        ({"c": float("nan")}, "option 'c' must be a finite number >= 0"),
+        ({"time": 0.0}, "option 'time' must be > 0 seconds (or none), not 0.0"),
+        ({"iterations": 0}, "option 'iterations' must be >= 1 (or none), not 0"),
+        ({"workers": 65}, "option 'workers' must be between 1 and 64, not 65"),
+        ({"workers": 2.5}, "option 'workers' must be between 1 and 64, not 2.5"),
+        ({"memory": 0.5}, "option 'memory' must be a finite number >= 1 MiB, not 0.5"),
+        ({"rollout": "greedy"}, "option 'rollout' must be one of smart, random, not 'greedy'"),
+        ({"reuse": "yes"}, "option 'reuse' must be"),
+        ({"seed": 1.5}, "option 'seed' must be an integer (or none), not 1.5"),
+        ({"time": None, "iterations": None}, "'time' and 'iterations' cannot both be none"),
+        ({"time": None}, "'time' and 'iterations' cannot both be none"),
+        ({"colour": "red"}, "unknown mcts option 'colour'"),
+    ],
+)
+def test_one_check_per_option(values: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        check_options(values)
+    assert message in str(info.value)
+
+
+def test_every_default_passes_its_own_check() -> None:
+    check_options({name: option.default for name, option in OPTIONS.items()})
+    check_options({"time": None, "iterations": 10, "seed": -3, "c": 0})
+
+
+def test_both_engines_check_with_the_table() -> None:
+    game = make_game("tictactoe")
+    with pytest.raises(ValueError, match="option 'c' must be a finite number >= 0"):
+        Search(game, c=-1.0)
+    with pytest.raises(ValueError, match="option 'metric' must be one of uct, uctv"):
+        Search(game, metric="elo")
+    pytest.importorskip("numba")
+    from player.mcts.fast.adapters import adapter_for
+    from player.mcts.fast.engine import FastSearch
+
+    adapter = adapter_for(game)
+    assert adapter is not None
+    with pytest.raises(ValueError, match="option 'c' must be a finite number >= 0"):
+        FastSearch(game, adapter, c=-1.0)
+    with pytest.raises(ValueError, match="option 'memory' must be a finite number >= 1 MiB"):
+        FastSearch(game, adapter, max_memory=0.5)
+
+
+def test_both_engines_are_search_engines() -> None:
+    """Typed as the agent holds them (mypy checks the assignments) and driven through it."""
+    game = make_game("tictactoe")
+    engines: list[SearchEngine] = [Search(game, seed=1)]
+    if fast.load() is not None:
+        from player.mcts.fast.adapters import adapter_for
+        from player.mcts.fast.engine import FastSearch
+
+        adapter = adapter_for(game)
+        assert adapter is not None
+        engines.append(FastSearch(game, adapter, seed=1))
+    state = game.initial_state()
+    for engine in engines:
+        assert engine.root_state is None
+        result = engine.search(state, SearchLimit(iterations=50))
+        assert result.iterations == 50 and engine.root_state == state
+        move = max(result.stats, key=lambda s: s.visits).move
+        assert engine.principal_variation(move, 3)[0] == move
+        engine.advance(state, move, game.apply(state, move))
+        assert engine.root_state == game.apply(state, move)
+        engine.free_garbage()
+        engine.reset()
+        assert engine.root_state is None
