@@ -10,7 +10,8 @@ from typing import Any
 
 from rich.console import Console
 
-from arena_cli.tournament_view import print_results, write_outputs
+from arena_cli.result_files import write_outputs
+from arena_cli.tournament_view import print_results
 from games import make_game
 from tournament.config import TournamentConfig, TournamentPlayer
 from tournament.records import GameResult
