@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
 from rich.table import Table
 
+from arena_cli.console import make_console
 from games import available_games
 
 
@@ -21,7 +21,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console()
+    console = make_console()
     table = Table(title="Games", show_lines=True)
     table.add_column("name", style="bold")
     table.add_column("description")

@@ -26,6 +26,7 @@ from rich.console import Console
 
 from arena_cli import result_files
 from arena_cli import tournament_view as view
+from arena_cli.console import make_console
 from arena_cli.options import add_engines_option, apply_engines_option
 from arena_cli.tournament_config import resolve_config, validate_specs
 from arena_cli.tournament_config import server_address as parse_server
@@ -228,7 +229,7 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console(stderr=args.json)  # with --json, stdout holds only the JSON
+    console = make_console(stderr=args.json)  # with --json, stdout holds only the JSON
     db_path = args.db or os.environ.get("ARENA_DB") or "arena.sqlite"
     if (args.list or args.resume) and not os.path.exists(db_path):
         return _fail(f"no records database at {db_path!r} (use --db or $ARENA_DB)")

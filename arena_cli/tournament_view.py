@@ -52,8 +52,13 @@ def _score(value: float) -> str:
 
 
 def _number(value: float | None, spec: str = ".0f") -> str:
-    """`value` formatted, or ``-`` for None (no margin, an unbounded side, no games)."""
-    return "-" if value is None else format(value, spec)
+    """`value` formatted, or ``-`` for None (no margin, an unbounded side, no games).
+
+    A value that rounds to zero is shown as zero, never as ``-0.0``.
+    """
+    if value is None:
+        return "-"
+    return format(0.0 if abs(value) < 1e-9 else value, spec)
 
 
 def _interval(lower: float | None, upper: float | None) -> str:

@@ -86,3 +86,20 @@ def test_sprt_line_and_file_show_no_zero_margin(tmp_path: Path) -> None:
     assert "± 0.0" not in text
     write_outputs([str(tmp_path / "r.md")], document)
     assert "± 0.0" not in (tmp_path / "r.md").read_text()
+
+
+def test_a_table_is_not_cut_when_the_output_is_not_a_terminal(tmp_path: Path) -> None:
+    from tests.arena_cli.cli import clean_env, run
+
+    env = clean_env()
+    env.pop("COLUMNS")
+    long = "a-player-with-a-rather-long-name"
+    done = run(
+        "tournament", "tictactoe", "-p", f"{long}=random", "-p", "random:seed=2",
+        "--games-per-pair", "2", "--db", str(tmp_path / "t.sqlite"), "--no-progress",
+        env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if long in line]
+    assert len(rows) >= 4  # standings, pairing, crosstable row and header: each whole
+    assert " -0.0 " not in done.stdout
