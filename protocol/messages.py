@@ -296,6 +296,8 @@ class MatchStart(Message, tag="match_start"):
     seed: int | None = None
     #: every move played so far, wire-encoded, from the initial position (additive in v1)
     moves: list[Any] = msgspec.field(default_factory=list)
+    #: the same moves in the game's notation, as `update.notation` gives each (additive in v1)
+    notations: list[str] = msgspec.field(default_factory=list)
 
 
 class Turn(Message, tag="turn"):

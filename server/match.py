@@ -130,15 +130,18 @@ class Match:
         self.finished = trio.Event()
         self._encoded_state: Any = game.encode_state(self.state)
         self.moves: list[Any] = []  # wire-encoded moves from the initial position
+        self.notations: list[str] = []  # the same moves in the game's notation
         self.max_plies = max_plies  # a draw at this ply (tournament adjudication)
         # book moves (a checked tournament opening) are played before the first turn
         self._opening: list[tuple[int, int, Any, str]] = []
         for move in opening:
             wire = game.encode_move(move)
-            self._opening.append((self.ply, self.to_move, wire, game.format_move(move)))
+            notation = game.format_move(move)
+            self._opening.append((self.ply, self.to_move, wire, notation))
             self.state = game.apply(self.state, move)
             self.ply += 1
             self.moves.append(wire)
+            self.notations.append(notation)
         self._encoded_state = game.encode_state(self.state)
         # the clock: "starting", "turn" (waiting for a move), "away" (the seat
         # to move is disconnected) or "over"
@@ -186,6 +189,7 @@ class Match:
             to_move=self.game.to_move(self.state),
             seed=self.seed,
             moves=list(self.moves),
+            notations=list(self.notations),
         )
 
     @property
@@ -555,6 +559,7 @@ class Match:
         self.ply += 1
         wire_move = message.move
         self.moves.append(wire_move)
+        self.notations.append(notation)
         self._encoded_state = game.encode_state(self.state)
         evaluation, depth, visits, pv = message.eval, message.depth, message.visits, message.pv
         info = (

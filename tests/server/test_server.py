@@ -128,7 +128,9 @@ async def test_match_start_carries_the_moves_so_far_to_late_spectators_and_rejoi
         watcher = await RawClient.connect(server.port)
         await watcher.hello("late", role="spectator")
         await watcher.send({"type": "spectate", "match": match})
-        assert (await watcher.expect(MatchStart)).moves == [4, 0, 8]
+        late = await watcher.expect(MatchStart)
+        assert late.moves == [4, 0, 8]
+        assert late.notations == ["b2", "a3", "c1"]  # as each update named them
         token = next(s.token for s in starts if s.seat == 1)
         back = await RawClient.connect(server.port)
         await back.hello("p1-again")

@@ -29,8 +29,11 @@ class LiveView {
   start(msg) {
     Object.assign(this, { id: msg.match, game: msg.game, names: msg.players, seat: msg.seat, state: msg.state,
       ply: msg.ply, moveTime: msg.time_control.move_time, ended: false, last: null, legal: null });
-    this.notations = msg.moves.map((m) => JSON.stringify(m));  // notations come from the record
-    this.raw = msg.moves.length;
+    // every move so far in the game's notation, as each update gives it (a server before
+    // match_start.notations: the raw moves until the stored record names them)
+    const named = Array.isArray(msg.notations) && msg.notations.length === msg.moves.length;
+    this.notations = named ? [...msg.notations] : msg.moves.map((m) => JSON.stringify(m));
+    this.raw = named ? 0 : msg.moves.length;
     this.last = msg.moves.length ? msg.moves[msg.moves.length - 1] : null;
     // with a chess clock (time_control.clock), both seats' remaining time is shown
     const clock = msg.time_control.clock;
@@ -40,7 +43,7 @@ class LiveView {
     this.title.replaceChildren(`${msg.game} · ${msg.match}`, " ",
       h("span", { className: "muted" }, this.seat === null ? "watching" : `you play seat ${this.seat}`));
     this.result.hidden = true;
-    if (msg.moves.length) this.fillNotations();
+    if (this.raw) this.fillNotations();
     this.render();
   }
 
