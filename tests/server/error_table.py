@@ -35,6 +35,7 @@ from protocol.messages import (
 )
 from server.app import ArenaServer
 from server.config import MatchPolicy
+from server.connection import Connection
 from server.store import BatchReport, MatchRecord, MatchWrite, MoveRecord
 from tests.server.harness import RawClient, running_server
 
@@ -168,6 +169,13 @@ async def told(client: RawClient, sent: dict[str, Any] | None = None) -> Refusal
             return Refusal(message, client, sent)
 
 
+async def wait_until(ready: Callable[[], bool]) -> None:
+    """Wait (under the caller's deadline) until `ready()` holds: for the server's own state,
+    which has no event to wait on."""
+    while not ready():  # noqa: ASYNC110 - polled: the condition is another object's state
+        await trio.sleep(0.001)
+
+
 def frame(message: dict[str, Any]) -> bytes:
     return encode_frame(msgspec.msgpack.encode(message))
 
@@ -209,15 +217,17 @@ class Bench:
         self.port = server.port
         self._clients: list[RawClient] = []
 
-    async def connect(self) -> RawClient:
+    async def connect(self, *, receive_buffer: int | None = None) -> RawClient:
         """A new connection, before its hello."""
-        client = await RawClient.connect(self.port)
+        client = await RawClient.connect(self.port, receive_buffer=receive_buffer)
         self._clients.append(client)
         return client
 
-    async def client(self, name: str = "x", role: str = "player") -> RawClient:
+    async def client(
+        self, name: str = "x", role: str = "player", *, receive_buffer: int | None = None
+    ) -> RawClient:
         """A new connection that said hello as `name`."""
-        client = await self.connect()
+        client = await self.connect(receive_buffer=receive_buffer)
         await client.hello(name, role)
         return client
 
@@ -262,6 +272,10 @@ class Bench:
         await director.send({**PAIR, "move_time": 30})
         paired: Paired = await director.expect(Paired, skip=(PoolStatus,))
         return paired
+
+    def connection(self, name: str) -> Connection:
+        """The server's side of the client that said hello as `name`."""
+        return next(conn for conn in self.server.open_connections if conn.name == name)
 
     def fill_the_results_queue(self) -> None:
         """As if `max_pending_results` ended matches waited to be written."""
