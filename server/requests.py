@@ -48,6 +48,9 @@ log = structlog.get_logger("arena.server")
 
 #: refusals that mean a wrong credential: they spend the much tighter failure budget
 CREDENTIAL_FAILURES = frozenset({"bad_secret", "bad_token", "not_owner"})
+#: what any role may send; a spectator's other requests are refused with ``wrong_role``
+#: before anything else is looked at (docs/PROTOCOL.md, "Error codes")
+ANY_ROLE = (Ping, Pong, Status, ListMatches, Spectate, Hello)
 
 
 class Requests:
@@ -108,6 +111,7 @@ class Requests:
             return
         lobby = self.lobby
         assert lobby is not None
+        _check_role(conn, message)
         lobby.check_director(conn, message.pool)
         ended = None
         if message.tournament and lobby.live_tournament_game(message) is None:
@@ -123,9 +127,8 @@ class Requests:
         """Answer any message but `pair` (raises RequestError for a refusal)."""
         lobby = self.lobby
         assert lobby is not None
+        _check_role(conn, message)
         if isinstance(message, Move):
-            if conn.role != "player":
-                raise RequestError("wrong_role", "spectators cannot send 'move'")
             match, seat = lobby.seat_of(conn, message.match)
             match.on_move(conn, seat, message, conn.last_received)
         elif isinstance(message, Ping):
@@ -138,10 +141,8 @@ class Requests:
             conn.send(Matches([m.info() for m in lobby.matches.values()]))
         elif isinstance(message, Spectate):
             lobby.spectate(conn, message.match)
-        elif conn.role != "player":
-            raise RequestError(
-                "wrong_role", f"spectators cannot send {type(message).__name__.lower()!r}"
-            )
+        elif isinstance(message, Hello):
+            raise RequestError("bad_request", "already said hello")
         elif isinstance(message, Seek | Rejoin | Direct) and not self.credential_budget(conn):
             # a request that carries a secret, a token or an owner key: guessing is throttled
             raise RequestError(
@@ -159,8 +160,6 @@ class Requests:
             lobby.direct(conn, message)
         elif isinstance(message, Adjudicate):
             lobby.adjudicate(conn, message)
-        elif isinstance(message, Hello):
-            raise RequestError("bad_request", "already said hello")
         else:  # pragma: no cover - the decoder admits only known types
             raise RequestError("bad_request", f"unexpected {type(message).__name__}")
 
@@ -216,3 +215,10 @@ class Requests:
             conn.budget.failures.take(now)
         self.addresses.budget(conn.address or address_of(conn.peer)).failures.take(now)
         log.info("credential_failed", peer=conn.peer)
+
+
+def _check_role(conn: Connection, message: Any) -> None:
+    """Refuse a spectator's request that only a player may make (before anything else)."""
+    if conn.role != "player" and not isinstance(message, ANY_ROLE):
+        kind = type(message).__struct_config__.tag
+        raise RequestError("wrong_role", f"spectators cannot send {kind!r}")

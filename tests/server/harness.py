@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -38,8 +39,15 @@ class RawClient:
         self.decoder = server_message_decoder()
 
     @classmethod
-    async def connect(cls, port: int) -> RawClient:
-        return cls(await trio.open_tcp_stream("127.0.0.1", port))
+    async def connect(cls, port: int, *, receive_buffer: int | None = None) -> RawClient:
+        """Connect to 127.0.0.1:`port`; `receive_buffer` sets the socket's SO_RCVBUF before
+        connecting (a small one: little of what the server sends fits in the kernel)."""
+        if receive_buffer is None:
+            return cls(await trio.open_tcp_stream("127.0.0.1", port))
+        sock = trio.socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        await sock.connect(("127.0.0.1", port))
+        return cls(trio.SocketStream(sock))
 
     @classmethod
     def in_memory(cls, server: ArenaServer) -> RawClient:

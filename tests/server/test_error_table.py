@@ -1,364 +1,301 @@
-"""docs/PROTOCOL.md's error table and the server agree: every row is driven over a real socket."""
+"""docs/PROTOCOL.md's error table and the server agree: every request of every row is driven
+over a real socket.
+
+Here: the table's coverage (every (row, request) has exactly one scenario, here or in
+test_error_requests.py, and every scenario a row) and the rows about the connection
+itself (framing, the handshake, `hello`, the message rate, keepalive, seats, shutdown).
+"""
 
 from __future__ import annotations
 
-import re
+import collections
+import socket
 import struct
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
-import msgspec
 import pytest
-import trio
 
-from protocol.codec import encode_frame
-from protocol.messages import Directing, Error, MatchStart, Paired, PoolStatus, Seeking, Welcome
-from server.app import ArenaServer
-from server.config import MatchPolicy
-from tests.server.harness import RawClient, running_server
+from protocol.messages import CLIENT_TYPES, Welcome
+from tests.server.error_table import (
+    PROTOCOL,
+    QUALIFIERS,
+    Bench,
+    Item,
+    Refusal,
+    Row,
+    Scenario,
+    ask,
+    documented_rows,
+    drive,
+    frame,
+    items_of,
+    rows_of,
+    told,
+    wait_until,
+)
+from tests.server.test_error_requests import SCENARIOS as REQUEST_SCENARIOS
 
-PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
-
-
-def documented() -> dict[str, set[bool]]:
-    """code -> the fatal flags the table gives it."""
-    rows: dict[str, set[bool]] = {}
-    section = PROTOCOL.read_text().split("### Error codes", 1)[1].split("\n## ", 1)[0]
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 4 and (match := re.fullmatch(r"`([a-z_]+)`", cells[2])):
-            rows.setdefault(match.group(1), set()).add(cells[3] == "yes")
-    return rows
-
-
-#: every client of a scenario stays open until the test ends (a dropped one leaves its seat)
-_OPEN: list[RawClient] = []
+# --- framing and the handshake ------------------------------------------------------
 
 
-async def _client(port: int, name: str = "x", role: str = "player") -> RawClient:
-    client = await RawClient.connect(port)
-    _OPEN.append(client)
-    await client.hello(name, role)
-    return client
+async def _after_hello(bench: Bench, data: bytes) -> Refusal:
+    client = await bench.client()
+    await client.send_raw(data)
+    return await told(client)
 
 
-async def _first_error(client: RawClient) -> Error:
-    while True:
-        message = await client.receive()
-        if isinstance(message, Error):
-            return message
+async def zero_length(bench: Bench) -> Refusal:
+    return await _after_hello(bench, struct.pack(">I", 0))
 
 
-async def _raw(port: int, body: bytes, *, hello: bool = True) -> Error:
-    client = await RawClient.connect(port) if not hello else await _client(port)
-    await client.send_raw(body)
-    return await _first_error(client)
+async def length_above_max_frame(bench: Bench) -> Refusal:
+    return await _after_hello(bench, struct.pack(">I", 1 << 30))
 
 
-async def _sends(port: int, *messages: dict[str, Any], role: str = "player") -> Error:
-    """Send `messages` on one connection; the first error it gets."""
-    client = await _client(port, role=role)
-    for message in messages:
-        await client.send(message)
-    return await _first_error(client)
+async def not_msgpack(bench: Bench) -> Refusal:
+    return await _after_hello(bench, struct.pack(">I", 1) + b"\xc1")
 
 
-async def _hello(port: int, **fields: Any) -> Error:
-    client = await RawClient.connect(port)
-    await client.send({"type": "hello", "version": 1, "name": "n", **fields})
-    return await _first_error(client)
+async def unknown_type(bench: Bench) -> Refusal:
+    return await _after_hello(bench, frame({"type": "fly"}))
 
 
-def _frame(message: dict[str, Any]) -> bytes:
-    return encode_frame(msgspec.msgpack.encode(message))
+async def no_hello_first(bench: Bench) -> Refusal:
+    known = await bench.connect()  # a known type, then an unknown one
+    await known.send_raw(frame({"type": "seek", "game": "tictactoe"}))
+    first = await told(known)
+    assert (first.error.code, first.error.fatal) == ("handshake_required", True), first.error
+    unknown = await bench.connect()
+    await unknown.send_raw(frame({"type": "fly"}))
+    return await told(unknown)
 
 
-DIRECT = {
-    "type": "direct",
-    "pool": "q",
-    "owner": "key-1",
-    "players": [{"name": "a", "secret": "s"}, {"name": "b", "secret": "s"}],
-}
-PAIR = {"type": "pair", "pool": "q", "seats": ["a", "b"], "game": "tictactoe"}
+async def silent_after_connecting(bench: Bench) -> Refusal:
+    return await told(await bench.connect())
 
 
-async def _seated(port: int) -> tuple[RawClient, RawClient, MatchStart]:
-    a, b = await _client(port, "a"), await _client(port, "b")
-    for client in (a, b):
-        await client.send({"type": "seek", "game": "tictactoe", "move_time": 30})
-    start: MatchStart = await a.expect(MatchStart, skip=(Seeking,))
-    await b.expect(MatchStart, skip=(Seeking,))
-    return a, b, start
+async def a_third_connection(bench: Bench) -> Refusal:
+    await bench.client("h0")
+    await bench.client("h1")
+    return await told(await bench.connect())
 
 
-async def bad_frame(port: int, _: ArenaServer) -> Error:
-    return await _raw(port, struct.pack(">I", 0))
+# --- hello ---------------------------------------------------------------------------
 
 
-async def frame_too_large(port: int, _: ArenaServer) -> Error:
-    return await _raw(port, struct.pack(">I", 1 << 30))
-
-
-async def bad_message(port: int, _: ArenaServer) -> Error:
-    return await _raw(port, encode_frame(b"\xc1"))
-
-
-async def unknown_type(port: int, _: ArenaServer) -> Error:
-    return await _raw(port, _frame({"type": "fly"}))
-
-
-async def handshake_required(port: int, _: ArenaServer) -> Error:
-    return await _raw(port, _frame({"type": "fly"}), hello=False)
-
-
-async def handshake_timeout(port: int, _: ArenaServer) -> Error:
-    return await _first_error(await RawClient.connect(port))
-
-
-async def too_many_connections(port: int, _: ArenaServer) -> Error:
-    held = [await _client(port, f"h{i}") for i in range(2)]
-    assert held
-    return await _first_error(await RawClient.connect(port))
-
-
-async def unsupported_version(port: int, _: ArenaServer) -> Error:
-    return await _hello(port, version=2)
-
-
-async def bad_password(port: int, _: ArenaServer) -> Error:
-    await _hello_ok(port, "registered", "the password")
-    return await _hello(port, name="registered", password="not the password")
-
-
-async def _hello_ok(port: int, name: str, password: str) -> None:
-    client = await RawClient.connect(port)
-    await client.send({"type": "hello", "version": 1, "name": name, "password": password})
+async def _register(bench: Bench) -> None:
+    client = await bench.connect()
+    await client.send({"type": "hello", "version": 1, "name": "reg", "password": "the password"})
     await client.expect(Welcome)
 
 
-async def name_registered(port: int, _: ArenaServer) -> Error:
-    await _hello_ok(port, "registered", "the password")
-    return await _hello(port, name="registered")
+async def version_2(bench: Bench) -> Refusal:
+    return await bench.says_hello(version=2)
 
 
-async def registration_required(port: int, _: ArenaServer) -> Error:
-    return await _hello(port, name="newcomer")
+async def wrong_password(bench: Bench) -> Refusal:
+    await _register(bench)
+    return await bench.says_hello(name="reg", password="not the password")
 
 
-async def registration_closed(port: int, _: ArenaServer) -> Error:
-    return await _hello(port, name="newcomer", password="long enough")
+async def registered_name_without_password(bench: Bench) -> Refusal:
+    await _register(bench)
+    return await bench.says_hello(name="reg")
 
 
-async def accounts_unavailable(port: int, _: ArenaServer) -> Error:
-    return await _hello(port, password="long enough")
+async def unregistered_player(bench: Bench) -> Refusal:
+    return await bench.says_hello(name="newcomer")
 
 
-async def rate_limited(port: int, _: ArenaServer) -> Error:
-    return await _raw(port, b"".join(_frame({"type": "ping"}) for _ in range(200)))
+async def registration_closed(bench: Bench) -> Refusal:
+    return await bench.says_hello(name="newcomer", password="long enough")
 
 
-async def bad_request(port: int, _: ArenaServer) -> Error:
-    return await _sends(port, {"type": "seek", "game": "chess"})
+async def password_without_database(bench: Bench) -> Refusal:
+    return await bench.says_hello(password="long enough")
 
 
-async def slow_consumer(port: int, _: ArenaServer) -> Error:
-    client = await _client(port)
-    requests = _frame({"type": "status"}) * 500
-    # ask without reading until the server stops reading us (a send blocks), then read
-    # at once: the server gives a closing connection FLUSH_TIMEOUT (2 s) to take its
-    # last frames, the one saying why among them
-    with trio.move_on_after(20):
-        try:
-            while True:
-                with trio.move_on_after(1.0) as blocked:
-                    await client.send_raw(requests)
-                if blocked.cancelled_caught:
-                    break
-        except trio.BrokenResourceError:
-            pass  # it closed already
-    return await _first_error(client)
+async def password_after_failed_passwords(bench: Bench) -> Refusal:
+    await _register(bench)
+    failed = await bench.says_hello(name="reg", password="not the password")
+    assert failed.error.code == "bad_password", failed.error  # spends the address's budget
+    return await bench.says_hello(name="reg", password="the password")
 
 
-async def idle_timeout(port: int, _: ArenaServer) -> Error:
-    client = await _client(port)
-    while True:  # never answer the pings
-        message = await client.receive()
-        if isinstance(message, Error):
-            return message
+async def second_hello(bench: Bench) -> Refusal:
+    hello = {"type": "hello", "version": 1, "name": "again"}
+    player = await ask(await bench.client("p"), hello)
+    assert (player.error.code, player.error.fatal) == ("bad_request", False), player.error
+    return await ask(await bench.client("s", "spectator"), hello)  # any role
 
 
-async def replaced(port: int, _: ArenaServer) -> Error:
-    a, _b, start = await _seated(port)
-    thief = await _client(port, "a2")
-    await thief.send({"type": "rejoin", "token": start.token})
-    return await _first_error(a)
+# --- the message rate ----------------------------------------------------------------
+
+PINGS = frame({"type": "ping"}) * 100
 
 
-async def server_shutdown(port: int, server: ArenaServer) -> Error:
-    client = await _client(port)
-    server.announce_shutdown()
-    return await _first_error(client)
+async def over_the_rate(bench: Bench) -> Refusal:
+    return await _after_hello(bench, PINGS)
 
 
-async def store_unavailable(port: int, server: ArenaServer) -> Error:
-    server.recorder._pending_results = server.config.max_pending_results  # a full queue
-    return await _sends(port, {"type": "seek", "game": "tictactoe"})
+async def over_the_rate_on_end(bench: Bench) -> Refusal:
+    client = await bench.client()
+    await client.send_raw(PINGS)
+    refusal = await told(client)  # first told that it is slowed down (the row above) ...
+    while not refusal.error.fatal:
+        refusal = await told(client)
+    return refusal  # ... then closed
 
 
-async def wrong_role(port: int, _: ArenaServer) -> Error:
-    return await _sends(port, {"type": "seek", "game": "tictactoe"}, role="spectator")
+# --- what the server starts ----------------------------------------------------------
+
+STATUS = frame({"type": "status"})
 
 
-async def bad_secret(port: int, _: ArenaServer) -> Error:
-    await _sends_ok(port, DIRECT)
-    return await _sends(port, {"type": "seek", "game": "tictactoe", "pool": "q", "secret": "?"})
+async def never_reads(bench: Bench) -> Refusal:
+    # The client reads nothing until the server has given up on it (it waits for that,
+    # not for a send to stay blocked for a while), then reads at once. The connection's
+    # kernel buffers are small (the client's receive buffer, the server's send buffer for
+    # it), so a few dozen answers fill them and the server's queue (4 kB); the client's
+    # 800 requests (13.6 kB) travel in one TCP segment, which the server reads in one go.
+    # So it closes having read everything sent: cleanly, not with a reset, which would
+    # drop what its kernel still holds for the client (the error frame among it).
+    client = await bench.client("slow", receive_buffer=4096)
+    conn = bench.connection("slow")
+    conn.reader.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    await client.send_raw(STATUS * 800)
+    await wait_until(lambda: conn.closed)  # the server gave up on the client: read now
+    return await told(client)
 
 
-async def _sends_ok(port: int, message: dict[str, Any]) -> RawClient:
-    client = await _client(port, "director")
-    await client.send(message)
-    await client.expect(Directing)
-    return client
+async def never_answers_pings(bench: Bench) -> Refusal:
+    return await told(await bench.client())
 
 
-async def limit_reached(port: int, _: ArenaServer) -> Error:
-    return await _sends(port, {**DIRECT, "pool": "p1"}, {**DIRECT, "pool": "p2"})
+async def token_taken(bench: Bench) -> Refusal:
+    seated, _other, start = await bench.seated()
+    await (await bench.client("thief")).send({"type": "rejoin", "token": start.token})
+    return await told(seated)
 
 
-async def seat_taken(port: int, _: ArenaServer) -> Error:
-    join = {"type": "join", "room": "r", "game": "connect4", "seat": 0}
-    await (await _client(port, "first")).send(join)
-    return await _sends(port, join)
+async def shutdown(bench: Bench) -> Refusal:
+    client = await bench.client()
+    bench.server.announce_shutdown()
+    return await told(client)
 
 
-async def room_mismatch(port: int, _: ArenaServer) -> Error:
-    first = await _client(port, "first")
-    await first.send({"type": "join", "room": "r", "game": "connect4"})
-    await first.expect(Seeking)
-    return await _sends(port, {"type": "join", "room": "r", "game": "reversi"})
+async def pool_taken_over(bench: Bench) -> Refusal:
+    first = await bench.director()
+    await bench.director("director-2")  # with the same owner key
+    return await told(first)
 
 
-async def bad_token(port: int, _: ArenaServer) -> Error:
-    return await _sends(port, {"type": "rejoin", "token": "nope"})
+ACCOUNTS = {"accounts": "registered"}
+#: one failed credential from an address spends its budget for good (in a test's time)
+ONE_FAILURE = {"address_auth_failure_burst": 1.0, "address_auth_failure_rate": 1e-6}
+SLOW_CONSUMER = {"max_buffered_bytes": 4096, "message_rate": 1e7, "message_burst": 1e7}
+KEEPALIVE = {"ping_interval": 0.1, "idle_timeout": 0.3}
+# fmt: off
+SCENARIOS = [
+    Scenario("bad_frame", "any frame", zero_length),
+    Scenario("frame_too_large", "any frame", length_above_max_frame),
+    Scenario("bad_message", "any frame", not_msgpack),
+    Scenario("unknown_type", "any frame after `hello`", unknown_type),
+    Scenario("handshake_required", "first frame", no_hello_first),
+    Scenario("handshake_timeout", "(connecting)", silent_after_connecting,
+             settings={"handshake_timeout": 0.2}),
+    Scenario("too_many_connections", "(connecting)", a_third_connection,
+             settings={"max_connections_per_address": 2}),
+    Scenario("unsupported_version", "`hello`", version_2),
+    Scenario("bad_password", "`hello`", wrong_password, db=True),
+    Scenario("name_registered", "`hello`", registered_name_without_password, db=True),
+    Scenario("registration_required", "`hello`", unregistered_player, settings=ACCOUNTS, db=True),
+    Scenario("registration_closed", "`hello`", registration_closed,
+             settings={"registration": False}, db=True),
+    Scenario("accounts_unavailable", "`hello`", password_without_database),
+    Scenario("rate_limited", "`hello` with a password", password_after_failed_passwords,
+             settings=ONE_FAILURE, db=True),
+    Scenario("bad_request", "a second `hello`", second_hello),
+    Scenario("rate_limited", "any", over_the_rate, when="reads nothing more",
+             settings={"message_rate": 1.0, "message_burst": 50.0}),
+    Scenario("rate_limited", "any", over_the_rate_on_end, when="on end",
+             settings={"message_rate": 20.0, "message_burst": 2.0}),  # 0.1 s on end
+    Scenario("slow_consumer", "(server → client)", never_reads, settings=SLOW_CONSUMER),
+    Scenario("idle_timeout", "(keepalive)", never_answers_pings, settings=KEEPALIVE),
+    Scenario("replaced", "(seat)", token_taken),
+    Scenario("server_shutdown", "(server stopping)", shutdown),
+    Scenario("director_replaced", "(director)", pool_taken_over),
+]
+# fmt: on
 
 
-async def unknown_match(port: int, _: ArenaServer) -> Error:
-    return await _sends(port, {"type": "spectate", "match": "m9"})
-
-
-async def not_in_match(port: int, _: ArenaServer) -> Error:
-    _a, _b, start = await _seated(port)
-    return await _sends(port, {"type": "resign", "match": start.match})
-
-
-async def not_your_turn(port: int, _: ArenaServer) -> Error:
-    a, b, start = await _seated(port)
-    waiting = b if start.to_move == start.seat else a
-    await waiting.send({"type": "move", "match": start.match, "ply": 0, "move": 0})
-    return await _first_error(waiting)
-
-
-async def not_owner(port: int, _: ArenaServer) -> Error:
-    await _sends_ok(port, DIRECT)
-    return await _sends(port, {**DIRECT, "owner": "key-2"})
-
-
-async def director_replaced(port: int, _: ArenaServer) -> Error:
-    first = await _sends_ok(port, DIRECT)
-    await _sends_ok(port, DIRECT)
-    return await _first_error(first)
-
-
-async def not_director(port: int, _: ArenaServer) -> Error:
-    return await _sends(port, PAIR)
-
-
-async def not_available(port: int, _: ArenaServer) -> Error:
-    director = await _sends_ok(port, DIRECT)
-    await director.send(PAIR)
-    return await _first_error(director)
-
-
-async def stale_position(port: int, _: ArenaServer) -> Error:
-    director = await _sends_ok(port, DIRECT)
-    for name in ("a", "b"):
-        seeker = await _client(port, name)
-        await seeker.send({"type": "seek", "game": "tictactoe", "pool": "q", "secret": "s"})
-        await seeker.expect(Seeking)
-    while True:
-        status: PoolStatus = await director.expect(PoolStatus)
-        if sum(status.idle.values()) == 2:
-            break
-    await director.send({**PAIR, "move_time": 30})
-    paired: Paired = await director.expect(Paired, skip=(PoolStatus,))
-    await director.send(
-        {
-            "type": "adjudicate",
-            "match": paired.match,
-            "ply": 5,
-            "winner": 0,
-            "termination": "proven",
-        }
+def test_a_first_cell_names_its_requests_with_their_qualifiers() -> None:
+    assert items_of("`seek` with `pool`, `direct`") == (
+        Item("`seek` with `pool`", "seek", "with `pool`"),
+        Item("`direct`", "direct", ""),
     )
-    return await _first_error(director)
+    assert items_of('`spectate` `"*"`') == (Item('`spectate` `"*"`', "spectate", '`"*"`'),)
+    assert items_of("(connecting)") == (Item("(connecting)"),)
+    assert items_of("a second `hello`") == (Item("a second `hello`"),)
 
 
-ACCOUNTS = {"bad_password", "name_registered", "registration_required", "registration_closed"}
-#: code -> (scenario, server settings)
-SCENARIOS: dict[str, tuple[Callable[[int, ArenaServer], Awaitable[Error]], dict[str, Any]]] = {
-    "bad_frame": (bad_frame, {}),
-    "frame_too_large": (frame_too_large, {}),
-    "bad_message": (bad_message, {}),
-    "unknown_type": (unknown_type, {}),
-    "handshake_required": (handshake_required, {}),
-    "handshake_timeout": (handshake_timeout, {"handshake_timeout": 0.2}),
-    "too_many_connections": (too_many_connections, {"max_connections_per_address": 2}),
-    "unsupported_version": (unsupported_version, {}),
-    "bad_password": (bad_password, {}),
-    "name_registered": (name_registered, {}),
-    "registration_required": (registration_required, {"accounts": "registered"}),
-    "registration_closed": (registration_closed, {"registration": False}),
-    "accounts_unavailable": (accounts_unavailable, {}),
-    "rate_limited": (rate_limited, {"message_burst": 50.0}),
-    "bad_request": (bad_request, {}),
-    "slow_consumer": (
-        slow_consumer,
-        {"max_buffered_bytes": 4096, "message_rate": 1e7, "message_burst": 1e7},
-    ),
-    "idle_timeout": (idle_timeout, {"ping_interval": 0.1, "idle_timeout": 0.3}),
-    "replaced": (replaced, {}),
-    "server_shutdown": (server_shutdown, {}),
-    "store_unavailable": (store_unavailable, {}),
-    "wrong_role": (wrong_role, {}),
-    "bad_secret": (bad_secret, {}),
-    "limit_reached": (limit_reached, {"max_pools_per_connection": 1}),
-    "seat_taken": (seat_taken, {}),
-    "room_mismatch": (room_mismatch, {}),
-    "bad_token": (bad_token, {}),
-    "unknown_match": (unknown_match, {}),
-    "not_in_match": (not_in_match, {}),
-    "not_your_turn": (not_your_turn, {}),
-    "not_owner": (not_owner, {}),
-    "director_replaced": (director_replaced, {}),
-    "not_director": (not_director, {}),
-    "not_available": (not_available, {}),
-    "stale_position": (stale_position, {}),
-}
+def test_the_table_names_real_requests_and_known_qualifiers() -> None:
+    rows = documented_rows()
+    assert len(rows) > 40
+    for row in rows:
+        for item in row.items:
+            if item.request is not None:
+                assert item.request in CLIENT_TYPES, item
+                assert not item.qualifier or item.qualifier in QUALIFIERS, (
+                    f"{item}: say in QUALIFIERS what the qualifier asks of the request"
+                )
 
 
-def test_every_documented_code_has_a_scenario_and_every_scenario_is_documented() -> None:
-    assert set(documented()) == set(SCENARIOS)
+def coverage(rows: list[Row], scenarios: list[Scenario]) -> tuple[set[str], set[str]]:
+    """The (row, request) pairs without exactly one scenario; the scenarios without a row."""
+    driven: collections.Counter[tuple[Row, Item]] = collections.Counter()
+    unmatched = set()
+    for scenario in scenarios:
+        found = rows_of(scenario, rows)
+        driven.update(found)
+        if len(found) != 1:
+            unmatched.add(scenario.id)
+    undriven = {
+        f"{row.code}: {item.text} ({row.situation})"
+        for row in rows
+        for item in row.items
+        if driven[row, item] != 1
+    }
+    return undriven, unmatched
 
 
-@pytest.mark.parametrize("code", sorted(SCENARIOS))
-async def test_the_server_answers_as_documented(code: str, tmp_path: Path) -> None:
-    scenario, settings = SCENARIOS[code]
-    db = str(tmp_path / "arena.sqlite") if code in ACCOUNTS else None
-    async with running_server(db=db, policy=MatchPolicy(move_time=30.0), **settings) as server:
-        assert server.port is not None
-        with trio.fail_after(20):
-            error = await scenario(server.port, server)
-    _OPEN.clear()
-    assert error.code == code, error
-    assert error.fatal in documented()[code], error
+ALL_SCENARIOS = [*SCENARIOS, *REQUEST_SCENARIOS]
+
+
+def test_every_row_and_request_has_one_scenario_and_every_scenario_a_row() -> None:
+    assert coverage(documented_rows(), ALL_SCENARIOS) == (set(), set())
+    ids = [scenario.id for scenario in ALL_SCENARIOS]
+    assert len(set(ids)) == len(ids), ids
+
+
+def test_the_coverage_check_sees_a_new_request_a_new_row_and_a_lost_row() -> None:
+    table = PROTOCOL.read_text()
+    mismatch = "| `join` | naming another game than the room's | `room_mismatch` | no |"
+    grown = table.replace(
+        mismatch,
+        mismatch.replace("`join`", "`join`, `seek`")
+        + "\n| `list` | too many matches | `limit_reached` | no |",
+    )
+    undriven, unmatched = coverage(documented_rows(grown), ALL_SCENARIOS)
+    assert undriven == {
+        "room_mismatch: `seek` (naming another game than the room's)",
+        "limit_reached: `list` (too many matches)",
+    }
+    assert unmatched == set()
+    shrunk = table.replace("| `direct` | a pool owned by another key | `not_owner` | no |\n", "")
+    assert coverage(documented_rows(shrunk), ALL_SCENARIOS) == (set(), {"not_owner-direct"})
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda scenario: scenario.id)
+async def test_the_server_answers_as_documented(scenario: Scenario, tmp_path: Path) -> None:
+    await drive(scenario, tmp_path)

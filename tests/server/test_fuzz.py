@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from protocol.codec import server_message_decoder
 from protocol.messages import CLIENT_TYPES, ClientMessage, Error, Pong
+from tests.server.error_table import documented_codes
 from tests.server.serverproc import ServerProcess, start_server
-from tests.server.test_error_table import documented
 
 FIELDS = sorted({name for cls in ClientMessage.__args__ for name in cls.__struct_fields__})
 
@@ -90,7 +90,7 @@ def _exchange(port: int, body: bytes) -> tuple[list[Any], bool]:
 
 
 def _check(received: list[Any], closed: bool) -> None:
-    codes = documented()
+    codes = documented_codes()
     for message in received:
         if isinstance(message, Error):
             assert message.code in codes, message

@@ -9,13 +9,16 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
 import pytest
 
 from server.store import MatchRecord, MatchWrite, MoveRecord, ResultRecord, Store, move_row
-from server.store.records import MatchTags
-from server.store.writer import ProcessWriter
+from server.store.records import ClockTag, MatchTags
+from server.store.writer import ProcessWriter, _decode_batch, _decode_report, _encode, _Report
+
+T = TypeVar("T")
 
 
 def _write(match_id: str, plies: int = 9) -> MatchWrite:
@@ -103,7 +106,58 @@ def test_the_child_refuses_an_unusable_database_with_one_line(tmp_path: Path) ->
     writer.close()
 
 
-def test_records_are_plain_dataclasses_for_the_pipe() -> None:
-    # the pipe's msgpack carries these types as they are: a new field must stay encodable
-    for kind in (MatchRecord, MoveRecord, ResultRecord, MatchWrite):
-        assert dataclasses.is_dataclass(kind)
+def _defaults(kind: Any) -> dict[str, Any]:
+    """Each field of a dataclass or msgspec struct type -> its default (a marker if none)."""
+    if dataclasses.is_dataclass(kind):
+        return {
+            f.name: f.default_factory() if f.default_factory is not dataclasses.MISSING
+            else f.default
+            for f in dataclasses.fields(kind)
+        }  # fmt: skip
+    return {
+        f.name: f.default_factory() if f.default_factory is not msgspec.NODEFAULT else f.default
+        for f in msgspec.structs.fields(kind)
+    }
+
+
+def _every_field_set(kind: type[T], **values: Any) -> T:
+    """An instance of the record type `kind` with `values`, which must give every field of
+    it a value, none empty and none its default: a new field must be given one here."""
+    defaults = _defaults(kind)
+    assert set(values) == set(defaults), f"{kind.__name__}: {set(defaults) ^ set(values)}"
+    for name, value in values.items():
+        assert value and value != defaults[name], f"{kind.__name__}.{name} = {value!r}"
+    return kind(**values)
+
+
+def test_every_record_crosses_the_pipe_unchanged() -> None:
+    # what the server sends the child (a batch of MatchWrite: a MatchRecord, move rows of
+    # MoveRecords, a ResultRecord) and what the child answers (a report), through the
+    # pipe's own encoder and decoders; every field is set, the optional ones too.
+    # Sequences are lists: the decoder gives a `Sequence` field back as a list.
+    record = _every_field_set(
+        MatchRecord, id="m1", game="connect4", options={"width": 9, "height": 7, "k": 4},
+        move_time=2.5, lag_margin=0.3, players=["ann", "bob"], status="finished",
+        scores=[0.0, 1.0], winner=1, termination="line", reason="bob wins", points=[-3.0, 3.0],
+        plies=17, started_at=1_700_000_000.25, ended_at=1_700_000_060.5, tournament="t-1",
+        tags=MatchTags(
+            index=3, seats=("ann", "bob"), pool="p", owner="0f" * 16, opening=(3, 4),
+            clock=ClockTag(300.0, 3.0), room="r1",
+        ),
+    )  # fmt: skip
+    move = _every_field_set(
+        MoveRecord, match_id="m1", ply=16, seat=1, move=6, notation="7", think_time=0.75,
+        at=1_700_000_059.5, eval=0.875, depth=12, visits=2**53, pv=("7", "3", "4"),
+    )  # fmt: skip
+    result = _every_field_set(
+        ResultRecord, match_id="m1", status="finished", scores=[0.0, 1.0], winner=1,
+        termination="line", reason="bob wins", points=[-3.0, 3.0], plies=17,
+        ended_at=1_700_000_060.5,
+    )  # fmt: skip
+    write = _every_field_set(
+        MatchWrite, match_id="m1", record=record, moves=[move_row(move)], result=result
+    )
+    assert move_row(move)[7:] == (0.875, 12, 2**53, ["7", "3", "4"])  # the move info rides
+    assert _decode_batch(_encode([write])) == [write]
+    report = _every_field_set(_Report, committed=["m1", "m2"], error="disk I/O error")
+    assert _decode_report(_encode(report)) == report

@@ -182,7 +182,9 @@ async def test_games_are_adjudicated_on_the_engines_evaluations(tmp_path: Path) 
     )
     director = TournamentDirector(config, secrets=SECRETS, concurrency=2)
     results = await _direct(director, tmp_path, confident_player, seeds_apart=1)
+    assert sorted(results) == [0, 1]  # both games of the pair were played, then each:
     for result in results.values():
         # three plies in a row agree that seat 0 wins: it does, at ply 3, before any line
         assert result.termination == "evaluation", result
         assert result.plies == 3 and result.scores == (1.0, 0.0)
+    assert director.adjudicated == 2
