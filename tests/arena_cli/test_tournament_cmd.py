@@ -178,7 +178,7 @@ def game_moves(db: Path) -> dict[int, list[str]]:
     """The notation of every tournament game's moves, by schedule index."""
     with sqlite3.connect(db) as conn:
         rows = conn.execute(
-            "SELECT m.extra, mv.notation FROM matches m JOIN moves mv ON mv.match_id = m.id"
+            "SELECT m.tags, mv.notation FROM matches m JOIN moves mv ON mv.match_id = m.id"
             " WHERE m.tournament IS NOT NULL ORDER BY m.id, mv.ply"
         ).fetchall()
     games: dict[int, list[str]] = collections.defaultdict(list)
