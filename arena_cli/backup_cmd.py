@@ -12,7 +12,7 @@ import os
 import sys
 
 from arena_cli.records_cmd import open_existing
-from server.store import Store, StoreError
+from store import Store, StoreError
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

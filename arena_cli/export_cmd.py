@@ -12,7 +12,7 @@ from arena_cli.records_cmd import open_existing
 from records.jsonl import write_jsonl
 from records.schema import GameEntry, RecordError, entry_from_store
 from records.sgf import entry_to_sgf, sgf_game_number
-from server.store import MatchRecord, Store, StoreError
+from store import MatchRecord, Store, StoreError
 
 #: every match (SQLite treats the LIMIT as "no limit" in practice)
 _ALL = 2**62

@@ -9,7 +9,6 @@ the database are skipped and reported. The database is created if missing.
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from records.jsonl import read_jsonl
 from records.replay import check_entry
 from records.schema import GameEntry, RecordError, entry_to_store
 from records.sgf import entry_from_sgf, parse_sgf
-from server.store import Store, StoreError
+from store import Store, StoreError
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -87,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
                 imported += 1
             else:
                 skipped.append(entry.id)
-    except (StoreError, sqlite3.Error) as exc:
+    except StoreError as exc:
         print(f"arena import: {exc} ({imported} games imported before)", file=sys.stderr)
         return 2
     finally:

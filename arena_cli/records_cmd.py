@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from arena_cli.options import db_path as db_path
 
 if TYPE_CHECKING:
-    from server.store.records import MatchRecord
-    from server.store.sqlite import Store
+    from store.records import MatchRecord
+    from store.sqlite import Store
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,11 +60,11 @@ class RecordsError(Exception):
 
 def open_existing(path: str | None) -> Store:
     """The records database named by `--db` / $ARENA_DB, which must exist (never created)."""
-    from server.store.sqlite import Store
+    from store.sqlite import Store
 
     db = db_path(path)
     if not os.path.exists(db):
-        from server.store.records import StoreError
+        from store.records import StoreError
 
         raise StoreError(f"no records database at {db!r} (use --db or $ARENA_DB)")
     return Store(db)
@@ -92,7 +92,7 @@ def _as_json(record: MatchRecord) -> dict[str, Any]:
 
 
 def _open(args: argparse.Namespace, command: str) -> Store | None:
-    from server.store.records import StoreError
+    from store.records import StoreError
 
     try:
         return open_existing(args.db)

@@ -14,9 +14,9 @@ from arena_cli import stops
 from arena_cli.options import add_engines_option, check_port_free, env_setting
 from server.app import ArenaServer, TlsError, open_store, tls_context
 from server.config import build_config, parse_clock
-from server.store import StoreError
 from server.web import serve_web
 from server.web.config import DEFAULT_ENGINES, WebConfig, parse_engine, parse_web_address
+from store import StoreError
 
 log = structlog.get_logger("arena.server")
 

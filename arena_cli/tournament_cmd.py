@@ -33,7 +33,7 @@ from arena_cli.tournament_config import server_address as parse_server
 from arena_cli.tournament_run import Run, run_tournament
 from games import make_game
 from server.app import open_store
-from server.store import StoreError
+from store import StoreError
 from tournament.config import TournamentConfig
 from tournament.director import TournamentError
 from tournament.openings import OpeningError

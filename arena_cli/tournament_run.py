@@ -23,7 +23,7 @@ import trio
 from arena_cli.children import ender
 from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
-from server.store import Store
+from store import Store
 from tournament.config import TournamentConfig, TournamentPlayer
 from tournament.director import FAILURES, TournamentDirector, TournamentError
 from tournament.records import GameResult, TournamentRecords

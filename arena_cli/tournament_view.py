@@ -26,7 +26,7 @@ from tournament.director import TournamentDirector
 from tournament.ratings import standings
 from tournament.records import GameResult, Listed
 from tournament.report import rated, sprt_state
-from tournament.schedule import build_schedule
+from tournament.schedule import planned_total as planned_total
 
 __all__ = [
     "Live",
@@ -139,16 +139,6 @@ def print_results(console: Console, document: dict[str, Any]) -> None:
         verdict = {"H0": "H0 accepted", "H1": "H1 accepted", "continue": "undecided"}
         console.print(f"SPRT: {sprt['summary']}", markup=False, soft_wrap=True)
         console.print(f"SPRT verdict: {verdict[sprt['decision']]}")
-
-
-def planned_total(config: TournamentConfig) -> int | None:
-    """Games planned: the schedule's, an SPRT's pair limit (None: no limit, or no schedule)."""
-    if config.format == "sprt":
-        return None if config.max_pairs is None else 2 * config.max_pairs
-    try:
-        return len(build_schedule(config))
-    except ValueError:
-        return None
 
 
 def _total(listed: Listed) -> int | None:

@@ -41,7 +41,7 @@ from protocol.messages import PROTOCOL_VERSION, Hello, MatchEnd, Move, Seek, Tur
 from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
 from server.match import Stats
-from server.store import Store
+from store import Store
 
 TARGET_MOVES_PER_S = 5_000
 TARGET_SHARE_OF_ECHO = 0.5  # with durable commits: at least half the transport's rate

@@ -57,8 +57,8 @@ def extract(revision: str, into: Path) -> None:
 
 def make_db(path: Path) -> None:
     """A records database with a few matches (what `arena matches` reads)."""
-    from server.store.records import MatchRecord
-    from server.store.sqlite import Store
+    from store.records import MatchRecord
+    from store.sqlite import Store
 
     store = Store(str(path))
     try:

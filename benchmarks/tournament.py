@@ -24,7 +24,7 @@ import trio
 
 from arena_cli import tournament_cmd
 from benchmarks.server import measure_arena
-from server.store import Store
+from store import Store
 
 
 def main() -> None:

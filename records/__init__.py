@@ -1,4 +1,4 @@
 """Game records in standard exchange formats: JSON Lines (every game) and SGF (where one exists).
 
-Pure conversion between `server.store` records and text; no database access.
+Pure conversion between `store` records and text; no database access.
 """

@@ -18,8 +18,8 @@ from typing import Any
 import msgspec
 
 from protocol.messages import Depth, Evaluation, PrincipalVariation, Visits
-from server.store import MatchRecord, MoveRecord
-from server.store.records import MatchTags
+from store import MatchRecord, MoveRecord
+from store.records import MatchTags
 
 __all__ = [
     "SCHEMA_VERSION",

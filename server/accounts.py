@@ -16,10 +16,11 @@ import base64
 import hashlib
 import hmac
 import secrets
-import sqlite3
-import time
 
 import trio
+
+from store.accounts import AccountBook
+from store.records import StoreError
 
 #: scrypt cost parameters (n = 2**14, r = 8: the interactive-login setting of the scrypt paper)
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 1 << 14, 8, 1
@@ -64,52 +65,6 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-class AccountBook:
-    """The accounts table of a records database (blocking; one short connection per call)."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None)
-        db.execute("PRAGMA busy_timeout=5000")
-        return db
-
-    def password_hash(self, name: str) -> str | None:
-        db = self._connect()
-        try:
-            row = db.execute("SELECT password_hash FROM accounts WHERE name=?", (name,)).fetchone()
-        finally:
-            db.close()
-        return None if row is None else str(row[0])
-
-    def add(self, name: str, password_hash: str) -> bool:
-        """Register `name`; False if it is registered already."""
-        db = self._connect()
-        try:
-            cursor = db.execute(
-                "INSERT OR IGNORE INTO accounts (name, password_hash, created_at) VALUES (?,?,?)",
-                (name, password_hash, time.time()),
-            )
-            return cursor.rowcount == 1
-        finally:
-            db.close()
-
-    def remove(self, name: str) -> bool:
-        db = self._connect()
-        try:
-            return db.execute("DELETE FROM accounts WHERE name=?", (name,)).rowcount == 1
-        finally:
-            db.close()
-
-    def names(self) -> list[str]:
-        db = self._connect()
-        try:
-            return [row[0] for row in db.execute("SELECT name FROM accounts ORDER BY name")]
-        finally:
-            db.close()
-
-
 class Accounts:
     """What the server asks at ``hello``: may this connection use this name?"""
 
@@ -136,7 +91,7 @@ class Accounts:
             return None
         try:
             stored = await trio.to_thread.run_sync(book.password_hash, name)
-        except sqlite3.Error as exc:
+        except StoreError as exc:
             raise AccountError("accounts_unavailable", f"cannot read the accounts: {exc}") from None
         if stored is not None:
             if not password:
@@ -162,7 +117,7 @@ class Accounts:
                 hashed = await trio.to_thread.run_sync(hash_password, password)
             try:
                 added = await trio.to_thread.run_sync(book.add, name, hashed)
-            except sqlite3.Error as exc:
+            except StoreError as exc:
                 raise AccountError(
                     "accounts_unavailable", f"cannot register {name!r}: {exc}"
                 ) from None

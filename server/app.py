@@ -26,7 +26,7 @@ from protocol.messages import (
     ServerStatus,
     Welcome,
 )
-from server.accounts import AccountBook, AccountError, Accounts
+from server.accounts import AccountError, Accounts
 from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
 from server.limits import Addresses, ClientBudget, address_of
@@ -34,14 +34,15 @@ from server.lobby import Lobby, RequestError
 from server.match import Stats
 from server.reactor import Reactor
 from server.requests import Requests
-from server.store import (
+from store import (
     Journal,
     Recorder,
     Store,
     StoreError,
     import_journal,
 )
-from server.store.writer import ProcessWriter
+from store.accounts import AccountBook
+from store.writer import ProcessWriter
 
 log = structlog.get_logger("arena.server")
 

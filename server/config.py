@@ -69,7 +69,7 @@ class ServerConfig:
     #: ended matches whose records are not yet written; beyond it new matches are refused
     max_pending_results: int = 10_000
     #: who writes the records database: a child ``process`` (the event loop keeps the
-    #: GIL: server/store/writer.py) or a worker ``thread`` of the server process
+    #: GIL: store/writer.py) or a worker ``thread`` of the server process
     store_writer: str = "process"
     # --- limits (docs/PROTOCOL.md "Limits"): what one client may hold or send
     max_connections: int = 10_000

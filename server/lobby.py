@@ -30,8 +30,8 @@ from server.errors import RequestError as RequestError
 from server.match import Match, Stats
 from server.pool_desk import PoolDesk
 from server.pools import Pool, PooledSeek
-from server.store import Recorder
-from server.store.records import MatchTags
+from store import Recorder
+from store.records import MatchTags
 
 log = structlog.get_logger("arena.server")
 

@@ -52,8 +52,8 @@ from server.clock import GameClock
 from server.config import MatchPolicy
 from server.connection import Connection
 from server.match_ids import new_match_id
-from server.store import Recorder
-from server.store.records import ClockTag, MatchRecord, MatchTags, ResultRecord
+from store import Recorder
+from store.records import ClockTag, MatchRecord, MatchTags, ResultRecord
 
 log = structlog.get_logger("arena.server")
 

@@ -19,13 +19,13 @@ from games import Game, InvalidMoveError, Termination
 from protocol.messages import Adjudicate, Direct, Directing, MatchEnd, Pair, Paired, PoolStatus
 from server.errors import RequestError
 from server.pools import Pool, PooledSeek, new_owner_key, owner_digest
-from server.store.records import MatchTags
+from store.records import MatchTags
 
 if TYPE_CHECKING:
     from server.config import MatchPolicy, ServerConfig
     from server.connection import Connection
     from server.match import Match
-    from server.store import TournamentGame
+    from store import TournamentGame
 
 log = structlog.get_logger("arena.server")
 

@@ -42,7 +42,7 @@ from server.config import ServerConfig
 from server.connection import Connection
 from server.limits import Addresses, ClientBudget, address_of
 from server.lobby import Lobby, RequestError
-from server.store import Recorder, StoreUnavailable
+from store import Recorder, StoreUnavailable
 
 log = structlog.get_logger("arena.server")
 

@@ -1,4 +1,4 @@
-"""Tournaments and their results in the SQLite records database, and the running lock.
+"""Tournaments and their results in the records database (`store.tournaments`), and the lock.
 
 Durability: the configuration is stored when the tournament starts and each
 game's result is committed as soon as it is known, keyed by its index in the
@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import secrets
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.store import Store, like_prefix
+from store import Store
+from store import tournaments as tables
 from tournament.config import TournamentConfig
 
 __all__ = ["GameResult", "TournamentRecords", "TournamentRunning", "lock_path"]
@@ -69,55 +68,26 @@ class TournamentRecords:
         self.store = store  # its schema holds the tournament tables
 
     def save(self, config: TournamentConfig, status: str) -> None:
-        now = time.time()
-        with self.store.transaction() as db:
-            db.execute(
-                "INSERT INTO tournaments (id, config, status, created_at, updated_at)"
-                " VALUES (?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET status=excluded.status,"
-                " updated_at=excluded.updated_at",
-                (config.id, config.to_json(), status, now, now),
-            )
+        tables.save_tournament(self.store, config.id, config.to_json(), status)
 
     def owner_key(self, tournament_id: str) -> str:
         """The key that owns this tournament's pool on a server (made once, kept for resumes)."""
-        with self.store.transaction() as db:
-            row = db.execute(
-                "SELECT owner_key FROM tournaments WHERE id=?", (tournament_id,)
-            ).fetchone()
-            if row is not None and row[0]:
-                return str(row[0])
-            key = secrets.token_urlsafe(24)
-            db.execute("UPDATE tournaments SET owner_key=? WHERE id=?", (key, tournament_id))
-            return key
+        return tables.owner_key(self.store, tournament_id, secrets.token_urlsafe(24))
 
     def load(self, tournament_id: str) -> tuple[TournamentConfig, str] | None:
         """The tournament with this id (or unique id prefix) and its status."""
-        with self.store.reading() as db:
-            rows = db.execute(
-                "SELECT id, config, status FROM tournaments WHERE id=? OR id LIKE ? ESCAPE '\\'"
-                " LIMIT 2",
-                (tournament_id, like_prefix(tournament_id)),
-            ).fetchall()
-        exact = [row for row in rows if row[0] == tournament_id]
-        if exact or len(rows) == 1:
-            row = (exact or rows)[0]
-            return TournamentConfig.from_json(row[1]), row[2]
-        return None
+        found = tables.find_tournament(self.store, tournament_id)
+        return None if found is None else (TournamentConfig.from_json(found.config), found.status)
 
     def list(self) -> list[Listed]:
         """Every stored tournament, newest first, with its real state and games done."""
-        with self.store.reading() as db:
-            rows = db.execute(
-                "SELECT t.config, t.status, t.created_at, COUNT(g.idx) FROM tournaments t"
-                " LEFT JOIN tournament_games g ON g.tournament = t.id"
-                " GROUP BY t.id ORDER BY t.created_at DESC"
-            ).fetchall()
         listed = []
-        for text, status, created, done in rows:
-            config = TournamentConfig.from_json(text)
+        for stored in tables.list_tournaments(self.store):
+            config = TournamentConfig.from_json(stored.config)
+            status = stored.status
             if status == "running" and not self.is_running(config.id):
                 status = "stopped"  # its director died without saying so (kill -9, power cut)
-            listed.append(Listed(config, status, created, done))
+            listed.append(Listed(config, status, stored.created_at, stored.done))
         return listed
 
     def is_running(self, tournament_id: str) -> bool:
@@ -157,21 +127,18 @@ class TournamentRecords:
             os.close(fd)
 
     def add_result(self, tournament_id: str, result: GameResult) -> None:
-        with self.store.transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO tournament_games (tournament, idx, seats, scores,"
-                " termination, match_id, plies, finished_at) VALUES (?,?,?,?,?,?,?,?)",
-                (
-                    tournament_id,
-                    result.index,
-                    json.dumps(list(result.seats)),
-                    json.dumps(list(result.scores)),
-                    result.termination,
-                    result.match_id,
-                    result.plies,
-                    time.time(),
-                ),
-            )
+        tables.add_game(
+            self.store,
+            tournament_id,
+            tables.StoredGame(
+                result.index,
+                result.seats,
+                result.scores,
+                result.termination,
+                result.match_id,
+                result.plies,
+            ),
+        )
 
     def results(self, tournament_id: str) -> dict[int, GameResult]:
         """Finished games by schedule index.
@@ -180,17 +147,11 @@ class TournamentRecords:
         no result row yet (the process was killed between the server's commit
         and the director's), so no finished game is ever played twice.
         """
-        with self.store.reading() as db:
-            rows = db.execute(
-                "SELECT idx, seats, scores, termination, match_id, plies FROM tournament_games"
-                " WHERE tournament=?",
-                (tournament_id,),
-            ).fetchall()
         results = {
-            row[0]: GameResult(
-                row[0], tuple(json.loads(row[1])), tuple(json.loads(row[2])), row[3], row[4], row[5]
+            game.index: GameResult(
+                game.index, game.seats, game.scores, game.termination, game.match_id, game.plies
             )
-            for row in rows
+            for game in tables.games(self.store, tournament_id)
         }
         for record in self.store.list_matches(
             1_000_000, status="finished", tournament=tournament_id

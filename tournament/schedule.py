@@ -188,3 +188,13 @@ def make_plan(config: TournamentConfig, game: Game[Any, Any], concurrency: int =
     if config.format == "sprt":
         return SprtPlan(config, game, lookahead=concurrency)
     return FixedPlan(build_schedule(config, game, game.num_players))
+
+
+def planned_total(config: TournamentConfig) -> int | None:
+    """Games planned: the schedule's, an SPRT's pair limit (None: no limit, or no schedule)."""
+    if config.format == "sprt":
+        return None if config.max_pairs is None else 2 * config.max_pairs
+    try:
+        return len(build_schedule(config))
+    except ValueError:
+        return None

@@ -19,9 +19,9 @@ from starlette.routing import Route
 
 from games import GameError, available_games, make_game
 from server.app import ArenaServer
-from server.store import MatchRecord, Store, StoreError
 from server.web.config import WebConfig
 from server.web.tournaments import list_tournaments, tournament_document
+from store import MatchRecord, Store, StoreError
 
 #: renderers the page ships (other games get the generic view)
 RENDERED_GAMES = frozenset({"tictactoe", "gomoku", "connect4", "reversi", "ultimate"})

@@ -13,23 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.store import MatchRecord, Store, from_json, like_prefix
+from store import MatchRecord, Store, from_json
+from store import tournaments as tables
+from tournament.config import TournamentConfig
 from tournament.ratings import GameResult as RatedGame
 from tournament.ratings import crosstable, standings
+from tournament.schedule import planned_total
 from tournament.stats import margin_or_none
 
 #: more finished games than this per tournament are not read (a page is not an export)
 MAX_GAMES = 100_000
-
-
-def _tagged(store: Store) -> list[tuple[str, str, int, float]]:
-    """(tournament, game, matches, first start) for every tag in the match records."""
-    with store.reading() as db:
-        rows = db.execute(
-            "SELECT tournament, MIN(game), COUNT(*), MIN(started_at) FROM matches"
-            " WHERE tournament IS NOT NULL GROUP BY tournament"
-        ).fetchall()
-    return [(row[0], row[1], row[2], row[3]) for row in rows]
 
 
 def _config_json(tournament_id: str, text: str, status: str, created: float) -> dict[str, Any]:
@@ -55,28 +48,39 @@ def _config_json(tournament_id: str, text: str, status: str, created: float) -> 
         "move_time": config.get("move_time"),
         "status": status,
         "created_at": created,
+        "total": _planned(text),
     }
+
+
+def _planned(text: str) -> int | None:
+    """Games planned by a stored configuration: the schedule's own count (round-robin,
+    gauntlet, an SPRT's pair limit), or None if it cannot say (no limit, or unreadable)."""
+    try:
+        return planned_total(TournamentConfig.from_json(text))
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _stored(store: Store, tournament_id: str | None = None) -> list[dict[str, Any]]:
     """Rows of the ``tournaments`` table (all, or this id / unique id prefix)."""
-    query = "SELECT id, config, status, created_at FROM tournaments"
-    params: tuple[Any, ...] = ()
-    if tournament_id is not None:
-        query += " WHERE id=? OR id LIKE ? ESCAPE '\\' LIMIT 2"
-        params = (tournament_id, like_prefix(tournament_id))
-    with store.reading() as db:
-        rows = db.execute(query, params).fetchall()
-    if tournament_id is not None:
-        exact = [row for row in rows if row[0] == tournament_id]
-        rows = exact or (rows if len(rows) == 1 else [])
-    return [_config_json(row[0], row[1], row[2], row[3]) for row in rows]
+    if tournament_id is None:
+        rows = tables.list_tournaments(store)
+    else:
+        found = tables.find_tournament(store, tournament_id)
+        rows = [] if found is None else [found]
+    return [_config_json(row.id, row.config, row.status, row.created_at) for row in rows]
 
 
 def list_tournaments(store: Store) -> list[dict[str, Any]]:
     """Every tournament known to the records, most recent first."""
     found = {entry["id"]: entry for entry in _stored(store)}
-    for tournament, game, count, started in _tagged(store):
+    for tagged in tables.tagged_tournaments(store):
+        tournament, game, count, started = (
+            tagged.id,
+            tagged.game,
+            tagged.matches,
+            tagged.first_started_at,
+        )
         entry = found.setdefault(
             tournament,
             {
@@ -131,10 +135,8 @@ def tournament_document(store: Store, tournament_id: str) -> dict[str, Any] | No
             rated.append(RatedGame(seats[0], seats[1], float(record.scores[0])))
     table = standings(names, rated) if len(names) >= 2 else []
     cross = crosstable(names, rated) if len(names) >= 2 else {}
-    total = None
     per_pair = config["games_per_pair"] if config is not None else None
-    if isinstance(per_pair, int):
-        total = len(names) * (len(names) - 1) // 2 * per_pair
+    total = config["total"] if config is not None else None
     first = records[0] if records else None
     return {
         "id": key,

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from server.store import Store
+from store import Store
 from tests.arena_cli.cli import clean_env, free_port, run
 
 

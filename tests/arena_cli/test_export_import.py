@@ -17,7 +17,7 @@ import pytest
 
 from arena_cli.main import main
 from games import make_game
-from server.store import MatchRecord, MoveRecord, Store
+from store import MatchRecord, MoveRecord, Store
 from tests.records.fixtures import GAME_SETUPS, random_match
 
 SGF_GAMES = ("gomoku", "reversi", "tictactoe")

@@ -23,7 +23,7 @@ import pytest
 
 from arena_cli.main import COMMANDS
 from games import available_games
-from server.store import Store
+from store import Store
 from tests.arena_cli.cli import Arena, arena, clean_env, free_port
 from tests.arena_cli.examples import argv, shim, substitute
 from tests.records.fixtures import random_match

@@ -47,7 +47,7 @@ def test_missing_database_and_match_give_clear_errors(
     assert main(["matches", "--db", str(tmp_path / "nope.sqlite")]) == 2
     assert "no records database" in capsys.readouterr().err
     db = tmp_path / "empty.sqlite"
-    from server.store import Store
+    from store import Store
 
     Store(str(db)).close()
     assert main(["show", "m9999", "--db", str(db)]) == 2  # bad input
@@ -57,8 +57,8 @@ def test_missing_database_and_match_give_clear_errors(
 def _record(match_id: str, players: list[str]) -> Any:
     import time
 
-    from server.store import MatchRecord
-    from server.store.records import ClockTag, MatchTags
+    from store import MatchRecord
+    from store.records import ClockTag, MatchTags
 
     return MatchRecord(
         id=match_id,
@@ -84,7 +84,7 @@ def _record(match_id: str, players: list[str]) -> Any:
 def test_prefixes_json_and_a_table_that_fits(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from server.store import Store
+    from store import Store
 
     db = str(tmp_path / "a.sqlite")
     store = Store(db)

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from arena_cli.main import main
-from server.store import Store
+from store import Store
 from tests.records.fixtures import random_match
 
 

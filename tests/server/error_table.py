@@ -36,7 +36,7 @@ from protocol.messages import (
 from server.app import ArenaServer
 from server.config import MatchPolicy
 from server.connection import Connection
-from server.store import BatchReport, MatchRecord, MatchWrite, MoveRecord
+from store import BatchReport, MatchRecord, MatchWrite, MoveRecord
 from tests.server.harness import RawClient, running_server
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"

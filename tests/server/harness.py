@@ -25,7 +25,7 @@ from protocol.messages import (
 )
 from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
-from server.store import Store
+from store import Store
 
 RECEIVE_LIMIT = 30.0
 

@@ -84,7 +84,7 @@ async def test_a_full_disk_loses_no_result_and_the_store_recovers_by_itself(
         outcomes = Outcomes()
         await play_matches(server.port, 8, 0, outcomes)
         before = set(outcomes.ended)
-        # the server and its records writer process (server/store/writer.py)
+        # the server and its records writer process (store/writer.py)
         pids = [server.process.pid, *_children(server.process.pid)]
         assert len(pids) == 2
         _, hard = resource.prlimit(pids[0], resource.RLIMIT_FSIZE)

@@ -10,7 +10,7 @@ import trio
 
 from protocol.messages import Error, Illegal, MatchEnd, MatchStart, Turn, Update, Welcome
 from server.config import MatchPolicy
-from server.store import Store
+from store import Store
 from tests.server.harness import RawClient, memory_server, running_server, start_pair
 
 

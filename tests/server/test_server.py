@@ -14,7 +14,7 @@ import trio
 from games import make_game
 from protocol.messages import Error, MatchEnd, MatchStart, Seeking, Turn, Update
 from server.config import MatchPolicy
-from server.store import Store
+from store import Store
 from tests.server.harness import RawClient, running_server, seek_and_play, start_pair
 
 

@@ -19,7 +19,7 @@ from protocol.messages import (
     Update,
 )
 from records.schema import opening_of
-from server.store import Store
+from store import Store
 from tests.server.harness import RawClient, play_randomly, running_server
 
 OWNER_KEY = "the-tournament-owner-key"  # a director keeps its pool's key across restarts

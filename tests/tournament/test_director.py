@@ -18,7 +18,7 @@ import trio
 from games import make_game
 from protocol.messages import Directing, MatchEnd, MatchStart, Seeking, Turn
 from records.schema import opening_of
-from server.store import Store
+from store import Store
 from tests.server.harness import RawClient, running_server
 from tournament.config import TournamentConfig, TournamentPlayer
 from tournament.director import TournamentDirector, TournamentError

@@ -9,8 +9,8 @@ from typing import Any
 
 import trio
 
-from server.store import MatchRecord, MoveRecord, Store
-from server.store.records import MatchTags
+from store import MatchRecord, MoveRecord, Store
+from store.records import MatchTags
 from tests.web.helpers import Client, get, play_out, post, running_web, ws_client
 
 

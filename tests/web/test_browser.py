@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from games import make_game
-from server.store import Store
+from store import Store
 from tests.web.browser import WebServer, chromium_path, screenshot, start_player, web_server
 from tests.web.test_api import add_tournament
 

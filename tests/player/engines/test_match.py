@@ -11,7 +11,7 @@ from player.baselines import RandomAgent
 from player.runtime import PlayerClient, PlayerConfig
 from player.spec import make_agent
 from server.config import MatchPolicy
-from server.store import Store
+from store import Store
 from tests.server.harness import running_server
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from server.store.records import (
+from store.records import (
     BatchReport,
     MatchRecord,
     MatchWrite,
@@ -37,7 +37,7 @@ from server.store.records import (
     tags_from_json,
     to_json,
 )
-from server.store.schema import SCHEMA_VERSION, check_compatible, migrate
+from store.schema import SCHEMA_VERSION, check_compatible, migrate
 
 #: how long a write waits for another process's lock before it counts as failed
 BUSY_TIMEOUT = 1.0
@@ -278,16 +278,22 @@ class Store:
     def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool:
         """Store a whole match (e.g. read back by `arena import`) in one transaction.
 
-        Returns False, writing nothing, when a match with this id is already stored.
+        Returns False, writing nothing, when a match with this id is already stored;
+        raises `StoreError` (nothing written) when the database refuses it.
         """
-        with self.transaction() as db:
-            if db.execute("SELECT 1 FROM matches WHERE id=?", (record.id,)).fetchone():
-                return False
-            self._insert_match(db, record)
-            if moves:
-                _insert_moves(db, [move_row(move) for move in moves])
-            if record.status != "running" and record.scores is not None:
-                self._finish_match(db, result_of(record))
+        try:
+            with self.transaction() as db:
+                if db.execute("SELECT 1 FROM matches WHERE id=?", (record.id,)).fetchone():
+                    return False
+                self._insert_match(db, record)
+                if moves:
+                    _insert_moves(db, [move_row(move) for move in moves])
+                if record.status != "running" and record.scores is not None:
+                    self._finish_match(db, result_of(record))
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"cannot store match {record.id!r}: {describe_error(self.path, exc)}"
+            ) from None
         return True
 
     def abort_running(self, reason: str) -> int:

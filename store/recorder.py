@@ -27,8 +27,8 @@ from typing import Any
 import structlog
 import trio
 
-from server.store.journal import Journal
-from server.store.records import (
+from store.journal import Journal
+from store.records import (
     Backend,
     BatchReport,
     MatchRecord,
@@ -40,7 +40,7 @@ from server.store.records import (
     row_of_move,
     with_info,
 )
-from server.store.sqlite import result_of
+from store.sqlite import result_of
 
 log = structlog.get_logger("arena.server")
 

@@ -1,4 +1,4 @@
-"""The records writer process (server/store/writer.py) on a real SQLite file."""
+"""The records writer process (store/writer.py) on a real SQLite file."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 import msgspec
 import pytest
 
-from server.store import MatchRecord, MatchWrite, MoveRecord, ResultRecord, Store, move_row
-from server.store.records import ClockTag, MatchTags
-from server.store.writer import ProcessWriter, _decode_batch, _decode_report, _encode, _Report
+from store import MatchRecord, MatchWrite, MoveRecord, ResultRecord, Store, move_row
+from store.records import ClockTag, MatchTags
+from store.writer import ProcessWriter, _decode_batch, _decode_report, _encode, _Report
 
 T = TypeVar("T")
 
@@ -100,7 +100,7 @@ def test_stop_ends_the_child_and_writes_start_it_again(writer: ProcessWriter) ->
 
 def test_the_child_refuses_an_unusable_database_with_one_line(tmp_path: Path) -> None:
     store = Store(str(tmp_path / "arena.sqlite"))
-    writer = ProcessWriter(store, command=[sys.executable, "-m", "server.store.writer"])
+    writer = ProcessWriter(store, command=[sys.executable, "-m", "store.writer"])
     report = writer.write([_write("m")])  # usage error: exits 2 before answering
     assert report.error is not None and "exited with 2" in report.error
     writer.close()

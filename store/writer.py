@@ -20,7 +20,7 @@ The child runs in its own session (a terminal's Ctrl-C is for the server,
 which then closes the pipe), and exits when the pipe closes, also when the
 server was killed: nothing outlives the server.
 
-    python -m server.store.writer DB   # the child: frames on stdin, reports on stdout
+    python -m store.writer DB   # the child: frames on stdin, reports on stdout
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import IO, Any
 
 import msgspec
 
-from server.store.records import BatchReport, MatchRecord, MatchWrite, MoveRecord, StoreError
+from store.records import BatchReport, MatchRecord, MatchWrite, MoveRecord, StoreError
 
 _HEADER = struct.Struct(">I")
 #: how long a write may take before the child counts as stuck (a lock waits BUSY_TIMEOUT)
@@ -81,7 +81,7 @@ class ProcessWriter:
         self.store = store
         self.path: str = store.path
         #: the child's command line (tests substitute a failing one)
-        self.command = list(command or [sys.executable, "-m", "server.store.writer", self.path])
+        self.command = list(command or [sys.executable, "-m", "store.writer", self.path])
         self._child: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
@@ -207,10 +207,10 @@ def _read_exactly(fd: int, count: int, deadline: float) -> bytes:
 
 
 def main(argv: list[str]) -> int:
-    from server.store.sqlite import Store  # the child needs SQLite, not trio
+    from store.sqlite import Store  # the child needs SQLite, not trio
 
     if len(argv) != 1:
-        print("usage: python -m server.store.writer DB", file=sys.stderr)
+        print("usage: python -m store.writer DB", file=sys.stderr)
         return 2
     try:
         store = Store(argv[0])

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from server.store.records import MatchRecord, MatchWrite, ResultRecord, tags_from_dict
+from store.records import MatchRecord, MatchWrite, ResultRecord, tags_from_dict
 
 
 class Journal:

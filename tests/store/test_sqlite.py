@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from server.store import (
+from store import (
     SCHEMA_VERSION,
     Journal,
     MatchRecord,
@@ -320,8 +320,8 @@ def test_like_prefix_matches_literally(tmp_path: Path) -> None:
 
 
 def test_a_version_5_database_gets_typed_tags(tmp_path: Path) -> None:
-    from server.store.records import ClockTag, MatchTags
-    from server.store.schema import MIGRATIONS
+    from store.records import ClockTag, MatchTags
+    from store.schema import MIGRATIONS
 
     path = str(tmp_path / "v5.sqlite")
     with sqlite3.connect(path) as db:
