@@ -173,7 +173,7 @@ async def measure(matches: int, seconds: float, hostile: bool) -> tuple[float, f
                 ]
             )
             # the attacker builds its pools and rooms (a count to poll, not an event)
-            while server.lobby is None or len(server.lobby.pools) < POOLS * 0.99:  # noqa: ASYNC110
+            while server.lobby is None or len(server.lobby.desk.pools) < POOLS * 0.99:  # noqa: ASYNC110
                 await trio.sleep(0.2)
         clients = spawn_clients(port, matches, seconds + 1.0, "connect4")
         await trio.sleep(1.0)

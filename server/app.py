@@ -332,7 +332,7 @@ class ArenaServer:
         while True:
             await trio.sleep(min(60.0, max(self.config.pool_grace / 4, 1.0)))
             if self.lobby is not None:
-                self.lobby.reclaim_pools()
+                self.lobby.desk.reclaim_pools()
             self.addresses.sweep(trio.current_time())
 
     async def _keepalive(self, conn: Connection) -> None:

@@ -64,7 +64,7 @@ class Room:
 
 
 @dataclass
-class Lobby(PoolDesk):
+class Lobby:
     config: ServerConfig
     recorder: Recorder
     nursery: trio.Nursery
@@ -74,15 +74,17 @@ class Lobby(PoolDesk):
     tokens: dict[str, tuple[Match, int]] = field(default_factory=dict)
     seeks: dict[SeekKey, list[Connection]] = field(default_factory=dict)
     rooms: dict[str, Room] = field(default_factory=dict)
-    pools: dict[str, Pool] = field(default_factory=dict)
-    # live tournament games by (owner, tournament, index): a game is played once
-    tournament_games: dict[tuple[str, str, int], Match] = field(default_factory=dict)
+    #: pools, their directors and tournament games (it asks this lobby for what it needs)
+    desk: PoolDesk = field(init=False)
     # connections that spectate every match, also those that start later (`spectate *`)
     followers: set[Connection] = field(default_factory=set)
 
+    def __post_init__(self) -> None:
+        self.desk = PoolDesk(self)
+
     # --- creating matches ------------------------------------------------------
 
-    def _game_for(self, name: str, options: dict[str, Any]) -> Game[Any, Any]:
+    def game_for(self, name: str, options: dict[str, Any]) -> Game[Any, Any]:
         try:
             # the value's type is part of the key: 7, 7.0 and True must not share a game
             key = (name, tuple(sorted((k, type(v).__name__, v) for k, v in options.items())))
@@ -94,7 +96,7 @@ class Lobby(PoolDesk):
         except ValueError as exc:  # unknown game or bad options
             raise RequestError("bad_request", str(exc)) from None
 
-    def _move_time(self, requested: float | None) -> float:
+    def move_time(self, requested: float | None) -> float:
         if requested is None:
             return self.config.policy.move_time
         if requested > self.config.max_move_time:
@@ -104,7 +106,7 @@ class Lobby(PoolDesk):
             )
         return requested
 
-    def _require_store(self) -> None:
+    def require_store(self) -> None:
         """Refuse to start matches while unwritten results fill the recorder's queue."""
         if not self.recorder.accepting:
             raise RequestError(
@@ -145,7 +147,7 @@ class Lobby(PoolDesk):
             index = match.tags.index
             if match.tournament and index is not None:
                 owner = match.tags.owner or ""
-                self.tournament_games.pop((owner, match.tournament, index), None)
+                self.desk.tournament_games.pop((owner, match.tournament, index), None)
             for observer in match.observers:
                 observer.observing.discard(match)
             for seat in match.seats:
@@ -153,19 +155,19 @@ class Lobby(PoolDesk):
 
     def seek(self, conn: Connection, message: Seek) -> None:
         # everything is checked before anything changes: a refused seek keeps the earlier one
-        game = self._game_for(message.game, message.options)
-        move_time = self._move_time(message.move_time)
-        self._require_store()
+        game = self.game_for(message.game, message.options)
+        move_time = self.move_time(message.move_time)
+        self.require_store()
         pool = None
         if message.pool:
-            pool = self.pools.get(message.pool)
+            pool = self.desk.pools.get(message.pool)
             if pool is not None and not pool.admits(conn.name, message.secret):
                 raise RequestError(
                     "bad_secret",
                     f"{conn.name!r} is not admitted to pool {message.pool!r} (unknown name or wrong secret)",
                 )
             if pool is None:
-                self._check_pool_room()
+                self.desk.check_pool_room()
         self.cancel_seeks(conn)
         options = msgspec.json.encode(game.options)
         clock = message.clock
@@ -199,11 +201,11 @@ class Lobby(PoolDesk):
             return
         if message.pool:
             if pool is None:
-                pool = self.pools[message.pool] = Pool(message.pool)
+                pool = self.desk.pools[message.pool] = Pool(message.pool)
             pool.seeks.append(PooledSeek(conn, message, game))
             pool.idle_since = None
             conn.pool_seeks.add(pool.name)
-            self.pool_changed(pool.name)
+            self.desk.pool_changed(pool.name)
 
     def _open_seeks(self, game: str, own: SeekKey) -> list[OpenSeek]:
         """The seeks of `game` waiting that `own` does not pair with (shown to a new seeker):
@@ -270,17 +272,17 @@ class Lobby(PoolDesk):
                     del self.seeks[key]
         for name in list(conn.pool_seeks):
             conn.pool_seeks.discard(name)
-            pool = self.pools.get(name)
+            pool = self.desk.pools.get(name)
             if pool is None:
                 continue
             pool.seeks = [entry for entry in pool.seeks if entry.conn is not conn]
-            self._pool_maybe_idle(pool)
-            self.pool_changed(name)
+            self.desk.pool_maybe_idle(pool)
+            self.desk.pool_changed(name)
 
     def join(self, conn: Connection, message: Join) -> None:
         """Take a seat in a room (created by the first joiner; gone when its match starts or
         its last seated connection leaves). Everything is checked before anything changes."""
-        self._require_store()
+        self.require_store()
         room = self.rooms.get(message.room)
         limit = self.config.max_rooms_per_connection
         if message.room not in conn.rooms and len(conn.rooms) >= limit:
@@ -290,9 +292,9 @@ class Lobby(PoolDesk):
                 raise RequestError(
                     "limit_reached", f"this server holds {self.config.max_rooms} rooms already"
                 )
-            game = self._game_for(message.game, message.options)
+            game = self.game_for(message.game, message.options)
             room = Room(
-                message.room, game, self._move_time(message.move_time), [None] * game.num_players
+                message.room, game, self.move_time(message.move_time), [None] * game.num_players
             )
             default_clock = self.config.policy.clock
             if message.move_time is None and default_clock is not None:
@@ -428,10 +430,10 @@ class Lobby(PoolDesk):
         self.cancel_seeks(conn)
         self.followers.discard(conn)
         for name in list(conn.directing):
-            pool = self.pools.get(name)
+            pool = self.desk.pools.get(name)
             if pool is not None and pool.director is conn:
                 pool.director = None
-                self._pool_maybe_idle(pool)
+                self.desk.pool_maybe_idle(pool)
         conn.directing.clear()
         for match in list(conn.observing):
             match.observers.discard(conn)

@@ -1,16 +1,16 @@
 """The director's desk: pools, their owners, pairing on request and tournament games.
 
-Why a mixin of the lobby: these requests come from tournament directors and
-touch only pools, their seekers and the tournament games they start; the
-lobby (open seeks, rooms, seats) provides the few things they need (rule
-objects, the move-time policy, the store's health, starting a match). Kept
-apart so each file stays small and one concern each.
+Why an object the lobby holds: these requests come from tournament directors
+and touch only pools, their seekers and the tournament games they start. The
+lobby (open seeks, rooms, seats) owns the desk and lends it the few things it
+needs through `PoolHost` (games, the move-time policy, the store's health,
+starting a match), so neither reaches into the other's state.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 import trio
@@ -30,36 +30,43 @@ if TYPE_CHECKING:
 log = structlog.get_logger("arena.server")
 
 
-class PoolDesk:
-    """Pool and tournament requests (mixed into `Lobby`, which provides the stubs below)."""
+class PoolHost(Protocol):
+    """What the desk needs of the lobby that holds it."""
 
     config: ServerConfig
     matches: dict[str, Match]
-    pools: dict[str, Pool]
-    # live tournament games by (owner, tournament, index): a game is played once
-    tournament_games: dict[tuple[str, str, int], Match]
 
-    def _game_for(self, name: str, options: dict[str, Any]) -> Game[Any, Any]:
-        raise NotImplementedError
+    def game_for(self, name: str, options: dict[str, Any]) -> Game[Any, Any]: ...
 
-    def _move_time(self, requested: float | None) -> float:
-        raise NotImplementedError
+    def move_time(self, requested: float | None) -> float: ...
 
-    def _require_store(self) -> None:
-        raise NotImplementedError
+    def require_store(self) -> None: ...
 
     def start_match(
         self, game: Game[Any, Any], players: list[Connection], policy: MatchPolicy, **kwargs: Any
-    ) -> Match:
-        raise NotImplementedError
+    ) -> Match: ...
 
-    def _check_pool_room(self) -> None:
+
+class PoolDesk:
+    """Pools and tournament requests, held by the lobby (`PoolHost`)."""
+
+    def __init__(self, host: PoolHost) -> None:
+        self.host = host
+        self.pools: dict[str, Pool] = {}
+        # live tournament games by (owner, tournament, index): a game is played once
+        self.tournament_games: dict[tuple[str, str, int], Match] = {}
+
+    @property
+    def config(self) -> ServerConfig:
+        return self.host.config
+
+    def check_pool_room(self) -> None:
         if len(self.pools) >= self.config.max_pools:
             raise RequestError(
                 "limit_reached", f"this server holds {self.config.max_pools} pools already"
             )
 
-    def _pool_maybe_idle(self, pool: Pool) -> None:
+    def pool_maybe_idle(self, pool: Pool) -> None:
         """A pool left without director and seekers: forgotten now if nobody owns it, else later."""
         if not pool.empty:
             return
@@ -102,7 +109,7 @@ class PoolDesk:
         if message.pool not in conn.directing and len(conn.directing) >= limit:
             raise RequestError("limit_reached", f"a connection may direct at most {limit} pools")
         if pool is None:
-            self._check_pool_room()
+            self.check_pool_room()
             pool = self.pools[message.pool] = Pool(message.pool)
         key = message.owner
         if pool.owner is None:
@@ -188,9 +195,9 @@ class PoolDesk:
             log.info("pair_existing", pool=message.pool, index=message.index, match=ended.record.id)
             self.pool_changed(message.pool)  # no players were taken: a fresh view
             return
-        game = self._game_for(message.game, message.options)
-        move_time = self._move_time(message.move_time)
-        self._require_store()
+        game = self.host.game_for(message.game, message.options)
+        move_time = self.host.move_time(message.move_time)
+        self.host.require_store()
         if len(message.seats) != game.num_players:
             raise RequestError(
                 "bad_request",
@@ -228,7 +235,7 @@ class PoolDesk:
             owner=pool.owner,  # only the pool owner's games are this tournament's
             opening=tuple(message.opening) if opening else (),
         )
-        match = self.start_match(
+        match = self.host.start_match(
             game,
             [e.conn for e in chosen],
             replace(self.config.policy, move_time=move_time),
@@ -247,7 +254,7 @@ class PoolDesk:
 
     def adjudicate(self, conn: Connection, message: Adjudicate) -> None:
         """End a match at the director's word, if it still stands at the ply it judged."""
-        match = self.matches.get(message.match)
+        match = self.host.matches.get(message.match)
         if match is None:
             raise RequestError("unknown_match", f"no match {message.match!r} is being played")
         name = match.tags.pool

@@ -112,16 +112,16 @@ class Requests:
         lobby = self.lobby
         assert lobby is not None
         _check_role(conn, message)
-        lobby.check_director(conn, message.pool)
+        lobby.desk.check_director(conn, message.pool)
         ended = None
-        if message.tournament and lobby.live_tournament_game(message) is None:
+        if message.tournament and lobby.desk.live_tournament_game(message) is None:
             try:
                 ended = await self.recorder.find_tournament_game(
-                    message.tournament, message.index, lobby.pool_owner(message.pool)
+                    message.tournament, message.index, lobby.desk.pool_owner(message.pool)
                 )
             except StoreUnavailable as exc:
                 raise RequestError("store_unavailable", str(exc)) from None
-        lobby.pair(conn, message, ended)
+        lobby.desk.pair(conn, message, ended)
 
     def _answer(self, conn: Connection, message: Any) -> None:
         """Answer any message but `pair` (raises RequestError for a refusal)."""
@@ -157,9 +157,9 @@ class Requests:
         elif isinstance(message, Resign):
             lobby.resign(conn, message.match, message.reason)
         elif isinstance(message, Direct):
-            lobby.direct(conn, message)
+            lobby.desk.direct(conn, message)
         elif isinstance(message, Adjudicate):
-            lobby.adjudicate(conn, message)
+            lobby.desk.adjudicate(conn, message)
         else:  # pragma: no cover - the decoder admits only known types
             raise RequestError("bad_request", f"unexpected {type(message).__name__}")
 
