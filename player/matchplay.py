@@ -1,8 +1,10 @@
 """Playing one match: the server's match events turned into agent calls and moves.
 
 Why a separate piece: `PlayerClient` (player/runtime.py) owns connections
-and reconnection; this mixin owns what happens inside a match (start, turns,
-budgets, updates, the end) and the agent's worker thread. The policies:
+and reconnection, and holds one `MatchPlay`, which owns what happens inside a
+match (start, turns, budgets, updates, the end) and the agent's worker
+thread. It asks the client for a new match through the `request_match`
+callback it is given. The policies:
 
 - Budget: per-move limit: ``min(agent's own time limit, time_left -
   safety_margin)``; clock: see `clock_budget`. Never below ``min_budget``;
@@ -19,7 +21,7 @@ import contextlib
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import structlog
 import trio
@@ -46,7 +48,7 @@ T = TypeVar("T")
 
 
 @dataclass
-class _Match:
+class MatchState:
     """The match being played: the server's view, kept up to date by updates."""
 
     id: str
@@ -62,7 +64,9 @@ class _Match:
 
 
 @dataclass
-class _Choice:
+class Choice:
+    """The agent's last move: the ply, the budget it had and the time it took."""
+
     ply: int
     budget: float | None
     elapsed: float
@@ -85,37 +89,65 @@ def clock_budget(
     return min(share, time_left / 2) - safety_margin
 
 
-class MatchPlay:
-    """The match half of `PlayerClient` (see the module docstring)."""
+class PlaySettings(Protocol):
+    """What `MatchPlay` reads of the client's settings (`PlayerConfig`)."""
 
-    agent: Agent
-    config: Any  # PlayerConfig
-    game: Game[Any, Any]
-    results: list[MatchResult]
-    _on_result: Callable[[MatchResult], None] | None
-    _agent_lock: threading.Lock
-    _match: _Match | None
-    _pending: Literal["seek", "join", "rejoin"] | None
-    _progress: int
-    _stop: bool
-    _think_scope: trio.CancelScope | None
-    _session_scope: trio.CancelScope | None
-    _failure: ClientError | None
-    _choice: _Choice | None
+    @property
+    def games(self) -> int: ...
+
+    @property
+    def safety_margin(self) -> float: ...
+
+    @property
+    def min_budget(self) -> float: ...
+
+    @property
+    def agent_busy_timeout(self) -> float: ...
+
+
+class MatchPlay:
+    """Plays the matches of one client with one agent (see the module docstring)."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        config: PlaySettings,
+        game: Game[Any, Any],
+        *,
+        request_match: Callable[[Connection], Awaitable[None]],
+        on_result: Callable[[MatchResult], None] | None = None,
+    ) -> None:
+        self.agent = agent
+        self.config = config
+        self.game = game
+        self.results: list[MatchResult] = []
+        self._request_match = request_match
+        self._on_result = on_result
+        self._agent_lock = threading.Lock()
+        #: the match under way, if any (kept across a reconnect to rejoin it)
+        self.match: MatchState | None = None
+        #: the request the server has not answered yet
+        self.pending: Literal["seek", "join", "rejoin"] | None = None
+        #: matches started or moves seen: a connection that saw some was not wasted
+        self.progress = 0
+        self.stop = False
+        self._think_scope: trio.CancelScope | None = None
+        #: the connection's nursery scope, cancelled when the agent fails
+        self.session_scope: trio.CancelScope | None = None
+        #: the agent's failure in this session, if any
+        self.failure: ClientError | None = None
+        self._choice: Choice | None = None
 
     @property
     def done(self) -> bool:
         """True when no further match will be played."""
         games = self.config.games
-        return self._stop or (games > 0 and len(self.results) >= games)
+        return self.stop or (games > 0 and len(self.results) >= games)
 
     @property
     def playing(self) -> bool:
         """True while a match is under way here (started, its end not yet handled)."""
-        return self._match is not None
-
-    async def _request_match(self, conn: Connection) -> None:
-        raise NotImplementedError
+        return self.match is not None
 
     # --- match events -------------------------------------------------------------
 
@@ -135,10 +167,10 @@ class MatchPlay:
                 f"the server sent an invalid {game.name} move: {exc}"
             ) from None
 
-    async def _on_match_start(self, start: MatchStart) -> None:
+    async def on_match_start(self, start: MatchStart) -> None:
         if start.seat is None:
             raise ServerProtocolError(f"match_start for {start.match!r} gives this player no seat")
-        self._pending = None
+        self.pending = None
         if start.game == self.game.name and start.options == self.game.options:
             game = self.game
         else:
@@ -150,8 +182,8 @@ class MatchPlay:
                 ) from None
         state = self._decode_state(game, start.state)
         history = [self._decode_move(game, move) for move in start.moves]
-        current = self._match
-        self._progress += 1
+        current = self.match
+        self.progress += 1
         if current is not None and current.id == start.match:
             resync = current.state != state or current.seat != start.seat
             current.state, current.ply, current.seat = state, start.ply, start.seat
@@ -162,8 +194,8 @@ class MatchPlay:
             await self._agent_call(self.agent.sync, state, history)
             return
         if current is not None:
-            await self._lose_track(current, "a new match started before this one ended")
-        self._match = _Match(
+            await self.lose_track(current, "a new match started before this one ended")
+        self.match = MatchState(
             id=start.match,
             game=game,
             seat=start.seat,
@@ -188,8 +220,8 @@ class MatchPlay:
         await self._agent_call(self.agent.start, game, start.seat)
         await self._agent_call(self.agent.sync, state, history)
 
-    def _on_turn(self, conn: Connection, nursery: trio.Nursery, turn: Turn) -> None:
-        match = self._match
+    def on_turn(self, conn: Connection, nursery: trio.Nursery, turn: Turn) -> None:
+        match = self.match
         if match is None or turn.match != match.id:
             log.warning("turn_for_unknown_match", turn_match=turn.match)
             return
@@ -197,7 +229,7 @@ class MatchPlay:
         legal = [self._decode_move(match.game, m) for m in turn.legal_moves]
         match.state, match.ply = state, turn.ply
         limit = self.budget(turn.time_left, clock=turn.clocks is not None, increment=turn.increment)
-        self._cancel_think()
+        self.cancel_think()
         scope = trio.CancelScope()
         self._think_scope = scope
         clocks = None if turn.clocks is None else (tuple(turn.clocks), turn.increment)
@@ -219,7 +251,7 @@ class MatchPlay:
                 f" {effective:g}s, not {default.time:g}s",
             )
 
-    def _think_label(self, match: _Match) -> str:
+    def _think_label(self, match: MatchState) -> str:
         """``thought 0.95s a move (asked 5s)`` when the agent got less than its ``time=``."""
         default = self.agent.default_limit
         if default is None or default.time is None or not match.budgets:
@@ -245,7 +277,7 @@ class MatchPlay:
     async def _think(
         self,
         conn: Connection,
-        match: _Match,
+        match: MatchState,
         ply: int,
         state: Any,
         legal: list[Any],
@@ -261,14 +293,14 @@ class MatchPlay:
                         await self._agent_call(self.agent.clocks, *clocks, quick=True)
                     move = await self._agent_call(self.agent.choose, state, limit, abandon=True)
                 except ResignMatch as exc:
-                    self._stop = self._stop or exc.stop
+                    self.stop = self.stop or exc.stop
                     log.info("resign", reason=exc.reason, ply=ply)
                     await conn.send(Resign(match=match.id, reason=exc.reason[:200]))
                     return
                 except AgentError:
-                    await _best_effort(conn.send(Resign(match=match.id)))
+                    await best_effort(conn.send(Resign(match=match.id)))
                     raise
-                self._choice = _Choice(ply, limit.time, trio.current_time() - started)
+                self._choice = Choice(ply, limit.time, trio.current_time() - started)
                 if limit.time is not None:
                     match.budgets.append(limit.time)
                 if move not in legal:
@@ -281,9 +313,9 @@ class MatchPlay:
                     ) from exc
                 await conn.send(Move(match=match.id, ply=ply, move=wire, **self._move_info(ply)))
             except ClientError as exc:
-                self._failure = exc
-                if self._session_scope is not None:
-                    self._session_scope.cancel()
+                self.failure = exc
+                if self.session_scope is not None:
+                    self.session_scope.cancel()
 
     def _move_info(self, ply: int) -> dict[str, Any]:
         """The `Move` fields of what the agent says about the move it just chose.
@@ -301,13 +333,13 @@ class MatchPlay:
             log.warning("agent_move_info_dropped", ply=ply, fields=dropped, info=repr(info))
         return fields
 
-    def _cancel_think(self) -> None:
+    def cancel_think(self) -> None:
         if self._think_scope is not None:
             self._think_scope.cancel()
             self._think_scope = None
 
-    async def _on_update(self, update: Update) -> None:
-        match = self._match
+    async def on_update(self, update: Update) -> None:
+        match = self.match
         if match is None or update.match != match.id:
             log.debug("update_for_other_match", update_match=update.match)
             return
@@ -315,7 +347,7 @@ class MatchPlay:
         new_state = self._decode_state(match.game, update.state)
         previous = match.state
         match.state, match.ply = new_state, update.ply
-        self._progress += 1
+        self.progress += 1
         extra: dict[str, Any] = {}
         choice = self._choice
         if update.seat == match.seat and choice is not None and choice.ply + 1 == update.ply:
@@ -330,12 +362,12 @@ class MatchPlay:
         )
         await self._agent_call(self.agent.observe, previous, move, new_state, quick=True)
 
-    async def _on_match_end(self, conn: Connection, end: MatchEnd) -> bool:
-        match = self._match
+    async def on_match_end(self, conn: Connection, end: MatchEnd) -> bool:
+        match = self.match
         if match is None or end.match != match.id:
             log.debug("match_end_for_other_match", end_match=end.match)
             return False
-        self._cancel_think()
+        self.cancel_think()
         self.agent.interrupt()  # a search still running for this match may stop now
         try:
             termination = Termination(end.termination)
@@ -360,16 +392,16 @@ class MatchPlay:
             score=outcome.scores[match.seat] if match.seat < len(outcome.scores) else None,
         )
         structlog.contextvars.unbind_contextvars("match", "seat")
-        return await self._next_match(conn)
+        return await self.next_match(conn)
 
-    async def _next_match(self, conn: Connection) -> bool:
+    async def next_match(self, conn: Connection) -> bool:
         if self.done:
             return True
         await self._request_match(conn)
         return False
 
-    def _record(self, match: _Match, outcome: Outcome | None, reason: str, plies: int) -> None:
-        self._match = None
+    def _record(self, match: MatchState, outcome: Outcome | None, reason: str, plies: int) -> None:
+        self.match = None
         self._choice = None
         seat_names = match.game.seat_names
         result = MatchResult(
@@ -387,7 +419,7 @@ class MatchPlay:
         if self._on_result is not None:
             self._on_result(result)
 
-    async def _lose_track(self, match: _Match, reason: str) -> None:
+    async def lose_track(self, match: MatchState, reason: str) -> None:
         log.warning("match_lost", lost_match=match.id, reason=reason)
         self.agent.interrupt()
         await self._agent_call(self.agent.finish, None)
@@ -432,6 +464,7 @@ class MatchPlay:
             self._agent_lock.release()
 
 
-async def _best_effort(send: Awaitable[None]) -> None:
+async def best_effort(send: Awaitable[None]) -> None:
+    """Send, ignoring a client error (the connection may be gone: the caller fails anyway)."""
     with contextlib.suppress(ClientError):
         await send

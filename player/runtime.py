@@ -14,25 +14,23 @@ The connection policies, written down:
 
 from __future__ import annotations
 
-import contextlib
 import random
 import socket
-import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import structlog
 import trio
 
 from games import Game, make_game
-from player.agent import Agent
+from player.agent import Agent, SearchLimit
 from player.errors import (
     ClientError,
     ConnectionLost,
     ServerRejected,
 )
-from player.matchplay import MatchPlay, _Choice, _Match
+from player.matchplay import MatchPlay
 from player.results import MatchResult
 from player.spec import spec_name
 from protocol.client import Backoff, Connection, Connector, message_tag, open_connection
@@ -119,7 +117,7 @@ class PlayerConfig:
             raise ValueError("a seat can only be chosen when joining a room")
 
 
-class PlayerClient(MatchPlay):
+class PlayerClient:
     """Plays `config.games` matches of one game with one agent (0: until cancelled).
 
     The agent is not closed here (the caller owns it). `on_result` is called
@@ -143,24 +141,38 @@ class PlayerClient(MatchPlay):
         self.config = config or PlayerConfig()
         # validates the game name and options before anything touches the network
         self.game: Game[Any, Any] = make_game(game, options)
-        self.results: list[MatchResult] = []
-        self._on_result = on_result
+        #: the matches themselves: agent calls, budgets, results
+        self.play = MatchPlay(
+            agent, self.config, self.game, request_match=self._request_match, on_result=on_result
+        )
         self._on_seeking = on_seeking
         self._on_retry = on_retry
         self._run_scope = trio.CancelScope()
         self._stopped_by: ClientError | None = None
         self._connect = connect
         self._rng = rng or random.Random()
-        self._agent_lock = threading.Lock()
-        self._match: _Match | None = None
-        self._pending: Literal["seek", "join", "rejoin"] | None = None
-        self._progress = 0
-        self._stop = False
-        self._think_scope: trio.CancelScope | None = None
-        self._session_scope: trio.CancelScope | None = None
-        self._failure: ClientError | None = None
         self._reader_failure: ClientError | None = None
-        self._choice: _Choice | None = None
+
+    @property
+    def results(self) -> list[MatchResult]:
+        """The results of the matches played so far."""
+        return self.play.results
+
+    @property
+    def done(self) -> bool:
+        """True when no further match will be played."""
+        return self.play.done
+
+    @property
+    def playing(self) -> bool:
+        """True while a match is under way here (started, its end not yet handled)."""
+        return self.play.playing
+
+    def budget(
+        self, time_left: float, *, clock: bool = False, increment: float = 0.0
+    ) -> SearchLimit:
+        """The agent's search limit for a turn with `time_left` seconds (see `MatchPlay`)."""
+        return self.play.budget(time_left, clock=clock, increment=increment)
 
     async def run(self) -> list[MatchResult]:
         """Play until `config.games` matches are over; return their results."""
@@ -189,11 +201,11 @@ class PlayerClient(MatchPlay):
                 rng=self._rng,
                 on_retry=self._on_retry,
             )
-            progress = self._progress
+            progress = self.play.progress
             try:
                 await self._session(conn)
             except ConnectionLost as exc:
-                losses = 1 if self._progress != progress else losses + 1
+                losses = 1 if self.play.progress != progress else losses + 1
                 if losses > config.max_reconnects:
                     raise ConnectionLost(
                         f"the connection to {config.host}:{config.port} keeps dropping"
@@ -202,7 +214,7 @@ class PlayerClient(MatchPlay):
                 log.warning(
                     "connection_lost",
                     error=str(exc),
-                    rejoin=self._match is not None,
+                    rejoin=self.play.match is not None,
                     attempt=losses,
                 )
                 await trio.sleep(config.backoff.delay(losses - 1, self._rng))
@@ -216,17 +228,17 @@ class PlayerClient(MatchPlay):
             self.config.handshake_timeout, self.config.name, "player"
         )
         log.info("connected", server=welcome.server, session=welcome.session)
-        if self._match is not None and self._match.token is not None:
-            self._pending = "rejoin"
-            await conn.send(Rejoin(token=self._match.token))
+        if self.play.match is not None and self.play.match.token is not None:
+            self.play.pending = "rejoin"
+            await conn.send(Rejoin(token=self.play.match.token))
         else:
             await self._request_match(conn)
-        self._failure = None
+        self.play.failure = None
         self._reader_failure = None
         failure: ClientError | None = None
         inbox_send, inbox = trio.open_memory_channel[ServerMessage](INBOX_SIZE)
         async with trio.open_nursery() as nursery:
-            self._session_scope = nursery.cancel_scope
+            self.play.session_scope = nursery.cancel_scope
             nursery.start_soon(self._read, conn, inbox_send)
             try:
                 async for message in inbox:
@@ -235,10 +247,10 @@ class PlayerClient(MatchPlay):
             except ClientError as exc:
                 failure = exc
             nursery.cancel_scope.cancel()
-        self._session_scope = None
-        self._cancel_think()
+        self.play.session_scope = None
+        self.play.cancel_think()
         # the agent's failure first, then the handler's, then the connection's
-        for error in (self._failure, failure, self._reader_failure):
+        for error in (self.play.failure, failure, self._reader_failure):
             if error is not None:
                 raise error
 
@@ -259,7 +271,7 @@ class PlayerClient(MatchPlay):
     async def _request_match(self, conn: Connection) -> None:
         config = self.config
         if config.room is not None:
-            self._pending = "join"
+            self.play.pending = "join"
             await conn.send(
                 Join(
                     room=config.room,
@@ -270,7 +282,7 @@ class PlayerClient(MatchPlay):
                 )
             )
         else:
-            self._pending = "seek"
+            self.play.pending = "seek"
             await conn.send(
                 Seek(
                     game=self.game.name,
@@ -286,11 +298,11 @@ class PlayerClient(MatchPlay):
     async def _handle(self, conn: Connection, nursery: trio.Nursery, message: Any) -> bool:
         """React to one server message (pings are answered by the reader); True when done."""
         if isinstance(message, Turn):
-            self._on_turn(conn, nursery, message)
+            self.play.on_turn(conn, nursery, message)
         elif isinstance(message, Update):
-            await self._on_update(message)
+            await self.play.on_update(message)
         elif isinstance(message, MatchStart):
-            await self._on_match_start(message)
+            await self.play.on_match_start(message)
         elif isinstance(message, Illegal):
             log.warning(
                 "illegal_move",
@@ -301,9 +313,9 @@ class PlayerClient(MatchPlay):
                 retries_left=message.retries_left,
             )
         elif isinstance(message, MatchEnd):
-            return await self._on_match_end(conn, message)
+            return await self.play.on_match_end(conn, message)
         elif isinstance(message, Seeking):
-            self._pending = None
+            self.play.pending = None
             log.info(
                 "seeking",
                 game=message.game,
@@ -327,22 +339,17 @@ class PlayerClient(MatchPlay):
                     f"the server closed the connection ({error.code}: {error.message})"
                 )
             raise ServerRejected(error.code, error.message)
-        pending, self._pending = self._pending, None
-        match = self._match
+        pending, self.play.pending = self.play.pending, None
+        match = self.play.match
         if pending == "rejoin" and match is not None and error.code in REJOIN_REFUSED:
-            await self._lose_track(match, f"could not rejoin after a disconnect ({error.code})")
-            return await self._next_match(conn)
+            await self.play.lose_track(match, f"could not rejoin after a disconnect ({error.code})")
+            return await self.play.next_match(conn)
         if pending in ("seek", "join"):
             raise ServerRejected(error.code, error.message)
         log.warning("server_error", code=error.code, message=error.message, error_match=error.match)
         return False
 
     # --- agent calls ------------------------------------------------------------
-
-
-async def _best_effort(send: Awaitable[None]) -> None:
-    with contextlib.suppress(ClientError):
-        await send
 
 
 async def run_player(
