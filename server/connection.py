@@ -24,7 +24,7 @@ import itertools
 import math
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 import structlog
@@ -35,7 +35,6 @@ from protocol.messages import ClientMessage, Error
 
 if TYPE_CHECKING:
     from server.limits import ClientBudget
-    from server.match import Match
 
 log = structlog.get_logger("arena.server")
 
@@ -140,15 +139,6 @@ class Connection:
         self.closed = False
         self.close_code: str | None = None
         self.cancel_scope = trio.CancelScope()
-        # (match, seat) pairs this connection currently holds
-        self.seats: set[tuple[Match, int]] = set()
-        self.watching: set[Match] = set()
-        # what this connection holds in the lobby, so that forgetting it is O(its own)
-        self.seek_key: tuple[Any, ...] | None = None  # the open seek it waits in
-        self.pool_seeks: set[str] = set()  # pools it seeks in
-        self.directing: set[str] = set()  # pools it directs
-        self.rooms: set[str] = set()  # rooms it holds a seat in
-        self.observing: set[Match] = set()  # matches whose result it is told (a director)
         self.account: str | None = None  # the registered name it authenticated as
         self.address: str | None = None  # the client address it is counted under
         self.budget: ClientBudget | None = None  # its message and failed-credential budgets

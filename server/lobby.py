@@ -28,6 +28,7 @@ from server.config import MatchPolicy, ServerConfig
 from server.connection import Connection
 from server.errors import RequestError as RequestError
 from server.match import Match, Stats
+from server.membership import Membership
 from server.pool_desk import PoolDesk
 from server.pools import Pool, PooledSeek
 from store import Recorder
@@ -76,11 +77,20 @@ class Lobby:
     rooms: dict[str, Room] = field(default_factory=dict)
     #: pools, their directors and tournament games (it asks this lobby for what it needs)
     desk: PoolDesk = field(init=False)
+    #: what each connection holds here (seats, watching, seeks, rooms, pools)
+    members: dict[Connection, Membership] = field(default_factory=dict)
     # connections that spectate every match, also those that start later (`spectate *`)
     followers: set[Connection] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.desk = PoolDesk(self)
+
+    def member(self, conn: Connection) -> Membership:
+        """What `conn` holds in the lobby (a new, empty record for a newcomer)."""
+        found = self.members.get(conn)
+        if found is None:
+            found = self.members[conn] = Membership()
+        return found
 
     # --- creating matches ------------------------------------------------------
 
@@ -129,8 +139,12 @@ class Lobby:
             policy,
             self.recorder,
             stats=self.stats,
+            on_over=self._match_over,
             **kwargs,
         )
+        for seat in match.seats:
+            if seat.conn is not None:
+                self.member(seat.conn).seats.add((match, seat.index))
         self.matches[match.id] = match
         for seat in match.seats:
             self.tokens[seat.token] = (match, seat.index)
@@ -138,6 +152,17 @@ class Lobby:
             self._follow(follower, match)
         self.nursery.start_soon(self._run_match, match, name=f"match {match.id}")
         return match
+
+    def _match_over(self, match: Match) -> None:
+        """The match ended: its seats and spectators hold nothing of it any more."""
+        for seat in match.seats:
+            held = self.members.get(seat.conn) if seat.conn is not None else None
+            if held is not None:
+                held.seats.discard((match, seat.index))
+        for spectator in match.spectators:
+            held = self.members.get(spectator)
+            if held is not None:
+                held.watching.discard(match)
 
     async def _run_match(self, match: Match) -> None:
         try:
@@ -149,7 +174,9 @@ class Lobby:
                 owner = match.tags.owner or ""
                 self.desk.tournament_games.pop((owner, match.tournament, index), None)
             for observer in match.observers:
-                observer.observing.discard(match)
+                held = self.members.get(observer)
+                if held is not None:
+                    held.observing.discard(match)
             for seat in match.seats:
                 self.tokens.pop(seat.token, None)
 
@@ -181,7 +208,7 @@ class Lobby:
         pairing = None
         if not message.pool:
             self.seeks.setdefault(key, []).append(conn)
-            conn.seek_key = key
+            self.member(conn).seek_key = key
             pairing = self._pairing(game, key)
         conn.send(
             Seeking(
@@ -204,7 +231,7 @@ class Lobby:
                 pool = self.desk.pools[message.pool] = Pool(message.pool)
             pool.seeks.append(PooledSeek(conn, message, game))
             pool.idle_since = None
-            conn.pool_seeks.add(pool.name)
+            self.member(conn).pool_seeks.add(pool.name)
             self.desk.pool_changed(pool.name)
 
     def _open_seeks(self, game: str, own: SeekKey) -> list[OpenSeek]:
@@ -262,16 +289,17 @@ class Lobby:
 
     def cancel_seeks(self, conn: Connection) -> None:
         """Withdraw the connection's open seek and its pool seeks (O(what it holds))."""
-        key = conn.seek_key
+        held = self.member(conn)
+        key = held.seek_key
         if key is not None:
-            conn.seek_key = None
+            held.seek_key = None
             waiting = self.seeks.get(key)
             if waiting is not None and conn in waiting:
                 waiting.remove(conn)
                 if not waiting:
                     del self.seeks[key]
-        for name in list(conn.pool_seeks):
-            conn.pool_seeks.discard(name)
+        for name in list(held.pool_seeks):
+            held.pool_seeks.discard(name)
             pool = self.desk.pools.get(name)
             if pool is None:
                 continue
@@ -285,7 +313,8 @@ class Lobby:
         self.require_store()
         room = self.rooms.get(message.room)
         limit = self.config.max_rooms_per_connection
-        if message.room not in conn.rooms and len(conn.rooms) >= limit:
+        rooms = self.member(conn).rooms
+        if message.room not in rooms and len(rooms) >= limit:
             raise RequestError("limit_reached", f"a connection may wait in at most {limit} rooms")
         if room is None:
             if len(self.rooms) >= self.config.max_rooms:
@@ -322,7 +351,7 @@ class Lobby:
             index = free[0]
         room.seats[index] = conn
         self.rooms[room.name] = room
-        conn.rooms.add(room.name)
+        rooms.add(room.name)
         conn.send(
             Seeking(
                 game=room.game.name,
@@ -338,7 +367,7 @@ class Lobby:
             del self.rooms[room.name]
             players = [c for c in room.seats if c is not None]
             for player in players:
-                player.rooms.discard(room.name)
+                self.member(player).rooms.discard(room.name)
             self.start_match(
                 room.game,
                 players,
@@ -348,14 +377,15 @@ class Lobby:
             )
 
     def leave_rooms(self, conn: Connection) -> None:
-        for name in list(conn.rooms):
+        rooms = self.member(conn).rooms
+        for name in list(rooms):
             room = self.rooms.get(name)
             if room is None:
                 continue
             room.seats = [None if c is conn else c for c in room.seats]
             if all(c is None for c in room.seats):
                 del self.rooms[name]
-        conn.rooms.clear()
+        rooms.clear()
 
     # --- in-match requests -------------------------------------------------------
 
@@ -363,7 +393,7 @@ class Lobby:
         match = self.matches.get(match_id)
         if match is None:
             raise RequestError("unknown_match", f"no match {match_id!r} is being played")
-        for held_match, seat in conn.seats:
+        for held_match, seat in self.member(conn).seats:
             if held_match is match:
                 return match, seat
         raise RequestError("not_in_match", f"you hold no seat in match {match_id!r}")
@@ -381,9 +411,9 @@ class Lobby:
         previous = seat.conn
         seat.conn = conn
         seat.disconnected_at = None
-        conn.seats.add((match, seat_index))
+        self.member(conn).seats.add((match, seat_index))
         if previous is not None and previous is not conn:
-            previous.seats.discard((match, seat_index))
+            self.member(previous).seats.discard((match, seat_index))
             previous.send_error(
                 "replaced", "another connection took this seat with its token", fatal=True
             )
@@ -401,18 +431,21 @@ class Lobby:
         if match is None:
             raise RequestError("unknown_match", f"no match {match_id!r} is being played")
         limit = self.config.max_spectating
-        if match not in conn.watching and len(conn.watching) >= limit:
+        watching = self.member(conn).watching
+        if match not in watching and len(watching) >= limit:
             raise RequestError(
                 "limit_reached", f"a connection may watch at most {limit} matches at once"
             )
         match.add_spectator(conn)
+        watching.add(match)
 
     def _follow(self, conn: Connection, match: Match) -> bool:
         """Add a follower to `match`; False (and a non-fatal error) at its limit."""
-        if conn.closed or match in conn.watching:
+        watching = self.member(conn).watching
+        if conn.closed or match in watching:
             return True
         limit = self.config.max_spectating
-        if len(conn.watching) >= limit:
+        if len(watching) >= limit:
             conn.send_error(
                 "limit_reached",
                 f"not following match {match.id}: a connection may watch at most {limit}"
@@ -421,6 +454,7 @@ class Lobby:
             )
             return False
         match.add_spectator(conn)
+        watching.add(match)
         return True
 
     # --- connection loss ---------------------------------------------------------
@@ -429,27 +463,25 @@ class Lobby:
         """Forget the connection everywhere; its seats start their grace period."""
         self.cancel_seeks(conn)
         self.followers.discard(conn)
-        for name in list(conn.directing):
+        held = self.member(conn)
+        for name in list(held.directing):
             pool = self.desk.pools.get(name)
             if pool is not None and pool.director is conn:
                 pool.director = None
                 self.desk.pool_maybe_idle(pool)
-        conn.directing.clear()
-        for match in list(conn.observing):
+        for match in list(held.observing):
             match.observers.discard(conn)
-        conn.observing.clear()
         self.leave_rooms(conn)
-        for match in list(conn.watching):
+        for match in list(held.watching):
             match.spectators.discard(conn)
-        conn.watching.clear()
-        for match, seat_index in list(conn.seats):
+        for match, seat_index in list(held.seats):
             seat = match.seats[seat_index]
             if seat.conn is conn:
                 seat.conn = None
                 seat.disconnected_at = trio.current_time()
                 seat.disconnect_code = conn.close_code
                 match.on_disconnect(seat_index)
-        conn.seats.clear()
+        self.members.pop(conn, None)  # nothing of it is left here
 
 
 @functools.lru_cache(maxsize=256)

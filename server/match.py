@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,6 +97,7 @@ class Match:
         opening: Sequence[Any] = (),
         max_plies: int | None = None,
         clock: Clock | None = None,
+        on_over: Callable[[Match], None] | None = None,
     ) -> None:
         if len(players) != game.num_players:
             raise ValueError(f"{game.name} needs {game.num_players} players, got {len(players)}")
@@ -105,6 +106,8 @@ class Match:
         self.policy = policy
         self.recorder = recorder
         self.tournament = tournament
+        #: told when the match is over (its end sent), before `finished` is set
+        self.on_over = on_over
         self.tags = tags or MatchTags()
         self.clock = (
             None if clock is None else GameClock(clock, policy.lag_margin, game.num_players)
@@ -161,9 +164,6 @@ class Match:
         # bound once: the per-move line costs no logger construction
         self._log = log.bind(match=self.id)
         self._legal_ply = -1
-        for seat in self.seats:
-            if seat.conn is not None:
-                seat.conn.seats.add((self, seat.index))
 
     # --- views -----------------------------------------------------------------
 
@@ -214,7 +214,6 @@ class Match:
 
     def add_spectator(self, conn: Connection) -> None:
         self.spectators.add(conn)
-        conn.watching.add(self)
         conn.send(self.start_message(None))
 
     # --- the match task ----------------------------------------------------------
@@ -314,11 +313,8 @@ class Match:
             plies=self.ply,
             recorded=recorded,
         )
-        for seat in self.seats:
-            if seat.conn is not None:
-                seat.conn.seats.discard((self, seat.index))
-        for spectator in self.spectators:
-            spectator.watching.discard(self)
+        if self.on_over is not None:
+            self.on_over(self)  # the lobby forgets who held a seat here or watched
         self.finished.set()
 
     def _forfeit(self, loser: int | None, termination: Termination) -> Outcome:

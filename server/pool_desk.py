@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from server.config import MatchPolicy, ServerConfig
     from server.connection import Connection
     from server.match import Match
+    from server.membership import Membership
     from store import TournamentGame
 
 log = structlog.get_logger("arena.server")
@@ -45,6 +46,8 @@ class PoolHost(Protocol):
     def start_match(
         self, game: Game[Any, Any], players: list[Connection], policy: MatchPolicy, **kwargs: Any
     ) -> Match: ...
+
+    def member(self, conn: Connection) -> Membership: ...
 
 
 class PoolDesk:
@@ -106,7 +109,10 @@ class PoolDesk:
                 f"pool {message.pool!r} belongs to another owner: direct it with its owner key",
             )
         limit = self.config.max_pools_per_connection
-        if message.pool not in conn.directing and len(conn.directing) >= limit:
+        if (
+            message.pool not in self.host.member(conn).directing
+            and len(self.host.member(conn).directing) >= limit
+        ):
             raise RequestError("limit_reached", f"a connection may direct at most {limit} pools")
         if pool is None:
             self.check_pool_room()
@@ -117,21 +123,21 @@ class PoolDesk:
             pool.owner = owner_digest(key)
         previous = pool.director
         if previous is not None and previous is not conn:
-            previous.directing.discard(pool.name)
+            self.host.member(previous).directing.discard(pool.name)
             previous.send_error(
                 "director_replaced",
                 f"pool {pool.name!r} is now directed by another connection with its owner key",
             )
         pool.director = conn
         pool.idle_since = None
-        conn.directing.add(pool.name)
+        self.host.member(conn).directing.add(pool.name)
         pool.players = {p.name: p.secret for p in message.players}
         kept = []  # drop waiting seekers the director does not admit
         for entry in pool.seeks:
             if pool.admits(entry.conn.name, entry.seek.secret):
                 kept.append(entry)
             else:
-                entry.conn.pool_seeks.discard(pool.name)
+                self.host.member(entry.conn).pool_seeks.discard(pool.name)
                 entry.conn.send_error(
                     "bad_secret",
                     f"{entry.conn.name!r} is not admitted to pool {pool.name!r}"
@@ -171,7 +177,7 @@ class PoolDesk:
         live = self.live_tournament_game(message)
         if live is not None:
             live.observers.add(conn)
-            conn.observing.add(live)
+            self.host.member(conn).observing.add(live)
             conn.send(Paired(pool=message.pool, index=message.index, match=live.id, existing=True))
             self.pool_changed(message.pool)  # no players were taken: a fresh view
             return
@@ -227,7 +233,7 @@ class PoolDesk:
             chosen.append(entry)
         pool.seeks = [e for e in entries if e not in chosen]
         for entry in chosen:
-            entry.conn.pool_seeks.discard(pool.name)
+            self.host.member(entry.conn).pool_seeks.discard(pool.name)
         tags = MatchTags(
             index=message.index,
             seats=tuple(message.seats),
@@ -248,7 +254,7 @@ class PoolDesk:
         if message.tournament:
             self.tournament_games[(pool.owner or "", message.tournament, message.index)] = match
         match.observers.add(conn)
-        conn.observing.add(match)
+        self.host.member(conn).observing.add(match)
         conn.send(Paired(pool=message.pool, index=message.index, match=match.id))
         self.pool_changed(message.pool)
 

@@ -1,0 +1,35 @@
+"""What one connection holds in the lobby: its seats, the matches it watches, its seeks.
+
+Why a record the lobby owns, not attributes of the connection: the connection
+is the transport (frames, queues, rates); what a client is doing in the lobby
+is the lobby's state, changed only by the lobby (and its pool desk). Kept per
+connection so that forgetting one costs O(what it holds).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.match import Match
+
+
+@dataclass(eq=False, slots=True)
+class Membership:
+    """One connection's place in the lobby."""
+
+    #: (match, seat) pairs it currently holds
+    seats: set[tuple[Match, int]] = field(default_factory=set)
+    #: matches it spectates
+    watching: set[Match] = field(default_factory=set)
+    #: the open seek it waits in, if any
+    seek_key: tuple[Any, ...] | None = None
+    #: pools it seeks in
+    pool_seeks: set[str] = field(default_factory=set)
+    #: pools it directs
+    directing: set[str] = field(default_factory=set)
+    #: rooms it holds a seat in
+    rooms: set[str] = field(default_factory=set)
+    #: matches whose result it is told (a director)
+    observing: set[Match] = field(default_factory=set)
