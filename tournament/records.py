@@ -33,15 +33,9 @@ class TournamentRunning(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class GameResult:
-    """One finished tournament game."""
-
-    index: int
-    seats: tuple[str, ...]
-    scores: tuple[float, ...]
-    termination: str
-    match_id: str
-    plies: int
+class GameResult(tables.StoredGame):
+    """One finished tournament game (as stored: index, seats, scores, termination, match,
+    plies)."""
 
     def score_of(self, name: str) -> float:
         return self.scores[self.seats.index(name)]
@@ -127,18 +121,7 @@ class TournamentRecords:
             os.close(fd)
 
     def add_result(self, tournament_id: str, result: GameResult) -> None:
-        tables.add_game(
-            self.store,
-            tournament_id,
-            tables.StoredGame(
-                result.index,
-                result.seats,
-                result.scores,
-                result.termination,
-                result.match_id,
-                result.plies,
-            ),
-        )
+        tables.add_game(self.store, tournament_id, result)
 
     def results(self, tournament_id: str) -> dict[int, GameResult]:
         """Finished games by schedule index.

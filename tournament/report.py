@@ -27,7 +27,7 @@ from typing import Any
 from games import Game
 from tournament.config import TournamentConfig
 from tournament.ratings import GameResult as RatedGame
-from tournament.ratings import crosstable, standings
+from tournament.ratings import Standing, crosstable, standings
 from tournament.records import GameResult
 from tournament.schedule import ScheduledGame, build_schedule, opening_book
 from tournament.sprt import SprtState
@@ -97,6 +97,26 @@ def _openings(
     return {g.index: list(g.opening.notation) for g in schedule if g.index in results}
 
 
+def standing_row(rank: int, standing: Standing) -> dict[str, Any]:
+    """One row of a standings table as every document shows it (files, `--json`, the web
+    app): the record, the score, the draw ratio, the Elo and its 95% margin and bounds
+    (None where the games cannot support them)."""
+    games = standing.games
+    return {
+        "rank": rank,
+        "name": standing.player,
+        "games": games,
+        "wins": standing.wins,
+        "draws": standing.draws,
+        "losses": standing.losses,
+        "points": standing.points,
+        "score": standing.score,
+        "draw_ratio": standing.draws / games if games else None,
+        "elo": standing.elo if games else None,
+        **_standing_margin(games, standing.elo, standing.elo_margin),
+    }
+
+
 def _standing_margin(games: int, elo: float, margin: float) -> dict[str, float | None]:
     """The 95% margin and bounds of a fitted rating, None where the games cannot support one."""
     shown = margin_or_none(margin, games)
@@ -139,20 +159,7 @@ def results_document(
         "adjudication": config.adjudication,
         "players": [{"name": p.name, "spec": p.spec} for p in config.players],
         "standings": [
-            {
-                "rank": rank,
-                "name": s.player,
-                "games": s.games,
-                "wins": s.wins,
-                "draws": s.draws,
-                "losses": s.losses,
-                "points": s.points,
-                "score": s.score,
-                "draw_ratio": s.draws / s.games if s.games else None,
-                "elo": s.elo,
-                **_standing_margin(s.games, s.elo, s.elo_margin),
-                "pentanomial": per_player[s.player][0].as_dict(),
-            }
+            {**standing_row(rank, s), "pentanomial": per_player[s.player][0].as_dict()}
             for rank, s in enumerate(table, 1)
         ],
         "pairings": [

@@ -18,8 +18,8 @@ from store import tournaments as tables
 from tournament.config import TournamentConfig
 from tournament.ratings import GameResult as RatedGame
 from tournament.ratings import crosstable, standings
+from tournament.report import standing_row
 from tournament.schedule import planned_total
-from tournament.stats import margin_or_none
 
 #: more finished games than this per tournament are not read (a page is not an export)
 MAX_GAMES = 100_000
@@ -148,21 +148,7 @@ def tournament_document(store: Store, tournament_id: str) -> dict[str, Any] | No
         "players": names,
         "finished": len(rated),
         "total": total,
-        "standings": [
-            {
-                "rank": rank,
-                "name": s.player,
-                "games": s.games,
-                "wins": s.wins,
-                "draws": s.draws,
-                "losses": s.losses,
-                "points": s.points,
-                "score": s.score,
-                "elo": s.elo if s.games else None,
-                "elo_margin": margin_or_none(s.elo_margin, s.games),
-            }
-            for rank, s in enumerate(table, 1)
-        ],
+        "standings": [standing_row(rank, s) for rank, s in enumerate(table, 1)],
         "crosstable": {
             row: {col: {"points": points, "games": n} for col, (points, n) in cols.items()}
             for row, cols in cross.items()
