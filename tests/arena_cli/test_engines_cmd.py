@@ -189,3 +189,19 @@ def test_the_web_app_refuses_an_engine_it_could_not_launch(tmp_path: Path) -> No
     assert done.returncode == 2
     assert done.stderr.startswith("arena serve: --engine rhino: agent 'engine': engine cmd")
     assert done.stderr.count("\n") == 1
+
+
+def test_a_tournament_withdraws_an_engine_that_keeps_failing_to_start(
+    tmp_path: Path, engines: dict[str, str]
+) -> None:
+    broken = f"broken=engine:cmd={engines['misbehave']},args=exit-now"
+    done = run(
+        "tournament", "tictactoe", "-p", "random", "-p", broken, "-p", "greedy",
+        "--games-per-pair", "2", "--max-failures", "2", "--db", str(tmp_path / "t.sqlite"),
+        "--no-progress", timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "withdrawn: broken: its process died 2 times in a row" in text
+    assert "engine misbehave: engine exited (code 3) (during its handshake)" in text
+    assert "random vs greedy" in text or "greedy vs random" in text  # the others played on
