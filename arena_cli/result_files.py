@@ -21,7 +21,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OUT_FORMATS", "STANDING_COLUMNS", "OutputError", "check_out_paths", "write_outputs"]
+__all__ = [
+    "OUT_FORMATS",
+    "STANDING_COLUMNS",
+    "OutputError",
+    "check_out_paths",
+    "format_number",
+    "write_outputs",
+]
 
 OUT_FORMATS = (".json", ".csv", ".md")
 
@@ -140,8 +147,14 @@ def write_outputs(paths: Sequence[str], document: dict[str, Any]) -> list[Output
     return errors
 
 
-def _number(value: float | None, spec: str = ".0f") -> str:
-    return "-" if value is None else format(value, spec)
+def format_number(value: float | None, spec: str = ".0f") -> str:
+    """`value` formatted, or ``-`` for None (no margin, an unbounded side, no games).
+
+    A value that rounds to zero is shown as zero, never as ``-0.0``.
+    """
+    if value is None:
+        return "-"
+    return format(0.0 if abs(value) < 1e-9 else value, spec)
 
 
 def _markdown(document: dict[str, Any]) -> str:
@@ -158,7 +171,7 @@ def _markdown(document: dict[str, Any]) -> str:
         lines.append(
             f"| {row['rank']} | {row['name']} | {row['games']} | {row['wins']} | {row['draws']}"
             f" | {row['losses']} | {row['points']:g} | {row['elo']:+.0f}"
-            f" | {_number(row['elo_margin'])} |"
+            f" | {format_number(row['elo_margin'])} |"
         )
     if "sprt" in document:
         lines += ["", f"SPRT: {document['sprt']['summary']}"]

@@ -21,6 +21,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from arena_cli.result_files import format_number
 from tournament.config import TournamentConfig
 from tournament.director import TournamentDirector
 from tournament.ratings import standings
@@ -51,21 +52,11 @@ def _score(value: float) -> str:
     return {1.0: "1", 0.0: "0", 0.5: "½"}.get(value, f"{value:g}")
 
 
-def _number(value: float | None, spec: str = ".0f") -> str:
-    """`value` formatted, or ``-`` for None (no margin, an unbounded side, no games).
-
-    A value that rounds to zero is shown as zero, never as ``-0.0``.
-    """
-    if value is None:
-        return "-"
-    return format(0.0 if abs(value) < 1e-9 else value, spec)
-
-
 def _interval(lower: float | None, upper: float | None) -> str:
     """``[-33, 504]``; ``-`` when the sample supports no interval at all."""
     if lower is None and upper is None:
         return "-"
-    return f"[{_number(lower)}, {_number(upper)}]"
+    return f"[{format_number(lower)}, {format_number(upper)}]"
 
 
 def print_results(console: Console, document: dict[str, Any]) -> None:
@@ -93,7 +84,7 @@ def print_results(console: Console, document: dict[str, Any]) -> None:
             "-" if row["score"] is None else f"{100 * row['score']:.1f}%",
             "-" if row["draw_ratio"] is None else f"{100 * row['draw_ratio']:.0f}%",
             f"{row['elo']:+.0f}",
-            _number(row["elo_margin"]),
+            format_number(row["elo_margin"]),
         )
     console.print(out)
     pairs = Table(
@@ -114,7 +105,7 @@ def print_results(console: Console, document: dict[str, Any]) -> None:
             "-" if pairing["draw_ratio"] is None else f"{100 * pairing['draw_ratio']:.0f}%",
             "-"
             if elo is None
-            else f"{_number(elo['elo'], '+.1f')} ± {_number(elo['error'], '.1f')}",
+            else f"{format_number(elo['elo'], '+.1f')} ± {format_number(elo['error'], '.1f')}",
             "-" if elo is None else _interval(elo["lower"], elo["upper"]),
             "-" if elo is None else f"{100 * elo['los']:.1f}%",
             str(pairing["pairs"]),

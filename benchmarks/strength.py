@@ -90,11 +90,11 @@ def score_and_elo(scores: Sequence[float]) -> tuple[str, str]:
     est = estimate(list(counts), list(counts.values()))
     assert est is not None, "no games"
     if est.lower is None or est.upper is None:
-        return f"{est.score:.3f} (95% interval -)", f"{est.elo:+.0f} (95% interval -)"
+        return f"{est.score:.3f} (95% interval -)", f"{est.elo + 0.0:+.0f} (95% interval -)"
     low, high = score_from_elo(est.lower), score_from_elo(est.upper)
     return (
         f"{est.score:.3f} (95% interval {low:.3f} .. {high:.3f})",
-        f"{est.elo:+.0f} (95% interval {est.lower:+.0f} .. {est.upper:+.0f})",
+        f"{est.elo + 0.0:+.0f} (95% interval {est.lower:+.0f} .. {est.upper:+.0f})",
     )
 
 
@@ -197,12 +197,16 @@ def report(args: argparse.Namespace, sides: list[Side], begin: float) -> None:
         rate = side.iterations / side.search_seconds if side.search_seconds else 0.0
         late = sum(t > args.time for t in side.think)
         mean = statistics.fmean(side.think) if side.think else math.nan
+        searched = (  # only for a side that reports its searches (mcts, openspiel)
+            f" {rate:,.0f} sims/s over all searches, start position"
+            f" {median(side.start_rates):,.0f} sims/s (median of {len(side.start_rates)}),"
+            if side.search_seconds
+            else ""
+        )
         print(
             f"{label} {side.spec}: think (server) mean {mean:.3f}s, median {median(side.think):.3f}s"
             f" (max {max(side.think, default=0):.3f}s, {late} over {args.time:g}s),"
-            f" {rate:,.0f} sims/s over all searches, start position"
-            f" {median(side.start_rates):,.0f} sims/s (median of {len(side.start_rates)}),"
-            f" time forfeits {side.forfeits}"
+            f"{searched} time forfeits {side.forfeits}"
         )
         if side.engine_think:
             print(
