@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -52,6 +53,8 @@ class EngineAgent(Agent):
         self._abort = threading.Event()
         self._clocks: tuple[tuple[float, ...], float] | None = None
         self._info: MoveInfo | None = None
+        #: the seat that played each move of `history` (the protocols say who played what)
+        self._movers: list[int] = []
         self._fresh = True
         #: the last answer (its think time as measured here), for logs and `engines check`
         self.last_answer: Answer | None = None
@@ -127,6 +130,14 @@ class EngineAgent(Agent):
         if self.config.protocol != "text":
             board_mapping(game, self.config.protocol)
 
+    def sync(self, state: Any, moves: Sequence[Any]) -> None:
+        super().sync(state, moves)
+        self._movers = list(movers_of(self.require_game(), self.history)[0])
+
+    def observe(self, state: Any, move: Any, new_state: Any) -> None:
+        super().observe(state, move, new_state)
+        self._movers.append(self.require_game().to_move(state))
+
     def clocks(self, remaining: Any, increment: float) -> None:
         self._clocks = (tuple(float(left) for left in remaining), float(increment))
 
@@ -138,11 +149,10 @@ class EngineAgent(Agent):
             raise ResignMatch(f"engine {self.config.label}: not running (a fault earlier)")
         budget = limit.time if limit.time is not None else DEFAULT_MOVE_TIME
         now = time.monotonic()
-        movers, _ = movers_of(game, self.history)
         turn = Turn(
             game=game,
             moves=tuple(self.history),
-            movers=movers,
+            movers=tuple(self._movers),
             seat=game.to_move(state),
             state=state,
             movetime=max(0.001, budget - self.config.margin),

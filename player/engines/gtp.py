@@ -105,7 +105,7 @@ class GtpSession(Session):
         else:
             timing = ("clock",)
             if timing != self._timing:
-                main = max(1, int(max(turn.clocks[0])))
+                main = max(1, int(turn.clocks[0][turn.seat]))  # its own clock
                 self.command(f"time_settings {main} 0 0")
             if "time_left" in self.commands:
                 left = max(1, int(turn.clocks[0][turn.seat]))

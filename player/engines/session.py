@@ -20,10 +20,7 @@ from player.agent import MoveInfo
 from player.engines.config import EngineConfig
 from player.engines.errors import EngineTimeout
 from player.engines.process import EngineProcess
-
-#: a pv is kept to this many moves of this many characters
-PV_MOVES = 64
-PV_CHARS = 32
+from protocol.messages import MAX_PV_MOVE_LENGTH, MAX_PV_MOVES
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,5 +115,5 @@ def movers_of(game: Game[Any, Any], moves: Sequence[Any]) -> tuple[tuple[int, ..
 
 
 def clip_pv(words: Sequence[str]) -> tuple[str, ...]:
-    """A principal variation cut to what a move record keeps."""
-    return tuple(word[:PV_CHARS] for word in words[:PV_MOVES])
+    """A principal variation cut to what the protocol carries (docs/PROTOCOL.md, move info)."""
+    return tuple(word[:MAX_PV_MOVE_LENGTH] for word in words[:MAX_PV_MOVES])

@@ -15,6 +15,7 @@ from player.engines.errors import (
     quote,
 )
 from player.engines.session import Answer, Session, Turn, clip_pv
+from protocol.messages import MAX_DEPTH, MAX_VISITS
 
 VERSION = 1
 #: lines the engine may print before ``arenaok`` (banners, ids, options)
@@ -49,8 +50,8 @@ def move_info(fields: dict[str, Any]) -> MoveInfo | None:
     pv = clip_pv(fields.get("pv", ()))
     info = MoveInfo(
         eval=score if score is not None and 0.0 <= score <= 1.0 else None,
-        depth=int(depth) if depth is not None and 0 <= depth <= 10_000 else None,
-        visits=int(visits) if visits is not None and 0 <= visits < 2**53 else None,
+        depth=int(depth) if depth is not None and 0 <= depth <= MAX_DEPTH else None,
+        visits=int(visits) if visits is not None and 0 <= visits <= MAX_VISITS else None,
         pv=pv,
     )
     return None if info == MoveInfo() else info
