@@ -274,16 +274,12 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
 
 
 def spec_name(spec: str) -> str | None:
-    """The ``name=`` option of `spec` if it has one (an engine's player name), else None.
-
-    Read without loading the kind, and None for a malformed spec.
-    """
-    _, _, rest = spec.partition(":")
-    for part in rest.split(","):
-        key, sep, value = part.partition("=")
-        if sep and key.strip() == "name" and value.strip():
-            return value.strip()
-    return None
+    """The ``name=`` option of `spec` if it has one (an engine's player name), else None
+    (also for a malformed spec: its errors are told where it is built)."""
+    try:
+        return parse_agent_spec(spec)[1].get("name") or None
+    except ValueError:
+        return None
 
 
 def check_agent_spec(spec: str) -> tuple[AgentInfo, dict[str, Any]]:

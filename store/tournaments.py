@@ -12,6 +12,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from store.sqlite import Store, like_prefix
 
@@ -142,9 +143,9 @@ def tagged_tournaments(store: Store) -> list[TaggedTournament]:
     return [TaggedTournament(*row) for row in rows]
 
 
-def _strings(values: Sequence[object]) -> tuple[str, ...]:
+def _strings(values: Sequence[Any]) -> tuple[str, ...]:
     return tuple(str(value) for value in values)
 
 
-def _floats(values: Sequence[object]) -> tuple[float, ...]:
-    return tuple(float(value) for value in values)  # type: ignore[arg-type]
+def _floats(values: Sequence[Any]) -> tuple[float, ...]:
+    return tuple(float(value) for value in values)
