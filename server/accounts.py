@@ -19,7 +19,7 @@ import secrets
 
 import trio
 
-from store.accounts import AccountBook
+from store.interface import AccountTable
 from store.records import StoreError
 
 #: scrypt cost parameters (n = 2**14, r = 8: the interactive-login setting of the scrypt paper)
@@ -68,7 +68,7 @@ def _b64(data: bytes) -> str:
 class Accounts:
     """What the server asks at ``hello``: may this connection use this name?"""
 
-    def __init__(self, book: AccountBook | None, *, mode: str, registration: bool) -> None:
+    def __init__(self, book: AccountTable | None, *, mode: str, registration: bool) -> None:
         self.book = book
         self.mode = mode
         self.registration = registration

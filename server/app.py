@@ -35,13 +35,13 @@ from server.match import Stats
 from server.reactor import Reactor
 from server.requests import Requests
 from store import (
+    Database,
     Journal,
     Recorder,
     Store,
     StoreError,
     import_journal,
 )
-from store.accounts import AccountBook
 from store.writer import ProcessWriter
 
 log = structlog.get_logger("arena.server")
@@ -57,13 +57,15 @@ class ArenaServer:
     """The match server. `serve` runs it; tests start it on port 0 with `nursery.start`."""
 
     def __init__(
-        self, config: ServerConfig, *, store: Store | None = None, stats: Stats | None = None
+        self, config: ServerConfig, *, store: Database | None = None, stats: Stats | None = None
     ) -> None:
         self.config = config
         self.store = store
         self.journal = None if store is None else Journal(journal_path(store.path))
         self.writer = (
-            ProcessWriter(store) if store is not None and config.store_writer == "process" else None
+            ProcessWriter(store)
+            if isinstance(store, Store) and config.store_writer == "process"
+            else None
         )
         self.recorder = Recorder(
             store if self.writer is None else self.writer,
@@ -74,7 +76,7 @@ class ArenaServer:
         self.connections = 0
         self.addresses = Addresses(config)
         self.accounts = Accounts(
-            None if store is None else AccountBook(store.path),
+            None if store is None else store.accounts,
             mode=config.accounts,
             registration=config.registration,
         )

@@ -13,6 +13,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from store.interface import Database as Database
+    from store.interface import StoredGame as StoredGame
+    from store.interface import StoredTournament as StoredTournament
     from store.journal import Journal as Journal
     from store.recorder import MOVE_FLUSH as MOVE_FLUSH
     from store.recorder import Recorder as Recorder
@@ -32,7 +35,6 @@ if TYPE_CHECKING:
     from store.records import to_json as to_json
     from store.schema import SCHEMA_VERSION as SCHEMA_VERSION
     from store.sqlite import Store as Store
-    from store.sqlite import like_prefix as like_prefix
     from store.sqlite import result_of as result_of
 
 _HOMES = {
@@ -43,6 +45,9 @@ _HOMES = {
     "StoreUnavailable": "recorder",
     "TournamentGame": "recorder",
     "import_journal": "recorder",
+    "Database": "interface",
+    "StoredGame": "interface",
+    "StoredTournament": "interface",
     "Backend": "records",
     "BatchReport": "records",
     "MatchRecord": "records",
@@ -55,7 +60,6 @@ _HOMES = {
     "to_json": "records",
     "SCHEMA_VERSION": "schema",
     "Store": "sqlite",
-    "like_prefix": "sqlite",
     "result_of": "sqlite",
 }
 

@@ -247,3 +247,9 @@ class Backend(Protocol):
     def abort_running(self, reason: str) -> int: ...
 
     def close(self) -> None: ...
+
+
+def like_prefix(text: str) -> str:
+    r"""A LIKE pattern matching values that start with `text` literally (use ``ESCAPE '\'``)."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "%"

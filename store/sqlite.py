@@ -33,11 +33,14 @@ from store.records import (
     ResultRecord,
     StoreError,
     from_json,
+    like_prefix,
     move_row,
     tags_from_json,
     to_json,
 )
 from store.schema import SCHEMA_VERSION, check_compatible, migrate
+from store.sqlite_accounts import AccountBook
+from store.sqlite_tournaments import SQLiteTournaments
 
 #: how long a write waits for another process's lock before it counts as failed
 BUSY_TIMEOUT = 1.0
@@ -67,12 +70,6 @@ _MATCH_COLUMNS = (
     "id, game, options, move_time, lag_margin, players, status, scores, winner,"
     " termination, reason, points, plies, started_at, ended_at, tournament, tags"
 )
-
-
-def like_prefix(text: str) -> str:
-    r"""A LIKE pattern matching values that start with `text` literally (use ``ESCAPE '\'``)."""
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return escaped + "%"
 
 
 def describe_error(path: str, exc: BaseException) -> str:
@@ -128,6 +125,8 @@ class Store:
         self._lock = threading.Lock()
         self._read_lock = threading.Lock()
         self._broken = False
+        self.tournaments = SQLiteTournaments(self)
+        self.accounts = AccountBook(path)
 
     def _connect(self, *, inspect: bool = False) -> sqlite3.Connection:
         db = sqlite3.connect(
@@ -466,4 +465,4 @@ def _match_from_row(row: Sequence[Any]) -> MatchRecord:
     )
 
 
-__all__ = ["SCHEMA_VERSION", "Store", "describe_error", "like_prefix", "result_of"]
+__all__ = ["SCHEMA_VERSION", "Store", "describe_error", "result_of"]

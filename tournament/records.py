@@ -1,4 +1,4 @@
-"""Tournaments and their results in the records database (`store.tournaments`), and the lock.
+"""Tournaments and their results in the records database (`store.interface.TournamentTables`), and the lock.
 
 Durability: the configuration is stored when the tournament starts and each
 game's result is committed as soon as it is known, keyed by its index in the
@@ -21,8 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from store import Store
-from store import tournaments as tables
+from store.interface import Database, StoredGame
 from tournament.config import TournamentConfig
 
 __all__ = ["GameResult", "TournamentRecords", "TournamentRunning", "lock_path"]
@@ -33,7 +32,7 @@ class TournamentRunning(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class GameResult(tables.StoredGame):
+class GameResult(StoredGame):
     """One finished tournament game (as stored: index, seats, scores, termination, match,
     plies)."""
 
@@ -56,27 +55,27 @@ class Listed:
 
 
 class TournamentRecords:
-    """Tournaments and their results in the SQLite records database."""
+    """Tournaments and their results in the records database."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Database) -> None:
         self.store = store  # its schema holds the tournament tables
 
     def save(self, config: TournamentConfig, status: str) -> None:
-        tables.save_tournament(self.store, config.id, config.to_json(), status)
+        self.store.tournaments.save(config.id, config.to_json(), status)
 
     def owner_key(self, tournament_id: str) -> str:
         """The key that owns this tournament's pool on a server (made once, kept for resumes)."""
-        return tables.owner_key(self.store, tournament_id, secrets.token_urlsafe(24))
+        return self.store.tournaments.owner_key(tournament_id, secrets.token_urlsafe(24))
 
     def load(self, tournament_id: str) -> tuple[TournamentConfig, str] | None:
         """The tournament with this id (or unique id prefix) and its status."""
-        found = tables.find_tournament(self.store, tournament_id)
+        found = self.store.tournaments.find(tournament_id)
         return None if found is None else (TournamentConfig.from_json(found.config), found.status)
 
     def list(self) -> list[Listed]:
         """Every stored tournament, newest first, with its real state and games done."""
         listed = []
-        for stored in tables.list_tournaments(self.store):
+        for stored in self.store.tournaments.all():
             config = TournamentConfig.from_json(stored.config)
             status = stored.status
             if status == "running" and not self.is_running(config.id):
@@ -121,7 +120,7 @@ class TournamentRecords:
             os.close(fd)
 
     def add_result(self, tournament_id: str, result: GameResult) -> None:
-        tables.add_game(self.store, tournament_id, result)
+        self.store.tournaments.add_game(tournament_id, result)
 
     def results(self, tournament_id: str) -> dict[int, GameResult]:
         """Finished games by schedule index.
@@ -134,7 +133,7 @@ class TournamentRecords:
             game.index: GameResult(
                 game.index, game.seats, game.scores, game.termination, game.match_id, game.plies
             )
-            for game in tables.games(self.store, tournament_id)
+            for game in self.store.tournaments.games(tournament_id)
         }
         for record in self.store.list_matches(
             1_000_000, status="finished", tournament=tournament_id

@@ -21,7 +21,7 @@ from games import GameError, available_games, make_game
 from server.app import ArenaServer
 from server.web.config import WebConfig
 from server.web.tournaments import list_tournaments, tournament_document
-from store import MatchRecord, Store, StoreError
+from store import Database, MatchRecord, StoreError
 
 #: renderers the page ships (other games get the generic view)
 RENDERED_GAMES = frozenset({"tictactoe", "gomoku", "connect4", "reversi", "ultimate"})
@@ -81,7 +81,7 @@ def replay_states(record: MatchRecord, moves: list[Any]) -> tuple[list[Any] | No
     return states, None
 
 
-def match_document(store: Store, match_id: str) -> dict[str, Any] | None:
+def match_document(store: Database, match_id: str) -> dict[str, Any] | None:
     """A stored match: its record, every move (with the mover's move info), and the state
     after every ply."""
     record = store.get_match(match_id)
@@ -231,7 +231,7 @@ class Api:
             raise ApiError(400, f"status must be one of {', '.join(STATUSES)}, not {status!r}")
         tournament = request.query_params.get("tournament")
 
-        def read(store: Store) -> list[MatchRecord]:
+        def read(store: Database) -> list[MatchRecord]:
             return store.list_matches(limit, status=status, tournament=tournament)
 
         records = await self._store_call(read)

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from store import MatchRecord, Store, from_json
-from store import tournaments as tables
+from store import Database, MatchRecord, from_json
 from tournament.config import TournamentConfig
 from tournament.ratings import GameResult as RatedGame
 from tournament.ratings import crosstable, standings
@@ -61,20 +60,20 @@ def _planned(text: str) -> int | None:
         return None
 
 
-def _stored(store: Store, tournament_id: str | None = None) -> list[dict[str, Any]]:
+def _stored(store: Database, tournament_id: str | None = None) -> list[dict[str, Any]]:
     """Rows of the ``tournaments`` table (all, or this id / unique id prefix)."""
     if tournament_id is None:
-        rows = tables.list_tournaments(store)
+        rows = store.tournaments.all()
     else:
-        found = tables.find_tournament(store, tournament_id)
+        found = store.tournaments.find(tournament_id)
         rows = [] if found is None else [found]
     return [_config_json(row.id, row.config, row.status, row.created_at) for row in rows]
 
 
-def list_tournaments(store: Store) -> list[dict[str, Any]]:
+def list_tournaments(store: Database) -> list[dict[str, Any]]:
     """Every tournament known to the records, most recent first."""
     found = {entry["id"]: entry for entry in _stored(store)}
-    for tagged in tables.tagged_tournaments(store):
+    for tagged in store.tournaments.tagged():
         tournament, game, count, started = (
             tagged.id,
             tagged.game,
@@ -104,7 +103,7 @@ def _seats(record: MatchRecord) -> list[str]:
     return list(record.tags.seats or record.players)
 
 
-def tournament_document(store: Store, tournament_id: str) -> dict[str, Any] | None:
+def tournament_document(store: Database, tournament_id: str) -> dict[str, Any] | None:
     """Standings, crosstable and games of one tournament; None if unknown."""
     stored = _stored(store, tournament_id)
     config = stored[0] if stored else None

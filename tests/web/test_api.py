@@ -9,7 +9,7 @@ from typing import Any
 
 import trio
 
-from store import MatchRecord, MoveRecord, Store
+from store import Database, MatchRecord, MoveRecord
 from store.records import MatchTags
 from tests.web.helpers import Client, get, play_out, post, running_web, ws_client
 
@@ -33,7 +33,7 @@ async def play_tictactoe(running: Any) -> str:
     return str(starts[0]["match"])
 
 
-def add_tournament(store: Store) -> None:
+def add_tournament(store: Database) -> None:
     """A finished two-game tournament (as the director and the server record one)."""
     config = {
         "game": "connect4",
@@ -44,12 +44,7 @@ def add_tournament(store: Store) -> None:
         "seed": 0,
     }
     now = time.time()
-    with store.transaction() as db:
-        db.execute(
-            "INSERT INTO tournaments (id, config, status, created_at, updated_at)"
-            " VALUES (?,?,?,?,?)",
-            ("t-demo", json.dumps(config), "finished", now, now),
-        )
+    store.tournaments.save("t-demo", json.dumps(config), "finished")
     for index, seats in enumerate((["mcts", "rnd"], ["rnd", "mcts"])):
         winner = seats.index("mcts")
         record = MatchRecord(

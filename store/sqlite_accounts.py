@@ -1,4 +1,4 @@
-"""The accounts table: registered player names and their password hashes (docs/PROTOCOL.md).
+"""The accounts table of the SQLite database (`store.interface.AccountTable`).
 
 The server's policy (who may use a name, hashing, rate limits) is
 `server.accounts`; this is only the table, one short connection a call, every
@@ -54,6 +54,17 @@ class AccountBook:
         with self._connect() as db:
             return db.execute("DELETE FROM accounts WHERE name=?", (name,)).rowcount == 1
 
-    def names(self) -> list[str]:
+    def set_password(self, name: str, password_hash: str) -> bool:
         with self._connect() as db:
-            return [row[0] for row in db.execute("SELECT name FROM accounts ORDER BY name")]
+            cursor = db.execute(
+                "UPDATE accounts SET password_hash=? WHERE name=?", (password_hash, name)
+            )
+            return cursor.rowcount == 1
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.entries()]
+
+    def entries(self) -> list[tuple[str, float]]:
+        with self._connect() as db:
+            rows = db.execute("SELECT name, created_at FROM accounts ORDER BY name").fetchall()
+        return [(str(name), float(created)) for name, created in rows]

@@ -1,0 +1,208 @@
+"""The records database as the rest of the project sees it: `Database` and its two tables.
+
+Everything outside `store/` that reads or writes records goes through these
+protocols: the server (through `store.recorder.Recorder`), the tournament
+director (`tournament.records`), import/export and backup (`arena_cli`), and
+the web app. A backend implements all of them: SQLite (`store.sqlite.Store`,
+the embedded default) today; a second backend (PostgreSQL) implements the
+same methods with the same meaning, and the store test suite runs against
+each backend.
+
+Every call blocks: the server makes them from a worker thread (or the writer
+process), never on its event loop. A call fails with `store.records.StoreError`
+carrying one readable line, except `Database.write`, which reports a failed
+write in its `BatchReport` instead of raising, so that the recorder can keep,
+retry and journal what did not commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from store.records import BatchReport, MatchRecord, MatchWrite, MoveRecord
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTournament:
+    """A row of the tournaments table: its configuration (JSON text) and state."""
+
+    id: str
+    config: str
+    status: str
+    created_at: float
+    #: games with a result (filled by `TournamentTables.all`; 0 elsewhere)
+    done: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A finished tournament game as the director recorded it."""
+
+    index: int
+    seats: tuple[str, ...]
+    scores: tuple[float, ...]
+    termination: str
+    match_id: str
+    plies: int
+
+
+@dataclass(frozen=True, slots=True)
+class TaggedTournament:
+    """A tournament seen only through its match records (a remote director's)."""
+
+    id: str
+    game: str
+    matches: int
+    first_started_at: float
+
+
+class TournamentTables(Protocol):
+    """Tournament configurations, their pool owner keys and each game's result.
+
+    A configuration is the JSON text its owner wrote
+    (`tournament.config.TournamentConfig.to_json`): the database keeps it and
+    hands it back, it does not read it.
+    """
+
+    def save(self, tournament_id: str, config: str, status: str) -> None:
+        """Store a tournament's configuration (the first time) and its status (every time)."""
+        ...
+
+    def owner_key(self, tournament_id: str, new_key: str) -> str:
+        """The tournament's pool owner key: the stored one, else `new_key`, stored now."""
+        ...
+
+    def find(self, tournament_id: str) -> StoredTournament | None:
+        """The tournament with this id, or the one whose id starts with it (None: none, or two)."""
+        ...
+
+    def all(self) -> list[StoredTournament]:
+        """Every stored tournament, newest first, with its number of results."""
+        ...
+
+    def add_game(self, tournament_id: str, game: StoredGame) -> None:
+        """Record (or replace) the result of the game at `game.index`."""
+        ...
+
+    def games(self, tournament_id: str) -> list[StoredGame]:
+        """The recorded results of a tournament's games."""
+        ...
+
+    def tagged(self) -> list[TaggedTournament]:
+        """Every tournament named by a match record, with its game and number of matches."""
+        ...
+
+
+class AccountTable(Protocol):
+    """Registered player names and their password hashes (policy: `server.accounts`)."""
+
+    def password_hash(self, name: str) -> str | None:
+        """The stored hash of `name`, or None if the name is not registered."""
+        ...
+
+    def add(self, name: str, password_hash: str) -> bool:
+        """Register `name`; False (nothing written) if it is registered already."""
+        ...
+
+    def set_password(self, name: str, password_hash: str) -> bool:
+        """Replace the hash of a registered name; False if the name is not registered."""
+        ...
+
+    def remove(self, name: str) -> bool:
+        """Forget `name`; False if it was not registered."""
+        ...
+
+    def names(self) -> list[str]:
+        """Every registered name, in order."""
+        ...
+
+    def entries(self) -> list[tuple[str, float]]:
+        """Every registered name with the time it was registered, in name order."""
+        ...
+
+
+class Database(Protocol):
+    """A records database: matches and their moves, tournaments, accounts.
+
+    `path` names it in messages (a file path, or a URL without its password).
+    """
+
+    path: str
+    #: the schema version the database had when it was opened (0: created now)
+    upgraded_from: int
+
+    @property
+    def tournaments(self) -> TournamentTables:
+        """The tournament tables."""
+        ...
+
+    @property
+    def accounts(self) -> AccountTable:
+        """The accounts table."""
+        ...
+
+    # --- writes ------------------------------------------------------------------
+
+    def write(self, batch: Sequence[MatchWrite]) -> BatchReport:
+        """Write each match's records in its own (sub)transaction; never raises for a write error.
+
+        The report names the matches that committed and the first error: a
+        result counts as acknowledged only once its match is in `committed`.
+        """
+        ...
+
+    def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool:
+        """Store a whole match in one transaction; False (nothing written) if its id exists."""
+        ...
+
+    def abort_running(self, reason: str) -> int:
+        """Mark matches left 'running' by a crash or shutdown as aborted; return how many."""
+        ...
+
+    # --- reads -------------------------------------------------------------------
+
+    def list_matches(
+        self, limit: int = 50, *, status: str | None = None, tournament: str | None = None
+    ) -> list[MatchRecord]:
+        """Most recent matches first."""
+        ...
+
+    def get_match(self, match_id: str) -> MatchRecord | None:
+        """The match with this id, or with this unique id prefix."""
+        ...
+
+    def match_ids(self, prefix: str, limit: int = 10) -> list[str]:
+        """Up to `limit` match ids starting with `prefix`, in order."""
+        ...
+
+    def get_moves(self, match_id: str) -> list[MoveRecord]:
+        """Every recorded ply of the match, in order, with the movers' move info."""
+        ...
+
+    def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
+        """The finished game `index` of `tournament` paired by the pool owner `owner`."""
+        ...
+
+    # --- maintenance -------------------------------------------------------------
+
+    def backup(self, destination: str) -> None:
+        """A consistent copy of the whole database at `destination`, taken while it runs."""
+        ...
+
+    def integrity_check(self) -> list[str]:
+        """The backend's own consistency check: ``["ok"]`` for a sound database."""
+        ...
+
+    def close(self) -> None: ...
+
+
+__all__ = [
+    "AccountTable",
+    "Database",
+    "StoredGame",
+    "StoredTournament",
+    "TaggedTournament",
+    "TournamentTables",
+]
