@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all install chromium engines demo test lint test-fast test-slow bench clean
+.PHONY: all install chromium engines postgres demo test lint test-fast test-slow bench clean
 
 all: test
 
@@ -37,6 +37,16 @@ engines:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq grhino >/dev/null; }
 	@command -v cc >/dev/null 2>&1 || { echo "make engines: no C compiler (cc): apt-get install gcc" >&2; exit 1; }
 	@echo "gtp-rhino: $$(command -v gtp-rhino || echo /usr/games/gtp-rhino); cc: $$(command -v cc)"
+
+# Debian's PostgreSQL server for the PostgreSQL backend's tests (tests/postgres.py starts
+# its own cluster in a temporary directory, as an unprivileged user). Without it those
+# tests skip locally; CI runs them.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }
+	@echo "PostgreSQL: $$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1)"
 
 demo: $(STAMP)
 	$(BIN)/arena demo

@@ -33,9 +33,9 @@ if TYPE_CHECKING:
     from store.records import from_json as from_json
     from store.records import move_row as move_row
     from store.records import to_json as to_json
+    from store.rows import result_of as result_of
     from store.schema import SCHEMA_VERSION as SCHEMA_VERSION
     from store.sqlite import Store as Store
-    from store.sqlite import result_of as result_of
 
 _HOMES = {
     "Journal": "journal",
@@ -60,7 +60,7 @@ _HOMES = {
     "to_json": "records",
     "SCHEMA_VERSION": "schema",
     "Store": "sqlite",
-    "result_of": "sqlite",
+    "result_of": "rows",
 }
 
 __all__ = sorted(_HOMES)

@@ -40,7 +40,7 @@ from store.records import (
     row_of_move,
     with_info,
 )
-from store.sqlite import result_of
+from store.rows import result_of
 
 log = structlog.get_logger("arena.server")
 

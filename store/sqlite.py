@@ -20,7 +20,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 import msgspec
 
@@ -32,12 +31,11 @@ from store.records import (
     MoveRow,
     ResultRecord,
     StoreError,
-    from_json,
     like_prefix,
     move_row,
-    tags_from_json,
     to_json,
 )
+from store.rows import MATCH_COLUMNS, MOVE_COLUMNS, match_from_row, move_from_row, result_of
 from store.schema import SCHEMA_VERSION, check_compatible, migrate
 from store.sqlite_accounts import AccountBook
 from store.sqlite_tournaments import SQLiteTournaments
@@ -65,10 +63,6 @@ _INSERT_MOVES_JSON = (
 _FINISH_MATCH = (
     "UPDATE matches SET status=?, scores=?, winner=?, termination=?, reason=?, points=?,"
     " plies=?, ended_at=? WHERE id=?"
-)
-_MATCH_COLUMNS = (
-    "id, game, options, move_time, lag_margin, players, status, scores, winner,"
-    " termination, reason, points, plies, started_at, ended_at, tournament, tags"
 )
 
 
@@ -344,7 +338,7 @@ class Store:
         self, limit: int = 50, *, status: str | None = None, tournament: str | None = None
     ) -> list[MatchRecord]:
         """Most recent matches first."""
-        query = f"SELECT {_MATCH_COLUMNS} FROM matches"
+        query = f"SELECT {MATCH_COLUMNS} FROM matches"
         clauses, params = [], []
         if status is not None:
             clauses.append("status=?")
@@ -357,19 +351,19 @@ class Store:
         query += " ORDER BY started_at DESC, id LIMIT ?"
         with self.reading() as db:
             rows = db.execute(query, (*params, limit)).fetchall()
-        return [_match_from_row(row) for row in rows]
+        return [match_from_row(row) for row in rows]
 
     def get_match(self, match_id: str) -> MatchRecord | None:
         """The match with this id, or with this unique id prefix."""
         with self.reading() as db:
             rows = db.execute(
-                f"SELECT {_MATCH_COLUMNS} FROM matches WHERE id=? OR id LIKE ? ESCAPE '\\' LIMIT 2",
+                f"SELECT {MATCH_COLUMNS} FROM matches WHERE id=? OR id LIKE ? ESCAPE '\\' LIMIT 2",
                 (match_id, like_prefix(match_id)),
             ).fetchall()
         exact = [row for row in rows if row[0] == match_id]
         if exact:
-            return _match_from_row(exact[0])
-        return _match_from_row(rows[0]) if len(rows) == 1 else None
+            return match_from_row(exact[0])
+        return match_from_row(rows[0]) if len(rows) == 1 else None
 
     def match_ids(self, prefix: str, limit: int = 10) -> list[str]:
         """Up to `limit` match ids starting with `prefix`, in order (to resolve a prefix)."""
@@ -384,38 +378,22 @@ class Store:
         """Every recorded ply of the match, in order, with the movers' move info."""
         with self.reading() as db:
             rows = db.execute(
-                "SELECT match_id, ply, seat, move, notation, think_time, at,"
-                " eval, depth, visits, pv FROM moves WHERE match_id=? ORDER BY ply",
+                f"SELECT {MOVE_COLUMNS} FROM moves WHERE match_id=? ORDER BY ply",
                 (match_id,),
             ).fetchall()
-        return [
-            MoveRecord(
-                row[0],
-                row[1],
-                row[2],
-                from_json(row[3]),
-                row[4],
-                row[5],
-                row[6],
-                row[7],
-                row[8],
-                row[9],
-                () if row[10] is None else tuple(from_json(row[10])),
-            )
-            for row in rows
-        ]
+        return [move_from_row(row) for row in rows]
 
     def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
         """The finished game `index` of `tournament` paired by the pool owner `owner` (a digest;
         "" for games paired in pools without an owner, as before owners existed)."""
         with self.reading() as db:
             row = db.execute(
-                f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament=? AND game_index=?"
+                f"SELECT {MATCH_COLUMNS} FROM matches WHERE tournament=? AND game_index=?"
                 " AND status='finished' AND coalesce(json_extract(tags, '$.owner'), '') = ?"
                 " ORDER BY ended_at LIMIT 1",
                 (tournament, index, owner),
             ).fetchone()
-        return None if row is None else _match_from_row(row)
+        return None if row is None else match_from_row(row)
 
 
 _json_rows = msgspec.json.Encoder().encode
@@ -428,41 +406,4 @@ def _insert_moves(db: sqlite3.Connection, rows: Sequence[MoveRow]) -> None:
     db.execute(_INSERT_MOVES_JSON, (_json_rows(rows).decode(),))
 
 
-def result_of(record: MatchRecord) -> ResultRecord:
-    """The `ResultRecord` of an ended match record."""
-    return ResultRecord(
-        match_id=record.id,
-        status=record.status,
-        scores=record.scores or [],
-        winner=record.winner,
-        termination=record.termination or "",
-        reason=record.reason or "",
-        points=record.points,
-        plies=record.plies,
-        ended_at=record.ended_at if record.ended_at is not None else record.started_at,
-    )
-
-
-def _match_from_row(row: Sequence[Any]) -> MatchRecord:
-    return MatchRecord(
-        id=row[0],
-        game=row[1],
-        options=from_json(row[2]),
-        move_time=row[3],
-        lag_margin=row[4],
-        players=from_json(row[5]),
-        status=row[6],
-        scores=from_json(row[7]),
-        winner=row[8],
-        termination=row[9],
-        reason=row[10],
-        points=from_json(row[11]),
-        plies=row[12],
-        started_at=row[13],
-        ended_at=row[14],
-        tournament=row[15],
-        tags=tags_from_json(row[16]),
-    )
-
-
-__all__ = ["SCHEMA_VERSION", "Store", "describe_error", "result_of"]
+__all__ = ["SCHEMA_VERSION", "Store", "describe_error"]

@@ -11,6 +11,11 @@ import structlog
 from tests.engines.programs import engines as engines
 from tests.engines.programs import rhino as rhino
 
+# a real PostgreSQL started by the tests (Debian's server, `make postgres`): fixtures
+# `postgres_server` (one per session) and `postgres_url` (a fresh database)
+from tests.postgres import postgres_server as postgres_server
+from tests.postgres import postgres_url as postgres_url
+
 
 @pytest.fixture(autouse=True)
 def _fresh_structlog() -> Iterator[None]:

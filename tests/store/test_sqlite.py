@@ -1,4 +1,7 @@
-"""The records store on a real SQLite file."""
+"""What is SQLite's own in the records store: its file, migrations, faults and backup.
+
+What every backend promises is tests/store/test_database.py.
+"""
 
 from __future__ import annotations
 
@@ -47,34 +50,6 @@ def _record(match_id: str) -> MatchRecord:
     )
 
 
-def test_import_match_stores_a_whole_match_once(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "arena.sqlite"))
-    record = _record("imported-1")
-    moves = [MoveRecord("imported-1", 0, 0, 4, "b2", 0.5, 1.5)]
-    assert store.import_match(record, moves)
-    assert not store.import_match(record, moves)  # already there: nothing written
-    assert store.get_match("imported-1") == record
-    assert store.get_moves("imported-1") == moves
-    store.close()
-
-
-@pytest.mark.parametrize("count", [1, 3, 4, 40])  # one move to many, in one statement
-def test_moves_come_back_exactly_as_written(tmp_path: Path, count: int) -> None:
-    store = Store(str(tmp_path / "arena.sqlite"))
-    values: list[Any] = [4, "e4", [0, 3], {"from": 1, "to": [2, 3]}, None, -7, "x\"y'z"]
-    moves = [
-        MoveRecord(
-            "m", ply, ply % 2, values[ply % len(values)], f"n{ply}", 0.1 * ply, 1e9 + ply / 3
-        )
-        for ply in range(count)
-    ]
-    running = dataclasses.replace(_record("m"), status="running", scores=None, winner=None)
-    report = store.write([MatchWrite("m", record=running, moves=[move_row(m) for m in moves])])
-    assert report.error is None and report.committed == {"m"}
-    assert store.get_moves("m") == moves  # types, floats and JSON values round-trip
-    store.close()
-
-
 _INFOS: list[dict[str, Any]] = [
     {"eval": 0.62, "depth": 14, "visits": 35_210, "pv": ("d3", "e6", "f4")},
     {},
@@ -118,23 +93,6 @@ def test_the_journal_carries_move_info_into_the_database(tmp_path: Path) -> None
 
 
 # --- writes: one match's failure is its own --------------------------------------
-
-
-def test_a_failing_match_in_a_batch_rolls_back_alone(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "arena.sqlite"))
-    good = MatchWrite("good", record=_running("good"), moves=[move_row(_move("good", 0))])
-    # a result for a match whose row was never written: this match's savepoint fails
-    bad = MatchWrite("bad", result=_result("bad"))
-    report = store.write([good, bad])
-    assert report.committed == {"good"}
-    assert report.error is not None and "bad" in report.error
-    assert store.get_match("good") is not None and len(store.get_moves("good")) == 1
-    assert store.get_match("bad") is None
-    # the store goes on: the same match written properly later commits
-    assert store.write([MatchWrite("bad", record=_running("bad"), result=_result("bad"))])
-    assert store.get_match("bad").status == "finished"  # type: ignore[union-attr]
-    assert store.integrity_check() == ["ok"]
-    store.close()
 
 
 def _running(match_id: str) -> MatchRecord:
@@ -308,15 +266,6 @@ def test_backup_while_a_writer_is_busy(tmp_path: Path) -> None:
     assert copy.get_match("m0").reason == "X wins (line)"  # type: ignore[union-attr]
     again = _arena("backup", str(copy_path), "--db", str(path))
     assert again.returncode == 2 and "exists" in again.stderr
-
-
-def test_like_prefix_matches_literally(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "arena.sqlite"))
-    store.import_match(_replace(_record("a_b"), id="a_b"), [])
-    store.import_match(_replace(_record("axb1"), id="axb1"), [])
-    assert store.get_match("a_") is not None and store.get_match("a_").id == "a_b"  # type: ignore[union-attr]
-    assert store.get_match("a%") is None
-    store.close()
 
 
 def test_a_version_5_database_gets_typed_tags(tmp_path: Path) -> None:

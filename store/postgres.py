@@ -1,0 +1,386 @@
+"""The PostgreSQL backend: one database shared by any number of arena servers.
+
+Selected by a ``postgresql://`` URL (``arena serve --db URL``, ``ARENA_DB``;
+`store.open.open_database`). psycopg 3 with its connection pool; every call
+blocks and is made from a worker thread, never on the event loop.
+
+Durability is PostgreSQL's: a COMMIT returns once its WAL record is flushed
+(``synchronous_commit`` on, the default), so `write` reports a match as
+committed only when it is. As with SQLite, a batch is one transaction and
+each match inside it a savepoint: a failure in one match's records rolls
+back that match only, and a failure of the transaction itself (the server
+unreachable, a failover) reports nothing committed, so the recorder keeps,
+retries and journals everything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from store.interface import AccountTable, TournamentTables
+from store.postgres_schema import migrate
+from store.postgres_tables import PostgresAccounts, PostgresTournaments, pg_program
+from store.records import (
+    BatchReport,
+    MatchRecord,
+    MatchWrite,
+    MoveRecord,
+    MoveRow,
+    ResultRecord,
+    StoreError,
+    like_prefix,
+    move_row,
+    to_json,
+)
+from store.rows import MATCH_COLUMNS, MOVE_COLUMNS, match_from_row, move_from_row, result_of
+from store.schema import SCHEMA_VERSION
+
+try:
+    import psycopg
+    import psycopg_pool
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+except ImportError:  # pragma: no cover - the extra is not installed
+    psycopg = None  # type: ignore[assignment]
+
+#: seconds to wait for a connection (the server unreachable counts as a failed write)
+CONNECT_TIMEOUT = 5.0
+#: connections a server keeps (the recorder writes from one thread; reads take the rest)
+POOL_SIZE = 8
+
+_INSERT_MATCH = (
+    "INSERT INTO matches (id, game, options, move_time, lag_margin, players, status, plies,"
+    " started_at, tournament, tags, game_index) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
+    " ON CONFLICT (id) DO NOTHING"
+)
+_INSERT_MOVE = (
+    f"INSERT INTO moves ({MOVE_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
+    " ON CONFLICT (match_id, ply) DO UPDATE SET seat=EXCLUDED.seat, move=EXCLUDED.move,"
+    " notation=EXCLUDED.notation, think_time=EXCLUDED.think_time, at=EXCLUDED.at,"
+    " eval=EXCLUDED.eval, depth=EXCLUDED.depth, visits=EXCLUDED.visits, pv=EXCLUDED.pv"
+)
+_FINISH_MATCH = (
+    "UPDATE matches SET status=%s, scores=%s, winner=%s, termination=%s, reason=%s, points=%s,"
+    " plies=%s, ended_at=%s WHERE id=%s"
+)
+
+
+class _MatchRefused(Exception):
+    """One match's records cannot be written (its savepoint is rolled back)."""
+
+
+def display_url(url: str) -> str:
+    """`url` without its password, for messages and logs."""
+    try:
+        params = conninfo_to_dict(url)
+    except Exception:
+        return url.split("@")[-1]
+    params.pop("password", None)
+    user = params.get("user")
+    host = params.get("host", "localhost")
+    port = f":{params['port']}" if params.get("port") else ""
+    who = f"{user}@" if user else ""
+    return f"postgresql://{who}{host}{port}/{params.get('dbname', '')}"
+
+
+def describe_error(name: str, exc: BaseException) -> str:
+    """One readable line for a PostgreSQL error on the database `name`."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return f"database {name}: {text}"
+
+
+class PostgresDatabase:
+    """A `store.interface.Database` on PostgreSQL. Thread-safe (a connection pool)."""
+
+    def __init__(self, url: str, *, pool_size: int = POOL_SIZE) -> None:
+        if psycopg is None:
+            raise StoreError("PostgreSQL needs psycopg: pip install 'mcts-arena[postgresql]'")
+        self.url = url
+        self.path = display_url(url)
+        try:
+            conninfo = make_conninfo(url, connect_timeout=int(CONNECT_TIMEOUT))
+        except psycopg.ProgrammingError as exc:
+            raise StoreError(f"bad PostgreSQL URL {self.path}: {exc}") from None
+        try:
+            with psycopg.connect(conninfo, autocommit=True) as db:
+                self.upgraded_from = migrate(db, self.path)
+        except ValueError as exc:
+            raise StoreError(str(exc)) from None
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot use {self.path}: {' '.join(str(exc).split())}") from None
+        self.pool = psycopg_pool.ConnectionPool(
+            conninfo,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True},
+            timeout=CONNECT_TIMEOUT,
+            open=False,
+            name="arena",
+        )
+        try:
+            self.pool.open(wait=True, timeout=CONNECT_TIMEOUT)
+        except psycopg_pool.PoolTimeout:
+            raise StoreError(f"cannot connect to {self.path}") from None
+        self._tournaments = PostgresTournaments(self)
+        self._accounts = PostgresAccounts(self)
+
+    @property
+    def tournaments(self) -> TournamentTables:
+        return self._tournaments
+
+    @property
+    def accounts(self) -> AccountTable:
+        return self._accounts
+
+    def close(self) -> None:
+        self.pool.close()
+
+    # --- connections -------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A pooled connection (autocommit); any database error is a `StoreError`."""
+        try:
+            with self.pool.connection() as db:
+                yield db
+        except psycopg_pool.PoolTimeout:
+            raise StoreError(
+                f"cannot connect to {self.path} (no connection within {CONNECT_TIMEOUT:g} s)"
+            ) from None
+        except psycopg.Error as exc:
+            raise StoreError(describe_error(self.path, exc)) from None
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """One committed transaction on a pooled connection (rolled back on error)."""
+        with self.connection() as db, db.transaction():
+            yield db
+
+    # --- writes ------------------------------------------------------------------
+
+    def write(self, batch: Sequence[MatchWrite]) -> BatchReport:
+        """Write `batch` in one transaction, each match in a savepoint of its own.
+
+        Never raises for a database error: the report names the matches that
+        committed (none if the transaction itself failed) and the first error.
+        """
+        committed: list[str] = []
+        error: str | None = None
+        try:
+            with self.pool.connection() as db, db.transaction():
+                for item in batch:
+                    try:
+                        with db.transaction():
+                            _write_one(db, item)
+                    except (_MatchRefused, psycopg.IntegrityError, psycopg.DataError) as exc:
+                        error = error or f"match {item.match_id}: {exc}"
+                        continue
+                    committed.append(item.match_id)
+        except psycopg_pool.PoolTimeout:
+            return BatchReport(frozenset(), f"cannot connect to {self.path}")
+        except psycopg.Error as exc:
+            return BatchReport(frozenset(), describe_error(self.path, exc))
+        return BatchReport(frozenset(committed), error)
+
+    def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool:
+        """Store a whole match in one transaction; False (nothing written) if its id exists."""
+        try:
+            with self.transaction() as db:
+                if db.execute("SELECT 1 FROM matches WHERE id=%s", (record.id,)).fetchone():
+                    return False
+                _insert_match(db, record)
+                if moves:
+                    _insert_moves(db, [move_row(move) for move in moves])
+                if record.status != "running" and record.scores is not None:
+                    _finish_match(db, result_of(record))
+        except (StoreError, _MatchRefused) as exc:
+            raise StoreError(f"cannot store match {record.id!r}: {exc}") from None
+        return True
+
+    def abort_running(self, reason: str) -> int:
+        """Mark matches left 'running' as aborted; return how many."""
+        with self.transaction() as db:
+            cursor = db.execute(
+                "UPDATE matches SET status='aborted', termination='aborted', reason=%s,"
+                " ended_at=%s WHERE status='running'",
+                (reason, time.time()),
+            )
+            return int(cursor.rowcount)
+
+    # --- reads -------------------------------------------------------------------
+
+    def list_matches(
+        self, limit: int = 50, *, status: str | None = None, tournament: str | None = None
+    ) -> list[MatchRecord]:
+        """Most recent matches first."""
+        query = f"SELECT {MATCH_COLUMNS} FROM matches"
+        clauses, params = [], []
+        if status is not None:
+            clauses.append("status=%s")
+            params.append(status)
+        if tournament is not None:
+            clauses.append("tournament=%s")
+            params.append(tournament)
+        if clauses:
+            query += " WHERE " + " AND ".join(clauses)
+        query += " ORDER BY started_at DESC, id LIMIT %s"
+        with self.connection() as db:
+            rows = db.execute(query, (*params, limit)).fetchall()
+        return [match_from_row(row) for row in rows]
+
+    def get_match(self, match_id: str) -> MatchRecord | None:
+        """The match with this id, or with this unique id prefix."""
+        with self.connection() as db:
+            rows = db.execute(
+                f"SELECT {MATCH_COLUMNS} FROM matches WHERE id=%s OR id LIKE %s ESCAPE '\\'"
+                " LIMIT 2",
+                (match_id, like_prefix(match_id)),
+            ).fetchall()
+        exact = [row for row in rows if row[0] == match_id]
+        if exact:
+            return match_from_row(exact[0])
+        return match_from_row(rows[0]) if len(rows) == 1 else None
+
+    def match_ids(self, prefix: str, limit: int = 10) -> list[str]:
+        """Up to `limit` match ids starting with `prefix`, in order."""
+        with self.connection() as db:
+            rows = db.execute(
+                "SELECT id FROM matches WHERE id LIKE %s ESCAPE '\\' ORDER BY id LIMIT %s",
+                (like_prefix(prefix), limit),
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def get_moves(self, match_id: str) -> list[MoveRecord]:
+        """Every recorded ply of the match, in order, with the movers' move info."""
+        with self.connection() as db:
+            rows = db.execute(
+                f"SELECT {MOVE_COLUMNS} FROM moves WHERE match_id=%s ORDER BY ply", (match_id,)
+            ).fetchall()
+        return [move_from_row(row) for row in rows]
+
+    def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
+        """The finished game `index` of `tournament` paired by the pool owner `owner`."""
+        with self.connection() as db:
+            row = db.execute(
+                f"SELECT {MATCH_COLUMNS} FROM matches WHERE tournament=%s AND game_index=%s"
+                " AND status='finished' AND coalesce(tags::jsonb->>'owner', '') = %s"
+                " ORDER BY ended_at LIMIT 1",
+                (tournament, index, owner),
+            ).fetchone()
+        return None if row is None else match_from_row(row)
+
+    # --- maintenance -------------------------------------------------------------
+
+    def backup(self, destination: str) -> None:
+        """``pg_dump`` the database to `destination` (custom format, for ``pg_restore``).
+
+        The dump is a consistent snapshot taken while servers write. It is
+        written next to `destination`, checked by ``pg_restore --list``, and
+        renamed into place only then.
+        """
+        dump, restore = pg_program("pg_dump"), pg_program("pg_restore")
+        if dump is None or restore is None:
+            raise StoreError(
+                "backup of a PostgreSQL database needs pg_dump and pg_restore"
+                " (Debian: apt-get install postgresql-client)"
+            )
+        partial = f"{destination}.partial"
+        try:
+            _run([dump, "--format=custom", "--no-owner", f"--file={partial}", "--dbname", self.url])
+            _run([restore, "--list", partial])
+            os.replace(partial, destination)
+        except (OSError, subprocess.SubprocessError, StoreError) as exc:
+            with contextlib.suppress(OSError):
+                os.remove(partial)
+            raise StoreError(f"backup to {destination} failed: {exc}") from None
+
+    def integrity_check(self) -> list[str]:
+        """``["ok"]``, or what is wrong: the schema version, moves without their match."""
+        problems = []
+        with self.connection() as db:
+            version = db.execute("SELECT version FROM arena_schema").fetchone()
+            if version is None or int(version[0]) != SCHEMA_VERSION:
+                problems.append(f"schema version {version and version[0]} != {SCHEMA_VERSION}")
+            orphans = db.execute(
+                "SELECT count(*) FROM moves m LEFT JOIN matches x ON x.id = m.match_id"
+                " WHERE x.id IS NULL"
+            ).fetchone()[0]
+            if orphans:
+                problems.append(f"{orphans} moves without their match")
+        return problems or ["ok"]
+
+
+def _run(command: list[str]) -> None:
+    result = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+    if result.returncode != 0:
+        name = os.path.basename(command[0])
+        message = (result.stderr.strip().splitlines() or ["failed"])[-1]
+        raise StoreError(f"{name}: {message}")
+
+
+def _write_one(db: Any, item: MatchWrite) -> None:
+    if item.record is not None:
+        _insert_match(db, item.record)
+    if item.moves:
+        _insert_moves(db, item.moves)
+    if item.result is not None:
+        _finish_match(db, item.result)
+
+
+def _insert_match(db: Any, record: MatchRecord) -> None:
+    db.execute(
+        _INSERT_MATCH,
+        (
+            record.id,
+            record.game,
+            to_json(record.options),
+            record.move_time,
+            record.lag_margin,
+            to_json(record.players),
+            record.status,
+            record.plies,
+            record.started_at,
+            record.tournament,
+            to_json(record.tags),
+            record.game_index,
+        ),
+    )
+
+
+def _insert_moves(db: Any, rows: Sequence[MoveRow]) -> None:
+    """All of a match's new moves in one round trip (psycopg's pipelined executemany)."""
+    padded = [
+        row if len(row) == 7 else (*row[:10], None if row[10] is None else to_json(row[10]))
+        for row in rows
+    ]
+    with db.cursor() as cursor:
+        cursor.executemany(
+            _INSERT_MOVE,
+            [(*row, None, None, None, None) if len(row) == 7 else row for row in padded],
+        )
+
+
+def _finish_match(db: Any, result: ResultRecord) -> None:
+    cursor = db.execute(
+        _FINISH_MATCH,
+        (
+            result.status,
+            to_json(list(result.scores)),
+            result.winner,
+            result.termination,
+            result.reason,
+            None if result.points is None else to_json(list(result.points)),
+            result.plies,
+            result.ended_at,
+            result.match_id,
+        ),
+    )
+    if cursor.rowcount != 1:
+        raise _MatchRefused(f"no match row {result.match_id!r} to finish")
+
+
+__all__ = ["PostgresDatabase", "describe_error", "display_url"]

@@ -1,0 +1,302 @@
+"""The records database interface (`store.interface.Database`), run on every backend.
+
+The same tests drive the SQLite file and a real PostgreSQL server (started by
+the tests, `tests/postgres.py`): what one backend promises, the other keeps.
+Backend-specific behaviour (SQLite migrations and file faults, PostgreSQL's
+connection faults) has its own modules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from store import (
+    SCHEMA_VERSION,
+    MatchRecord,
+    MatchWrite,
+    MoveRecord,
+    ResultRecord,
+    StoreError,
+    move_row,
+)
+from store.interface import Database, StoredGame
+from store.open import open_database
+from store.records import ClockTag, MatchTags
+from tests.postgres import postgres_server as postgres_server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """What a user passes as ``--db``: a fresh SQLite file, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "arena.sqlite")
+    return str(request.getfixturevalue("postgres_server").new_database())
+
+
+@pytest.fixture
+def database(target: str) -> Iterator[Database]:
+    """A fresh, empty database of each backend."""
+    db = open_database(target)
+    yield db
+    db.close()
+
+
+def record(match_id: str, **changes: Any) -> MatchRecord:
+    base = MatchRecord(
+        id=match_id,
+        game="tictactoe",
+        options={},
+        move_time=1.0,
+        lag_margin=0.2,
+        players=["a", "b"],
+        status="finished",
+        scores=[1.0, 0.0],
+        winner=0,
+        termination="line",
+        reason="X wins (line)",
+        points=None,
+        plies=1,
+        started_at=1.0,
+        ended_at=2.0,
+        tournament=None,
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def running(match_id: str, **changes: Any) -> MatchRecord:
+    return record(
+        match_id,
+        status="running",
+        scores=None,
+        winner=None,
+        termination=None,
+        reason=None,
+        ended_at=None,
+        **changes,
+    )
+
+
+def result(match_id: str, ended_at: float = 2.0) -> ResultRecord:
+    return ResultRecord(match_id, "finished", [1.0, 0.0], 0, "line", "X wins", None, 1, ended_at)
+
+
+_INFOS: list[dict[str, Any]] = [
+    {"eval": 0.62, "depth": 14, "visits": 35_210, "pv": ("d3", "e6", "f4")},
+    {},
+    {"eval": 1.0},
+    {"eval": 0.0, "visits": 2**53},
+    {"depth": 0, "pv": ("pass",)},
+    {"pv": ('x"y]', "\\", "é")},
+]
+
+
+# --- matches and moves -------------------------------------------------------------
+
+
+def test_a_whole_match_is_imported_once(database: Database) -> None:
+    moves = [MoveRecord("imported-1", 0, 0, 4, "b2", 0.5, 1.5)]
+    tagged = record("imported-1", tags=MatchTags(room="r1", clock=ClockTag(60.0, 1.0)))
+    assert database.import_match(tagged, moves)
+    assert not database.import_match(tagged, moves)  # already there: nothing written
+    assert database.get_match("imported-1") == tagged
+    assert database.get_moves("imported-1") == moves
+
+
+@pytest.mark.parametrize("count", [1, 40])
+def test_moves_and_their_info_come_back_exactly(database: Database, count: int) -> None:
+    values: list[Any] = [4, "e4", [0, 3], {"from": 1, "to": [2, 3]}, None, -7, "x\"y'z"]
+    moves = [
+        MoveRecord(
+            "m",
+            ply,
+            ply % 2,
+            values[ply % len(values)],
+            f"n{ply}",
+            0.1 * ply,
+            1e9 + ply / 3,
+            **_INFOS[ply % len(_INFOS)],
+        )
+        for ply in range(count)
+    ]
+    report = database.write([MatchWrite("m", running("m"), [move_row(m) for m in moves])])
+    assert report.error is None and report.committed == {"m"}
+    assert database.get_moves("m") == moves  # types, floats, JSON values and move info
+
+
+def test_a_running_match_is_finished_by_its_result(database: Database) -> None:
+    database.write(
+        [MatchWrite("m", running("m"), [move_row(MoveRecord("m", 0, 0, 4, "b2", 0.1, 1.0))])]
+    )
+    assert database.get_match("m").status == "running"  # type: ignore[union-attr]
+    # moves written again (a retried batch) replace themselves: no duplicate, no error
+    again = MoveRecord("m", 0, 0, 5, "c2", 0.2, 1.1)
+    report = database.write([MatchWrite("m", moves=[move_row(again)], result=result("m"))])
+    assert report.committed == {"m"} and report.error is None
+    finished = database.get_match("m")
+    assert finished is not None and finished.status == "finished" and finished.scores == [1.0, 0.0]
+    assert database.get_moves("m") == [again]
+
+
+def test_a_failing_match_in_a_batch_rolls_back_alone(database: Database) -> None:
+    good = MatchWrite(
+        "good", running("good"), [move_row(MoveRecord("good", 0, 0, 4, "b2", 0.1, 1.0))]
+    )
+    bad = MatchWrite("bad", result=result("bad"))  # no match row to finish: its savepoint fails
+    report = database.write([good, bad])
+    assert report.committed == {"good"}
+    assert report.error is not None and "bad" in report.error
+    assert database.get_match("good") is not None and len(database.get_moves("good")) == 1
+    assert database.get_match("bad") is None
+    assert database.write([MatchWrite("bad", running("bad"), result=result("bad"))]).committed == {
+        "bad"
+    }
+    assert database.get_match("bad").status == "finished"  # type: ignore[union-attr]
+    assert database.integrity_check() == ["ok"]
+
+
+def test_running_matches_are_aborted_after_a_crash(database: Database) -> None:
+    database.write([MatchWrite(name, running(name)) for name in ("r1", "r2")])
+    database.import_match(record("done"), [])
+    assert database.abort_running("server restarted") == 2
+    aborted = database.get_match("r1")
+    assert aborted is not None and aborted.status == "aborted"
+    assert aborted.reason == "server restarted" and aborted.ended_at is not None
+    assert database.get_match("done").status == "finished"  # type: ignore[union-attr]
+    assert database.abort_running("again") == 0
+
+
+def test_listing_filters_and_orders_newest_first(database: Database) -> None:
+    for i in range(5):
+        database.import_match(
+            record(f"m{i}", started_at=float(i), tournament="t" if i % 2 else None), []
+        )
+    database.write([MatchWrite("live", running("live", started_at=9.0))])
+    assert [m.id for m in database.list_matches(3)] == ["live", "m4", "m3"]
+    assert [m.id for m in database.list_matches(status="running")] == ["live"]
+    assert [m.id for m in database.list_matches(tournament="t")] == ["m3", "m1"]
+
+
+def test_ids_and_prefixes_match_literally(database: Database) -> None:
+    for match_id in ("a_b", "axb1", "abc%1", "abd"):
+        database.import_match(record(match_id), [])
+    assert database.get_match("a_").id == "a_b"  # type: ignore[union-attr]
+    assert database.get_match("abc%").id == "abc%1"  # type: ignore[union-attr]
+    assert database.get_match("a%") is None
+    assert database.get_match("ab") is None  # two matches start with it
+    assert database.match_ids("ab") == ["abc%1", "abd"]
+    assert database.match_ids("a", limit=2) == ["a_b", "abc%1"]
+
+
+def test_a_tournament_game_is_found_by_index_and_owner(database: Database) -> None:
+    def game(match_id: str, index: int, owner: str | None, status: str = "finished") -> None:
+        tags = MatchTags(index=index, seats=("x", "y"), owner=owner)
+        database.import_match(record(match_id, tournament="t1", tags=tags, status=status), [])
+
+    game("own", 3, "key-1")
+    game("other", 3, "key-2")
+    game("old", 4, None)
+    game("live", 5, "key-1", status="running")
+    assert database.find_tournament_game("t1", 3, "key-1").id == "own"  # type: ignore[union-attr]
+    assert database.find_tournament_game("t1", 3, "key-3") is None
+    assert database.find_tournament_game("t1", 4, "").id == "old"  # type: ignore[union-attr]
+    assert database.find_tournament_game("t1", 5, "key-1") is None  # not finished
+
+
+def test_concurrent_writers_lose_nothing(database: Database) -> None:
+    def writer(worker: int) -> None:
+        for i in range(20):
+            name = f"w{worker}-{i}"
+            moves = [
+                move_row(MoveRecord(name, ply, ply % 2, ply, str(ply), 0.1, 1.0))
+                for ply in range(5)
+            ]
+            report = database.write([MatchWrite(name, running(name), moves, result(name))])
+            assert report.committed == {name}, report.error
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    matches = database.list_matches(1000)
+    assert len(matches) == 80 and {m.status for m in matches} == {"finished"}
+    assert all(len(database.get_moves(m.id)) == 5 for m in matches)
+
+
+# --- tournaments -------------------------------------------------------------------
+
+
+def test_tournament_tables(database: Database) -> None:
+    tables = database.tournaments
+    tables.save("t-one", '{"game": "connect4"}', "running")
+    tables.save("t-one", '{"ignored": true}', "finished")  # the status changes, not the config
+    tables.save("t-two", "{}", "running")
+    found = tables.find("t-o")
+    assert found is not None and found.id == "t-one"
+    assert found.config == '{"game": "connect4"}' and found.status == "finished"
+    assert tables.find("t-") is None and tables.find("nope") is None
+    assert tables.owner_key("t-one", "k1") == "k1"
+    assert tables.owner_key("t-one", "k2") == "k1"  # kept across restarts
+    tables.add_game("t-one", StoredGame(0, ("a", "b"), (1.0, 0.0), "line", "m1", 7))
+    tables.add_game("t-one", StoredGame(1, ("b", "a"), (0.5, 0.5), "draw", "m2", 9))
+    tables.add_game("t-one", StoredGame(1, ("b", "a"), (0.0, 1.0), "line", "m3", 8))  # replaced
+    assert sorted(tables.games("t-one"), key=lambda g: g.index) == [
+        StoredGame(0, ("a", "b"), (1.0, 0.0), "line", "m1", 7),
+        StoredGame(1, ("b", "a"), (0.0, 1.0), "line", "m3", 8),
+    ]
+    listed = {t.id: t.done for t in tables.all()}
+    assert listed == {"t-one": 2, "t-two": 0}
+    database.import_match(record("x1", tournament="remote", started_at=5.0), [])
+    database.import_match(record("x2", tournament="remote", started_at=4.0), [])
+    [tagged] = tables.tagged()
+    assert (tagged.id, tagged.game, tagged.matches, tagged.first_started_at) == (
+        "remote",
+        "tictactoe",
+        2,
+        4.0,
+    )
+
+
+# --- accounts ----------------------------------------------------------------------
+
+
+def test_account_table(database: Database) -> None:
+    accounts = database.accounts
+    assert accounts.password_hash("ann") is None
+    assert accounts.add("ann", "h1")
+    assert not accounts.add("ann", "h2")  # registered already: unchanged
+    assert accounts.add("bob", "h3")
+    assert accounts.password_hash("ann") == "h1"
+    assert accounts.set_password("ann", "h4") and accounts.password_hash("ann") == "h4"
+    assert not accounts.set_password("nobody", "h5")
+    assert accounts.names() == ["ann", "bob"]
+    assert [name for name, _ in accounts.entries()] == ["ann", "bob"]
+    assert accounts.remove("bob") and not accounts.remove("bob")
+    assert accounts.names() == ["ann"]
+
+
+# --- opening -----------------------------------------------------------------------
+
+
+def test_reopening_keeps_everything(database: Database, target: str) -> None:
+    assert database.upgraded_from == 0  # created now
+    database.import_match(record("kept"), [MoveRecord("kept", 0, 0, 4, "b2", 0.5, 1.5)])
+    again = open_database(target)
+    try:
+        assert again.upgraded_from == SCHEMA_VERSION  # nothing to migrate
+        assert again.get_match("kept") == record("kept")
+        assert len(again.get_moves("kept")) == 1
+    finally:
+        again.close()
+
+
+def test_a_missing_sqlite_file_is_refused_when_reading(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no records database"):
+        open_database(str(tmp_path / "none.sqlite"), create=False)
+    assert not (tmp_path / "none.sqlite").exists()
