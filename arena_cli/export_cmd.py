@@ -8,11 +8,12 @@ import os
 import sys
 from pathlib import Path
 
+from arena_cli.options import DB_HELP
 from arena_cli.records_cmd import open_existing
 from records.jsonl import write_jsonl
 from records.schema import GameEntry, RecordError, entry_from_store
 from records.sgf import entry_to_sgf, sgf_game_number
-from store import MatchRecord, Store, StoreError
+from store import Database, MatchRecord, StoreError
 
 #: every match (SQLite treats the LIMIT as "no limit" in practice)
 _ALL = 2**62
@@ -35,7 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         ),
     )
     parser.add_argument("out", metavar="OUT", help="output file (jsonl, '-' = stdout) or directory")
-    parser.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
+    parser.add_argument("--db", default=None, help=DB_HELP)
     parser.add_argument(
         "--format",
         choices=("jsonl", "sgf"),
@@ -53,7 +54,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(func=run)
 
 
-def _select(store: Store, args: argparse.Namespace) -> list[MatchRecord]:
+def _select(store: Database, args: argparse.Namespace) -> list[MatchRecord]:
     if args.match:
         chosen: list[MatchRecord] = []
         for wanted in args.match:
@@ -69,7 +70,7 @@ def _select(store: Store, args: argparse.Namespace) -> list[MatchRecord]:
     return sorted(finished, key=lambda record: (record.started_at, record.id))
 
 
-def _entries(store: Store, records: list[MatchRecord]) -> list[GameEntry]:
+def _entries(store: Database, records: list[MatchRecord]) -> list[GameEntry]:
     return [entry_from_store(record, store.get_moves(record.id)) for record in records]
 
 

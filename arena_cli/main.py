@@ -46,10 +46,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "matches": ("arena_cli.records_cmd", "list recorded matches"),
     "show": ("arena_cli.records_cmd", "replay a recorded match, board after each move"),
     "export": ("arena_cli.export_cmd", "write recorded games as JSON Lines or SGF"),
-    "import": ("arena_cli.import_cmd", "read JSON Lines or SGF game records into the database"),
+    "import": (
+        "arena_cli.import_cmd",
+        "read JSON Lines or SGF game records, or a whole SQLite arena, into the database",
+    ),
     "backup": (
         "arena_cli.backup_cmd",
         "copy the records database safely, even while a server writes to it",
+    ),
+    "accounts": (
+        "arena_cli.accounts_cmd",
+        "list, add, reset or delete registered player names (no SQL needed)",
     ),
     "ping": ("arena_cli.ping_cmd", "check that a server answers (exit 0 or 1)"),
     "status": (

@@ -54,8 +54,12 @@ def address(args: argparse.Namespace) -> tuple[str, int]:
     return host, port
 
 
+#: the help of every command's ``--db``
+DB_HELP = "records database: an SQLite file or a postgresql:// URL [$ARENA_DB, arena.sqlite]"
+
+
 def db_path(path: str | None) -> str:
-    """The records file: `--db`, else $ARENA_DB, else arena.sqlite."""
+    """The records database: `--db`, else $ARENA_DB, else arena.sqlite (a file or a URL)."""
     return path or os.environ.get("ARENA_DB") or "arena.sqlite"
 
 

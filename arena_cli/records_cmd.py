@@ -11,15 +11,15 @@ import argparse
 import dataclasses
 import datetime
 import json
-import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from arena_cli.options import DB_HELP
 from arena_cli.options import db_path as db_path
 
 if TYPE_CHECKING:
+    from store.interface import Database
     from store.records import MatchRecord
-    from store.sqlite import Store
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,7 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         epilog="examples:\n  arena matches --limit 10\n  arena matches --status finished --json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    matches.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
+    matches.add_argument("--db", default=None, help=DB_HELP)
     matches.add_argument("--limit", type=int, default=30, help="how many, most recent first [30]")
     matches.add_argument(
         "--status",
@@ -49,7 +49,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         " every move. MATCH is a match id or any unique prefix of one (see `arena matches`).",
     )
     show.add_argument("match", help="match id (or a unique prefix)")
-    show.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
+    show.add_argument("--db", default=None, help=DB_HELP)
     show.add_argument("--json", action="store_true", help="print the record and moves as JSON")
     show.set_defaults(func=run_show, logs=False)
 
@@ -58,16 +58,11 @@ class RecordsError(Exception):
     """A user error reading the records (one line for the user)."""
 
 
-def open_existing(path: str | None) -> Store:
+def open_existing(path: str | None) -> Database:
     """The records database named by `--db` / $ARENA_DB, which must exist (never created)."""
-    from store.sqlite import Store
+    from store.open import open_database
 
-    db = db_path(path)
-    if not os.path.exists(db):
-        from store.records import StoreError
-
-        raise StoreError(f"no records database at {db!r} (use --db or $ARENA_DB)")
-    return Store(db)
+    return open_database(db_path(path), create=False)
 
 
 def _when(timestamp: float | None) -> str:
@@ -91,7 +86,7 @@ def _as_json(record: MatchRecord) -> dict[str, Any]:
     return data
 
 
-def _open(args: argparse.Namespace, command: str) -> Store | None:
+def _open(args: argparse.Namespace, command: str) -> Database | None:
     from store.records import StoreError
 
     try:
@@ -146,7 +141,7 @@ def run_matches(args: argparse.Namespace) -> int:
     return 0
 
 
-def resolve_match(store: Store, text: str) -> MatchRecord:
+def resolve_match(store: Database, text: str) -> MatchRecord:
     """The match whose id is `text` or starts with it; RecordsError names the candidates."""
     record = store.get_match(text)
     if record is not None and record.id == text:

@@ -11,7 +11,7 @@ import structlog
 import trio
 
 from arena_cli import stops
-from arena_cli.options import add_engines_option, check_port_free, env_setting
+from arena_cli.options import DB_HELP, add_engines_option, check_port_free, env_setting
 from server.app import ArenaServer, TlsError, open_store, tls_context
 from server.config import build_config, parse_clock
 from server.web import serve_web
@@ -27,7 +27,7 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
         "--host", default=None, help="address to listen on [$ARENA_HOST, 127.0.0.1]"
     )
     parser.add_argument("--port", type=int, default=None, help="TCP port [$ARENA_PORT, 4242]")
-    parser.add_argument("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
+    parser.add_argument("--db", default=None, help=DB_HELP)
     parser.add_argument("--no-db", action="store_true", help="keep no records")
     parser.add_argument(
         "--move-time", type=float, default=None, help="seconds per move [$ARENA_MOVE_TIME, 1.0]"

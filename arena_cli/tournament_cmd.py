@@ -27,13 +27,14 @@ from rich.console import Console
 from arena_cli import result_files
 from arena_cli import tournament_view as view
 from arena_cli.console import make_console
-from arena_cli.options import add_engines_option, apply_engines_option
+from arena_cli.options import DB_HELP, add_engines_option, apply_engines_option
 from arena_cli.tournament_config import resolve_config, validate_specs
 from arena_cli.tournament_config import server_address as parse_server
 from arena_cli.tournament_run import Run, run_tournament
 from games import make_game
 from server.app import open_store
 from store import StoreError
+from store.open import is_postgres_url
 from tournament.config import TournamentConfig
 from tournament.director import TournamentError
 from tournament.openings import OpeningError
@@ -154,7 +155,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--concurrency", type=int, default=1, help="games at once (default 1)")
     add("--instances", type=int, default=1, help="processes per local player (default 1)")
     add("--seed", type=int, default=0, help="tournament seed (default 0)")
-    add("--db", default=None, help="SQLite records file [$ARENA_DB, arena.sqlite]")
+    add("--db", default=None, help=DB_HELP)
     add(
         "--server",
         default=None,
@@ -231,9 +232,10 @@ def _fail(message: str, code: int = 2) -> int:
 def run(args: argparse.Namespace) -> int:
     console = make_console(stderr=args.json)  # with --json, stdout holds only the JSON
     db_path = args.db or os.environ.get("ARENA_DB") or "arena.sqlite"
-    if (args.list or args.resume) and not os.path.exists(db_path):
+    local = not is_postgres_url(db_path)
+    if (args.list or args.resume) and local and not os.path.exists(db_path):
         return _fail(f"no records database at {db_path!r} (use --db or $ARENA_DB)")
-    created = not os.path.exists(db_path)
+    created = local and not os.path.exists(db_path)
     try:
         store = open_store(db_path)
         assert store is not None

@@ -23,7 +23,7 @@ import trio
 from arena_cli.children import ender
 from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
-from store import Store
+from store.open import open_database
 from tournament.config import TournamentConfig, TournamentPlayer
 from tournament.director import FAILURES, TournamentDirector, TournamentError
 from tournament.records import GameResult, TournamentRecords
@@ -186,7 +186,7 @@ async def run_tournament(
                 policy = MatchPolicy(move_time=config.move_time, reconnect_grace=grace)
                 server = ArenaServer(
                     ServerConfig(host="127.0.0.1", port=0, db=db_path, policy=policy),
-                    store=Store(db_path),
+                    store=open_database(db_path),
                 )
                 port = await nursery.start(server.serve)
                 host = "127.0.0.1"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import ssl
 from collections.abc import AsyncIterator
@@ -42,6 +43,7 @@ from store import (
     StoreError,
     import_journal,
 )
+from store.open import is_postgres_url, open_database
 from store.writer import ProcessWriter
 
 log = structlog.get_logger("arena.server")
@@ -61,7 +63,7 @@ class ArenaServer:
     ) -> None:
         self.config = config
         self.store = store
-        self.journal = None if store is None else Journal(journal_path(store.path))
+        self.journal = None if store is None else Journal(journal_path(store, config.port))
         self.writer = (
             ProcessWriter(store)
             if isinstance(store, Store) and config.store_writer == "process"
@@ -366,21 +368,32 @@ def tls_context(config: ServerConfig) -> ssl.SSLContext | None:
     return context
 
 
-def journal_path(db_path: str) -> str:
-    """Where results the database could not take are journaled (next to the database)."""
-    return f"{db_path}.unwritten.jsonl"
+def journal_path(store: Database, port: int) -> str:
+    """Where results the database could not take are journaled.
+
+    Next to an SQLite file; for a database server (PostgreSQL), in the working
+    directory, named after the database and this server's port, so that each
+    node of a shared arena keeps its own journal and finds it again on restart.
+    """
+    if isinstance(store, Store):
+        return f"{store.path}.unwritten.jsonl"
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", store.path.split("://", 1)[-1]).strip("_")
+    return f"arena-{name}-{port}.unwritten.jsonl"
 
 
-def open_store(path: str | None, *, check: bool = True) -> Store | None:
-    """The records database at `path` (created if missing, checked), or None for no records.
+def open_store(path: str | None, *, check: bool = True) -> Database | None:
+    """The records database `path` names (an SQLite file, created if missing, or a
+    ``postgresql://`` URL), checked; None for no records.
 
     Raises `StoreError` with one readable line when it cannot be used.
     """
     if path is None:
         return None
+    if is_postgres_url(path):
+        return open_database(path)
     directory = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(directory, exist_ok=True)
     except OSError as exc:
         raise StoreError(f"cannot create the directory of {path}: {exc.strerror}") from None
-    return Store(path, check=check)
+    return open_database(path, check=check)

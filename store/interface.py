@@ -18,6 +18,7 @@ retry and journal what did not commit.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -34,6 +35,8 @@ class StoredTournament:
     created_at: float
     #: games with a result (filled by `TournamentTables.all`; 0 elsewhere)
     done: int = 0
+    #: the pool owner key (filled by `TournamentTables.all`; "" elsewhere, or when none)
+    owner_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +95,18 @@ class TournamentTables(Protocol):
 
     def tagged(self) -> list[TaggedTournament]:
         """Every tournament named by a match record, with its game and number of matches."""
+        ...
+
+    def hold(self, tournament_id: str) -> AbstractContextManager[bool]:
+        """The tournament's director lock, held for the block: True if this process got it.
+
+        Held by the operating system or the database server for the life of
+        the holder, so a director killed with kill -9 drops it at once.
+        """
+        ...
+
+    def is_held(self, tournament_id: str) -> bool:
+        """Whether a live process holds the tournament's director lock."""
         ...
 
 

@@ -103,6 +103,7 @@ class PostgresDatabase:
         self.path = display_url(url)
         try:
             conninfo = make_conninfo(url, connect_timeout=int(CONNECT_TIMEOUT))
+            self.conninfo = conninfo
         except psycopg.ProgrammingError as exc:
             raise StoreError(f"bad PostgreSQL URL {self.path}: {exc}") from None
         try:
@@ -117,6 +118,9 @@ class PostgresDatabase:
             min_size=1,
             max_size=pool_size,
             kwargs={"autocommit": True},
+            # a connection the server ended meanwhile (a restart, a failover, an admin's
+            # pg_terminate_backend) is replaced when it is taken, not handed out broken
+            check=psycopg_pool.ConnectionPool.check_connection,
             timeout=CONNECT_TIMEOUT,
             open=False,
             name="arena",

@@ -6,11 +6,13 @@ Same meaning as their SQLite twins (`store.sqlite_tournaments`,
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -33,8 +35,16 @@ def pg_program(name: str) -> str | None:
     return None
 
 
+#: the first key of every director lock (pg_advisory_lock(int, int)); "ar" in ASCII
+LOCK_SPACE = 0x6172
+
+
 class Connections(Protocol):
     """What the tables need of `store.postgres.PostgresDatabase`."""
+
+    path: str
+    #: how to open a connection of our own (one that holds a session lock)
+    conninfo: str
 
     def transaction(self) -> AbstractContextManager[Any]: ...
 
@@ -82,7 +92,8 @@ class PostgresTournaments:
     def all(self) -> list[StoredTournament]:
         with self.db.connection() as db:
             rows = db.execute(
-                "SELECT t.id, t.config, t.status, t.created_at, COUNT(g.idx) FROM tournaments t"
+                "SELECT t.id, t.config, t.status, t.created_at, COUNT(g.idx),"
+                " coalesce(t.owner_key, '') FROM tournaments t"
                 " LEFT JOIN tournament_games g ON g.tournament = t.id"
                 " GROUP BY t.id ORDER BY t.created_at DESC"
             ).fetchall()
@@ -133,6 +144,46 @@ class PostgresTournaments:
                 " WHERE tournament IS NOT NULL GROUP BY tournament"
             ).fetchall()
         return [TaggedTournament(*row) for row in rows]
+
+    @contextlib.contextmanager
+    def hold(self, tournament_id: str) -> Iterator[bool]:
+        """A session advisory lock on a connection of its own, kept for the block.
+
+        PostgreSQL drops it when that connection ends: the director exits, is
+        killed, or its host goes away (after the TCP keepalive notices).
+        """
+        import psycopg
+
+        from store.records import StoreError
+
+        try:
+            session = psycopg.connect(self.db.conninfo, autocommit=True)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to {self.db.path}: {exc}") from None
+        with session:
+            row = session.execute(
+                "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (LOCK_SPACE, tournament_id)
+            ).fetchone()
+            acquired = bool(row and row[0])
+            try:
+                yield acquired
+            finally:
+                if acquired:  # at once: the session's end is noticed a moment later
+                    with contextlib.suppress(psycopg.Error):
+                        session.execute(
+                            "SELECT pg_advisory_unlock(%s, hashtext(%s))",
+                            (LOCK_SPACE, tournament_id),
+                        )
+
+    def is_held(self, tournament_id: str) -> bool:
+        with self.db.connection() as db:
+            row = db.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                " AND classid = %s AND objid = hashtext(%s)::oid AND objsubid = 2",
+                (LOCK_SPACE, tournament_id),
+            ).fetchone()
+        return bool(row and row[0])
 
 
 class PostgresAccounts:

@@ -6,11 +6,15 @@ keeps it and hands it back, it does not read it.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any, Protocol
 
 from store.interface import StoredGame, StoredTournament, TaggedTournament
@@ -18,7 +22,9 @@ from store.records import like_prefix
 
 
 class Connections(Protocol):
-    """What the tables need of `store.sqlite.Store`: its writer and its reader."""
+    """What the tables need of `store.sqlite.Store`: its path, its writer and its reader."""
+
+    path: str
 
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
@@ -70,7 +76,8 @@ class SQLiteTournaments:
         """Every stored tournament, newest first, with its number of results."""
         with self.store.reading() as db:
             rows = db.execute(
-                "SELECT t.id, t.config, t.status, t.created_at, COUNT(g.idx) FROM tournaments t"
+                "SELECT t.id, t.config, t.status, t.created_at, COUNT(g.idx),"
+                " coalesce(t.owner_key, '') FROM tournaments t"
                 " LEFT JOIN tournament_games g ON g.tournament = t.id"
                 " GROUP BY t.id ORDER BY t.created_at DESC"
             ).fetchall()
@@ -115,6 +122,44 @@ class SQLiteTournaments:
                 " WHERE tournament IS NOT NULL GROUP BY tournament"
             ).fetchall()
         return [TaggedTournament(*row) for row in rows]
+
+    @contextlib.contextmanager
+    def hold(self, tournament_id: str) -> Iterator[bool]:
+        """An exclusive ``flock`` on ``<db>.<id>.lock`` (dropped by the kernel when we die)."""
+        path = lock_path(self.store.path, tournament_id)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+        finally:
+            os.close(fd)
+
+    def is_held(self, tournament_id: str) -> bool:
+        path = lock_path(self.store.path, tournament_id)
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        return False
+
+
+def lock_path(db_path: str, tournament_id: str) -> Path:
+    """The director's lock file of a tournament, beside the database file."""
+    return Path(f"{db_path}.{tournament_id}.lock")
 
 
 def _strings(values: Sequence[Any]) -> tuple[str, ...]:

@@ -64,10 +64,12 @@ class PostgresServer:
             raise RuntimeError(f"{args[0]} failed: {result.stderr.strip() or result.stdout}")
 
     def start(self) -> None:
-        self._run(
-            self.initdb, "-D", str(self.data), "-U", "arena", "--auth=trust", "-E", "UTF8",
-            "--no-locale", "--no-sync",
-        )  # fmt: skip
+        """Create the cluster (the first time) and start the server."""
+        if not self.data.exists():
+            self._run(
+                self.initdb, "-D", str(self.data), "-U", "arena", "--auth=trust", "-E", "UTF8",
+                "--no-locale", "--no-sync",
+            )  # fmt: skip
         options = (
             f"-p {self.port} -k {self.home} -c listen_addresses=127.0.0.1 -c max_connections=200"
         )
@@ -76,9 +78,14 @@ class PostgresServer:
             "-w", "-t", "60", "start",
         )  # fmt: skip
 
+    def stop_only(self, mode: str = "fast") -> None:
+        """Stop the server, keeping its data (`start` brings it back on the same port)."""
+        self._run(self.pg_ctl, "-D", str(self.data), "-m", mode, "-w", "stop")
+
     def stop(self, mode: str = "fast") -> None:
+        """Stop the server and remove everything it had."""
         with contextlib.suppress(Exception):
-            self._run(self.pg_ctl, "-D", str(self.data), "-m", mode, "-w", "stop")
+            self.stop_only(mode)
         shutil.rmtree(self.home, ignore_errors=True)
 
     def url(self, database: str = "postgres") -> str:

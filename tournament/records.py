@@ -4,27 +4,25 @@ Durability: the configuration is stored when the tournament starts and each
 game's result is committed as soon as it is known, keyed by its index in the
 schedule. Resuming plays only the indices without a result.
 
-Real state: a running director holds an exclusive ``flock`` on a file beside
-the database (``<db>.<id>.lock``). The operating system drops it when the
-process ends, however it ends (kill -9 included), so `arena tournament
---list` reports "running" only for a tournament whose director is alive, and
-a second director cannot run the same tournament on the same records.
+Real state: a running director holds the tournament's lock in the database
+(`store.interface.TournamentTables.hold`: a ``flock`` on a file beside an
+SQLite database, an advisory lock of its session on PostgreSQL). It is
+dropped when the process ends, however it ends (kill -9 included), so `arena
+tournament --list` reports "running" only for a tournament whose director is
+alive, and a second director cannot run the same tournament on the same records.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from store.interface import Database, StoredGame
 from tournament.config import TournamentConfig
 
-__all__ = ["GameResult", "TournamentRecords", "TournamentRunning", "lock_path"]
+__all__ = ["GameResult", "TournamentRecords", "TournamentRunning"]
 
 
 class TournamentRunning(Exception):
@@ -38,10 +36,6 @@ class GameResult(StoredGame):
 
     def score_of(self, name: str) -> float:
         return self.scores[self.seats.index(name)]
-
-
-def lock_path(db_path: str | Path, tournament_id: str) -> Path:
-    return Path(f"{db_path}.{tournament_id}.lock")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,40 +78,19 @@ class TournamentRecords:
         return listed
 
     def is_running(self, tournament_id: str) -> bool:
-        """True if a live process holds this tournament's lock."""
-        path = lock_path(self.store.path, tournament_id)
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            return False
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        finally:
-            os.close(fd)
-        return False
+        """True if a live process holds this tournament's director lock."""
+        return self.store.tournaments.is_held(tournament_id)
 
     @contextlib.contextmanager
     def running(self, tournament_id: str) -> Iterator[None]:
-        """Hold the tournament's lock while directing it (TournamentRunning if taken)."""
-        path = lock_path(self.store.path, tournament_id)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+        """Hold the tournament's director lock while directing it (TournamentRunning if taken)."""
+        with self.store.tournaments.hold(tournament_id) as acquired:
+            if not acquired:
                 raise TournamentRunning(
                     f"tournament {tournament_id} is being run by another process on"
                     f" {self.store.path}"
-                ) from None
-            try:
-                yield
-            finally:
-                with contextlib.suppress(OSError):
-                    path.unlink()
-        finally:
-            os.close(fd)
+                )
+            yield
 
     def add_result(self, tournament_id: str, result: GameResult) -> None:
         self.store.tournaments.add_game(tournament_id, result)

@@ -24,6 +24,7 @@ MODULES = (
     "test_help_examples",  # `arena --help`, `play --help`, `matches --help`
     "test_readme_offline",  # weaker checks: docker, make, benchmarks, synopses
     "test_engines_cmd",  # external engines: README and `arena engines --help`
+    "test_accounts_cmd",  # `arena accounts --help`
 )
 
 

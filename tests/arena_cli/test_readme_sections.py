@@ -40,7 +40,16 @@ EXPORT_ONE = "arena export --match ID -"
 IMPORT = "arena import --db other.sqlite games.jsonl sgf/*.sgf"
 DEMO = "arena demo"
 
+PG = "postgresql://arena@db.example/arena"
+PG_SERVE = f"arena serve --db {PG}"
+PG_IMPORT = f"arena import arena.sqlite --db {PG}"
+PG_BACKUP = f"arena backup arena.pgdump --db {PG}"
+
 SCENARIOS = {
+    # PostgreSQL: run against the PostgreSQL the tests start (tests/postgres.py)
+    PG_SERVE: "tests/server/test_postgres_faults.py::test_kill_nine_loses_no_acknowledged_result_and_a_restart_takes_over",
+    PG_IMPORT: "tests/arena_cli/test_move_arena.py::test_an_sqlite_arena_moves_to_postgres_whole_and_again_harmlessly",
+    PG_BACKUP: "tests/arena_cli/test_move_arena.py::test_a_postgres_arena_is_backed_up_and_restored",
     GAMES: "test_games_version_and_help",
     VERSION: "test_games_version_and_help",
     HELP: "test_games_version_and_help",

@@ -26,7 +26,7 @@ ARENA = [sys.executable, "-m", "arena_cli.main"]
 class ServerProcess:
     process: subprocess.Popen[bytes]
     port: int
-    db: Path
+    db: Path | str
     log: Path | None
 
     def alive(self) -> bool:
@@ -38,11 +38,17 @@ class ServerProcess:
 
 
 def start_server(
-    db: Path, *, log: Path | None = None, extra: list[str] | None = None, stdout: Any = None
+    db: Path | str,
+    *,
+    log: Path | None = None,
+    extra: list[str] | None = None,
+    stdout: Any = None,
+    cwd: Path | None = None,
 ) -> ServerProcess:
     """Start `arena serve` on a free port and wait for its 'listening' log line.
 
-    The log goes to `log` (a file), or to `stdout` if given (e.g. a pipe the test owns).
+    `db` is an SQLite file or a PostgreSQL URL. The log goes to `log` (a file),
+    or to `stdout` if given (e.g. a pipe the test owns).
     """
     env = {**os.environ, "ARENA_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1"}
     out: IO[bytes] | int
@@ -57,7 +63,7 @@ def start_server(
         stdout=out,
         stderr=subprocess.PIPE,
         env=env,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=cwd or Path(__file__).resolve().parents[2],
     )
     port = _wait_for_port(process, log, offset)
     return ServerProcess(process, port, db, log)
@@ -84,7 +90,7 @@ def _wait_for_port(process: subprocess.Popen[bytes], log: Path | None, offset: i
 
 
 @contextlib.contextmanager
-def server_process(db: Path, log: Path, **kwargs: Any) -> Iterator[ServerProcess]:
+def server_process(db: Path | str, log: Path, **kwargs: Any) -> Iterator[ServerProcess]:
     server = start_server(db, log=log, **kwargs)
     try:
         yield server

@@ -300,3 +300,17 @@ def test_a_missing_sqlite_file_is_refused_when_reading(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no records database"):
         open_database(str(tmp_path / "none.sqlite"), create=False)
     assert not (tmp_path / "none.sqlite").exists()
+
+
+def test_the_director_lock_is_exclusive_and_dropped_with_its_holder(database: Database) -> None:
+    tables = database.tournaments
+    tables.save("t-lock", "{}", "running")
+    assert not tables.is_held("t-lock")
+    with tables.hold("t-lock") as mine:
+        assert mine and tables.is_held("t-lock")
+        with tables.hold("t-lock") as second:
+            assert not second  # one director at a time
+        assert tables.is_held("t-lock") and not tables.is_held("t-other")
+    assert not tables.is_held("t-lock")
+    with tables.hold("t-lock") as again:
+        assert again
