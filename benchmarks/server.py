@@ -14,7 +14,13 @@ A shared 2-core machine drifts by tens of percent from one second to the
 next, so each level alternates server and echo `--rounds` times and prints
 medians, with the spread of the server's rate.
 
+With ``--postgres`` (a throwaway PostgreSQL cluster started for the run,
+`store.pgcluster`) or ``--db postgresql://...``, every level also runs on
+PostgreSQL, and the table shows its rate as a share of SQLite's in the same
+round (target: at least 70% at 100 matches, every move durable).
+
     python -m benchmarks.server [--seconds 4] [--rounds 3] [--matches 1 10 100] [--game connect4]
+    python -m benchmarks.server --postgres --matches 100
 """
 
 from __future__ import annotations
@@ -41,11 +47,12 @@ from protocol.messages import PROTOCOL_VERSION, Hello, MatchEnd, Move, Seek, Tur
 from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
 from server.match import Stats
-from store import Store
+from store.open import open_database
 
 TARGET_MOVES_PER_S = 5_000
 TARGET_SHARE_OF_ECHO = 0.5  # with durable commits: at least half the transport's rate
 TARGET_P99_MS = 5.0
+TARGET_POSTGRES_SHARE = 0.7  # one node on PostgreSQL relays >= 70% of one node on SQLite
 NO_DB = False  # --no-db: measure without the records database
 STORE_WRITER = "process"  # --store-writer: who writes the database (ServerConfig.store_writer)
 LAST_CPU_PER_MOVE = 0.0  # server CPU seconds per move in the last measure_arena run
@@ -111,14 +118,19 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def measure_arena(
-    matches: int, seconds: float, game: str
+    matches: int, seconds: float, game: str, url: str | None = None
 ) -> tuple[float, float, float, float, float]:
-    """Moves/s, p50 and p99 added latency (ms), finished matches/s, share of results recorded."""
+    """Moves/s, p50 and p99 added latency (ms), finished matches/s, share of results recorded.
+
+    Records go to a fresh SQLite file, or to the PostgreSQL database at `url`.
+    """
     stats = Stats(keep_latencies=True)
-    db = None if NO_DB else str(Path(tempfile.mkdtemp(prefix="arena-bench-")) / "bench.sqlite")
+    db: str | None = url or str(Path(tempfile.mkdtemp(prefix="arena-bench-")) / "bench.sqlite")
+    if NO_DB:
+        db = None
     server = ArenaServer(
         ServerConfig(port=0, db=db, policy=MatchPolicy(move_time=30.0), store_writer=STORE_WRITER),
-        store=None if db is None else Store(db),
+        store=None if db is None else open_database(db),
         stats=stats,
     )
     async with trio.open_nursery() as nursery:
@@ -208,6 +220,14 @@ def main() -> None:
     parser.add_argument("--game", default="connect4")
     parser.add_argument("--no-db", action="store_true", help="keep no records (default: SQLite)")
     parser.add_argument(
+        "--db", default=None, help="also measure on this PostgreSQL database (postgresql://...)"
+    )
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="also measure on a throwaway PostgreSQL cluster started for the run",
+    )
+    parser.add_argument(
         "--store-writer",
         choices=["process", "thread"],
         default="process",
@@ -216,6 +236,25 @@ def main() -> None:
     args = parser.parse_args()
     global NO_DB, STORE_WRITER
     NO_DB, STORE_WRITER = args.no_db, args.store_writer
+    cluster = None
+    if args.postgres and args.db is None:
+        from store import pgcluster
+
+        reason = pgcluster.available()
+        if reason is not None:
+            parser.exit(2, f"benchmarks.server: --postgres: {reason}\n")
+        cluster = pgcluster.PostgresServer()
+        cluster.start()
+        args.db = cluster.new_database()
+    try:
+        run(args)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+def run(args: argparse.Namespace) -> None:
+    """The table: each level, `args.rounds` rounds of server (SQLite, PostgreSQL) and echo."""
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # errors only
     records = (
         "no records"
@@ -223,6 +262,8 @@ def main() -> None:
         else "every move recorded in SQLite (WAL, synchronous=FULL, group commit,"
         f" {args.store_writer} writer)"
     )
+    if args.db:
+        records += "; and on PostgreSQL (synchronous commit, group commit, a writer thread)"
     print(
         f"server benchmark: {args.game}, {args.rounds} x {args.seconds:g}s per level"
         f" (medians), {records}, clients in a 2nd process"
@@ -233,13 +274,18 @@ def main() -> None:
         f" {'echo moves/s':>13} {'echo CPU us':>12} {'of echo':>8}"
     )
     results = {}
+    postgres: dict[int, tuple[float, ...]] = {}
     for matches in args.matches:
         rounds: list[tuple[float, ...]] = []
+        pg_rounds: list[tuple[float, ...]] = []
         for _ in range(args.rounds):
             arena = trio.run(measure_arena, matches, args.seconds, args.game)
             cpu, loop = LAST_CPU_PER_MOVE, LAST_LOOP_CPU_PER_MOVE
             echo = trio.run(measure_echo, matches, args.seconds, args.game)
             rounds.append((*arena, cpu, loop, echo, LAST_ECHO_CPU_PER_MOVE))
+            if args.db:
+                pg = trio.run(measure_arena, matches, args.seconds, args.game, args.db)
+                pg_rounds.append((*pg, LAST_CPU_PER_MOVE, pg[0] / max(arena[0], 1e-9)))
         rate, p50, p99, ended, recorded, cpu, loop, echo, echo_cpu = (
             statistics.median(column) for column in zip(*rounds, strict=True)
         )
@@ -252,6 +298,17 @@ def main() -> None:
             f" {echo:>13,.0f} {echo_cpu * 1e6:>12.0f} {rate / max(echo, 1e-9):>8.0%}",
             flush=True,
         )
+        if pg_rounds:
+            pg_rate, pg_p50, pg_p99, _, pg_recorded, pg_cpu, share = (
+                statistics.median(column) for column in zip(*pg_rounds, strict=True)
+            )
+            postgres[matches] = (pg_rate, pg_p99, share)
+            print(
+                f"{'  on PostgreSQL':>24} {pg_rate:>9,.0f} {'':>15} {pg_p50:>8.3f} {pg_p99:>8.3f}"
+                f" {pg_cpu * 1e6:>12.0f} {'':>8} {'':>8} {pg_recorded:>9.0%}"
+                f"   {share:.0%} of SQLite's moves/s in the same rounds",
+                flush=True,
+            )
     top = max(results)
     rate, p99, echo = results[top]
     print(
@@ -260,6 +317,13 @@ def main() -> None:
         f" >= {TARGET_SHARE_OF_ECHO:.0%} of echo: {'PASS' if rate >= TARGET_SHARE_OF_ECHO * echo else 'MISS'};"
         f" p99 <= {TARGET_P99_MS} ms: {'PASS' if p99 <= TARGET_P99_MS else 'MISS'}"
     )
+    if top in postgres:
+        share = postgres[top][2]
+        print(
+            f"PostgreSQL at {top} matches: {share:.0%} of SQLite (target >="
+            f" {TARGET_POSTGRES_SHARE:.0%}): {'PASS' if share >= TARGET_POSTGRES_SHARE else 'MISS'};"
+            f" p99 {postgres[top][1]:.3f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,8 @@ class ArenaServer:
         self.store = store
         self.journal = None if store is None else Journal(journal_path(store, config.port))
         self.writer = (
-            ProcessWriter(store)
-            if isinstance(store, Store) and config.store_writer == "process"
+            ProcessWriter(store, target=config.db or store.path)
+            if store is not None and config.store_writer == "process"
             else None
         )
         self.recorder = Recorder(

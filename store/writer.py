@@ -1,6 +1,6 @@
 """The records database written from a child process: the server's event loop keeps its GIL.
 
-Why a process: SQLite releases Python's GIL only inside each statement, so a
+For both backends. Why a process: SQLite releases Python's GIL only inside each statement, so a
 writer *thread* takes the GIL back several times per match and the event loop
 waits for it each time; measured at 100 concurrent matches, that cost the
 server about a third of its moves per second. A child process writes the
@@ -20,7 +20,8 @@ The child runs in its own session (a terminal's Ctrl-C is for the server,
 which then closes the pipe), and exits when the pipe closes, also when the
 server was killed: nothing outlives the server.
 
-    python -m store.writer DB   # the child: frames on stdin, reports on stdout
+    python -m store.writer [DB]   # the child: frames on stdin, reports on stdout
+                                  # (DB: an SQLite file or a PostgreSQL URL, else $ARENA_WRITER_DB)
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ import msgspec
 from store.records import BatchReport, MatchRecord, MatchWrite, MoveRecord, StoreError
 
 _HEADER = struct.Struct(">I")
+#: the environment variable naming the child's database
+WRITER_DB = "ARENA_WRITER_DB"
 #: how long a write may take before the child counts as stuck (a lock waits BUSY_TIMEOUT)
 ANSWER_TIMEOUT = 30.0
 
@@ -77,11 +80,16 @@ def _receive(stream: IO[bytes]) -> bytes | None:
 class ProcessWriter:
     """A `Backend` that writes through a child process and reads through `store`."""
 
-    def __init__(self, store: Any, *, command: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, store: Any, *, target: str | None = None, command: Sequence[str] | None = None
+    ) -> None:
         self.store = store
         self.path: str = store.path
+        #: what the child opens: the SQLite file, or the PostgreSQL URL (passed in the
+        #: child's environment, not its command line, where `ps` would show a password)
+        self.target = target or store.path
         #: the child's command line (tests substitute a failing one)
-        self.command = list(command or [sys.executable, "-m", "store.writer", self.path])
+        self.command = list(command or [sys.executable, "-m", "store.writer"])
         self._child: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
@@ -140,6 +148,7 @@ class ProcessWriter:
         try:
             child = subprocess.Popen(
                 self.command,
+                env={**os.environ, WRITER_DB: self.target},
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 bufsize=0,  # answers are read with select and os.read
@@ -207,13 +216,14 @@ def _read_exactly(fd: int, count: int, deadline: float) -> bytes:
 
 
 def main(argv: list[str]) -> int:
-    from store.sqlite import Store  # the child needs SQLite, not trio
+    from store.open import open_database  # the child needs its database, not trio
 
-    if len(argv) != 1:
-        print("usage: python -m store.writer DB", file=sys.stderr)
+    target = argv[0] if len(argv) == 1 else os.environ.get(WRITER_DB)
+    if len(argv) > 1 or not target:
+        print(f"usage: python -m store.writer [DB]  (else ${WRITER_DB})", file=sys.stderr)
         return 2
     try:
-        store = Store(argv[0])
+        store = open_database(target)
     except StoreError as exc:
         print(f"records writer: {exc}", file=sys.stderr)
         return 1

@@ -100,7 +100,7 @@ def test_stop_ends_the_child_and_writes_start_it_again(writer: ProcessWriter) ->
 
 def test_the_child_refuses_an_unusable_database_with_one_line(tmp_path: Path) -> None:
     store = Store(str(tmp_path / "arena.sqlite"))
-    writer = ProcessWriter(store, command=[sys.executable, "-m", "store.writer"])
+    writer = ProcessWriter(store, command=[sys.executable, "-m", "store.writer", "a", "b"])
     report = writer.write([_write("m")])  # usage error: exits 2 before answering
     assert report.error is not None and "exited with 2" in report.error
     writer.close()
