@@ -352,13 +352,16 @@ class MatchEnd(Message, tag="match_end"):
     recorded: bool = False
 
 
-class MatchInfo(msgspec.Struct):
+class MatchInfo(msgspec.Struct, omit_defaults=True):
     match: str
     game: str
     options: dict[str, Any]
     players: list[str]
     ply: int
     status: str
+    #: the node playing it, when several servers share one database (additive; absent
+    #: on a single server)
+    node: str | None = None
 
 
 class Matches(Message, tag="matches"):

@@ -28,6 +28,7 @@ from protocol.messages import (
     Welcome,
 )
 from server.accounts import AccountError, Accounts
+from server.cluster import Cluster
 from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
 from server.limits import Addresses, ClientBudget, address_of
@@ -91,6 +92,13 @@ class ArenaServer:
         #: every client connection being served (told ``server_shutdown`` when stopping)
         self.open_connections: set[Connection] = set()
         self.port: int | None = None
+        #: this node's membership when several servers share the database (PostgreSQL)
+        self.cluster: Cluster | None = (
+            Cluster(store, config.node_lease) if store is not None and store.shared else None
+        )
+        if self.cluster is not None:
+            self.recorder.node = self.cluster.node
+            self.requests.cluster = self.cluster
 
     async def serve(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen and serve until cancelled; reports the bound port through `task_status`."""
@@ -108,6 +116,9 @@ class ArenaServer:
                 tls=tls is not None,
                 db=self.store.path if self.store else None,
             )
+            if self.cluster is not None:
+                await self.cluster.join(self.config.advertise or f"{self.config.host}:{self.port}")
+                nursery.start_soon(self.cluster.run)
             task_status.started(self.port)
             await trio.serve_listeners(self.handle_connection, listeners, handler_nursery=nursery)
 
@@ -115,7 +126,10 @@ class ArenaServer:
         self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
         """Run without a listener: connections come from `handle_connection` (in-memory tests)."""
-        async with self._running():
+        async with self._running() as nursery:
+            if self.cluster is not None:
+                await self.cluster.join(self.config.advertise or "in-memory")
+                nursery.start_soon(self.cluster.run)
             task_status.started()
             await trio.sleep_forever()
 
@@ -140,9 +154,10 @@ class ArenaServer:
             imported, torn = await trio.to_thread.run_sync(import_journal, self.store, self.journal)
             if imported or torn:
                 log.warning("journal_imported", matches=imported, torn_lines=torn)
-            stale = await trio.to_thread.run_sync(self.store.abort_running, "server restarted")
-            if stale:
-                log.warning("aborted_stale_matches", count=stale)
+            if self.cluster is None:  # the only server of its database: what runs is stale
+                stale = await trio.to_thread.run_sync(self.store.abort_running, "server restarted")
+                if stale:
+                    log.warning("aborted_stale_matches", count=stale)
             if self.writer is not None:
                 try:
                     await trio.to_thread.run_sync(self.writer.start)
@@ -163,6 +178,8 @@ class ArenaServer:
                     await self.recorder.aclose()
                     if self.writer is not None:
                         await trio.to_thread.run_sync(self.writer.stop)
+                    if self.cluster is not None:
+                        await self.cluster.leave()
                 log.info("server_stopped")
 
     async def handle_connection(self, stream: trio.abc.Stream, *, peer: str | None = None) -> None:

@@ -100,6 +100,12 @@ class ServerConfig:
     #: TLS: the server's certificate chain and private key (PEM files); both or neither
     tls_cert: str | None = None
     tls_key: str | None = None
+    #: on a shared database (PostgreSQL): seconds a node stays alive without renewing its
+    #: lease; a node silent for longer is dead, and a survivor ends its matches
+    node_lease: float = 10.0
+    #: on a shared database: where clients reach this node ("host:port"; default: the
+    #: address it listens on)
+    advertise: str | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -114,6 +120,8 @@ class ServerConfig:
             raise ValueError(f"max_pending_results must be >= 1, not {self.max_pending_results!r}")
         if self.store_writer not in ("process", "thread"):
             raise ValueError(f"store_writer must be process or thread, not {self.store_writer!r}")
+        if not self.node_lease >= 1.0:
+            raise ValueError(f"node_lease must be >= 1 second, not {self.node_lease!r}")
         if self.record_wait < 0:
             raise ValueError(f"record_wait must be >= 0 seconds, not {self.record_wait!r}")
         for name in ("handshake_timeout", "ping_interval", "idle_timeout"):
@@ -181,6 +189,8 @@ ENV_VARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "ARENA_ACCOUNTS": ("accounts", str),
     "ARENA_TLS_CERT": ("tls_cert", str),
     "ARENA_TLS_KEY": ("tls_key", str),
+    "ARENA_NODE_LEASE": ("node_lease", float),
+    "ARENA_ADVERTISE": ("advertise", str),
     **{f"ARENA_{name.upper()}": (name, kind) for name, kind in LIMIT_FIELDS.items()},
 }
 

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import structlog
 import trio
 
@@ -27,6 +28,7 @@ from protocol.messages import (
     Join,
     ListMatches,
     Matches,
+    MatchInfo,
     Move,
     Pair,
     Ping,
@@ -38,6 +40,7 @@ from protocol.messages import (
     Spectate,
     Status,
 )
+from server.cluster import Cluster
 from server.config import ServerConfig
 from server.connection import Connection
 from server.limits import Addresses, ClientBudget, address_of
@@ -68,6 +71,20 @@ class Requests:
         self.recorder = recorder
         self._status = status
         self.lobby: Lobby | None = None
+        #: this node, when several servers share the database (its view of the others)
+        self.cluster: Cluster | None = None
+
+    def match_list(self) -> list[MatchInfo]:
+        """The ``list`` answer: this server's matches, then those of the other nodes."""
+        assert self.lobby is not None
+        local = [match.info() for match in self.lobby.matches.values()]
+        if self.cluster is None:
+            return local
+        node = self.cluster.node
+        here = {info.match for info in local}
+        return [msgspec.structs.replace(info, node=node) for info in local] + [
+            info for info in self.cluster.remote_infos() if info.match not in here
+        ]
 
     def answer_now(self, conn: Connection, message: ClientMessage) -> bool:
         """Answer a message in the reactor, without waking the connection's task.
@@ -138,7 +155,7 @@ class Requests:
         elif isinstance(message, Status):
             conn.send(self._status())
         elif isinstance(message, ListMatches):
-            conn.send(Matches([m.info() for m in lobby.matches.values()]))
+            conn.send(Matches(self.match_list()))
         elif isinstance(message, Spectate):
             lobby.spectate(conn, message.match)
         elif isinstance(message, Hello):

@@ -110,6 +110,57 @@ class TournamentTables(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class NodeRow:
+    """A server sharing the database: its id, where clients reach it, its lease."""
+
+    id: str
+    address: str
+    started_at: float
+    lease_until: float
+
+
+@dataclass(frozen=True, slots=True)
+class RunningMatch:
+    """A match some node is playing, as the database knows it (moves flushed so far)."""
+
+    record: MatchRecord
+    plies: int
+
+
+class NodeTable(Protocol):
+    """The servers (nodes) that share this database, each alive while its lease runs.
+
+    Times are seconds on the database's own clock (one clock for every host).
+    """
+
+    def register(self, node: str, address: str, lease: float) -> None:
+        """Add this node, alive for `lease` seconds from now."""
+        ...
+
+    def renew(self, node: str, lease: float) -> bool:
+        """Extend the node's lease; False if its row is gone (it was declared dead)."""
+        ...
+
+    def leave(self, node: str) -> None:
+        """Remove the node (a clean stop: its matches are already ended)."""
+        ...
+
+    def live(self) -> list[NodeRow]:
+        """Every node whose lease has not expired."""
+        ...
+
+    def reap(self, reason: str) -> dict[str, int]:
+        """End the dead: for each node whose lease expired, remove it and abort its running
+        matches, in one transaction, so that exactly one caller ever does it. Returns
+        node -> matches aborted, for the nodes this call reaped."""
+        ...
+
+    def running(self, exclude: str | None = None) -> list[RunningMatch]:
+        """The running matches of every node but `exclude`, oldest first."""
+        ...
+
+
 class AccountTable(Protocol):
     """Registered player names and their password hashes (policy: `server.accounts`)."""
 
@@ -157,6 +208,14 @@ class Database(Protocol):
     def accounts(self) -> AccountTable:
         """The accounts table."""
         ...
+
+    @property
+    def nodes(self) -> NodeTable:
+        """The servers sharing this database (used when `shared`)."""
+        ...
+
+    #: whether several servers may use this database at once (PostgreSQL: True)
+    shared: bool
 
     # --- writes ------------------------------------------------------------------
 
@@ -216,6 +275,9 @@ class Database(Protocol):
 __all__ = [
     "AccountTable",
     "Database",
+    "NodeRow",
+    "NodeTable",
+    "RunningMatch",
     "StoredGame",
     "StoredTournament",
     "TaggedTournament",

@@ -22,7 +22,8 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from store.interface import AccountTable, TournamentTables
+from store.interface import AccountTable, NodeTable, TournamentTables
+from store.postgres_nodes import PostgresNodes
 from store.postgres_schema import migrate
 from store.postgres_tables import PostgresAccounts, PostgresTournaments, pg_program
 from store.records import (
@@ -131,6 +132,9 @@ class PostgresDatabase:
             raise StoreError(f"cannot connect to {self.path}") from None
         self._tournaments = PostgresTournaments(self)
         self._accounts = PostgresAccounts(self)
+        self._nodes = PostgresNodes(self)
+        #: several servers may share it (`store.interface.NodeTable`)
+        self.shared = True
 
     @property
     def tournaments(self) -> TournamentTables:
@@ -139,6 +143,10 @@ class PostgresDatabase:
     @property
     def accounts(self) -> AccountTable:
         return self._accounts
+
+    @property
+    def nodes(self) -> NodeTable:
+        return self._nodes
 
     def close(self) -> None:
         self.pool.close()

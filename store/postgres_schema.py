@@ -86,14 +86,25 @@ CREATE TABLE IF NOT EXISTS accounts (
 )
 """
 
+#: version 7: the servers (nodes) sharing the database, each with a lease (seconds since
+#: the epoch, on the database server's clock) it renews
+_V7 = """
+CREATE TABLE IF NOT EXISTS nodes (
+    id TEXT PRIMARY KEY,
+    address TEXT NOT NULL,
+    started_at DOUBLE PRECISION NOT NULL,
+    lease_until DOUBLE PRECISION NOT NULL
+)
+"""
+
 #: schema version -> the statements that bring version - 1 to it
-MIGRATIONS: dict[int, str] = {6: _V6}
+MIGRATIONS: dict[int, str] = {6: _V6, 7: _V7}
 FIRST_VERSION = min(MIGRATIONS)
 assert max(MIGRATIONS) == SCHEMA_VERSION, "every schema version needs a PostgreSQL migration"
 
 #: tables of an arena database (any other table means the database belongs to something else)
 ARENA_TABLES = frozenset(
-    {"arena_schema", "matches", "moves", "tournaments", "tournament_games", "accounts"}
+    {"arena_schema", "matches", "moves", "tournaments", "tournament_games", "accounts", "nodes"}
 )
 
 

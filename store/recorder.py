@@ -20,10 +20,12 @@ whether it did: ``match_end.recorded``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import structlog
 import trio
 
@@ -127,12 +129,18 @@ class Recorder:
         self.degraded_since: float | None = None
         self.last_error: str | None = None
         self._retry = RETRY_FIRST
+        #: the node this server is, on a shared database: stamped on every match it opens
+        self.node: str | None = None
 
     # --- what matches call (on the event loop, never waiting) --------------------
 
     def open_match(self, record: MatchRecord) -> None:
         if self.store is None:
             return
+        if self.node is not None:
+            record = dataclasses.replace(
+                record, tags=msgspec.structs.replace(record.tags, node=self.node)
+            )
         entry = _MatchLog(record)
         self._logs[record.id] = entry
         if record.game_index is not None and record.tournament:

@@ -51,6 +51,8 @@ class MatchTags(msgspec.Struct, frozen=True, omit_defaults=True):
     opening: tuple[Any, ...] = ()
     clock: ClockTag | None = None
     room: str | None = None
+    #: the server (node) that runs the match, when several share one database
+    node: str | None = None
 
 
 _tags_decoder = msgspec.json.Decoder(MatchTags)

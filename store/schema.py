@@ -108,11 +108,24 @@ UPDATE matches SET tags = json_remove(tags, '$.opening')
     WHERE json_type(tags, '$.opening') NOT IN ('array') AND json_type(tags, '$.opening') IS NOT NULL;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
+#: version 7: the servers (nodes) sharing the database, each with a lease it renews
+#: (a node whose lease expired is dead: a survivor ends its matches, once)
+_V7 = """
+CREATE TABLE IF NOT EXISTS nodes (
+    id TEXT PRIMARY KEY,
+    address TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    lease_until REAL NOT NULL
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 #: tables of an arena database (any other table means the file belongs to something else)
-ARENA_TABLES = frozenset({"matches", "moves", "tournaments", "tournament_games", "accounts"})
+ARENA_TABLES = frozenset(
+    {"matches", "moves", "tournaments", "tournament_games", "accounts", "nodes"}
+)
 
 
 def check_compatible(db: sqlite3.Connection, path: str) -> int:

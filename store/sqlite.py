@@ -38,6 +38,7 @@ from store.records import (
 from store.rows import MATCH_COLUMNS, MOVE_COLUMNS, match_from_row, move_from_row, result_of
 from store.schema import SCHEMA_VERSION, check_compatible, migrate
 from store.sqlite_accounts import AccountBook
+from store.sqlite_nodes import SQLiteNodes
 from store.sqlite_tournaments import SQLiteTournaments
 
 #: how long a write waits for another process's lock before it counts as failed
@@ -121,6 +122,9 @@ class Store:
         self._broken = False
         self.tournaments = SQLiteTournaments(self)
         self.accounts = AccountBook(path)
+        self.nodes = SQLiteNodes(self)
+        #: one server at a time: it aborts every running match when it starts
+        self.shared = False
 
     def _connect(self, *, inspect: bool = False) -> sqlite3.Connection:
         db = sqlite3.connect(

@@ -222,6 +222,26 @@ class Api:
             info["move_time"] = match.policy.move_time
             info["to_move"] = None if match.outcome else match.game.to_move(match.state)
             matches.append(info)
+        cluster = self.server.cluster
+        if cluster is not None:  # the other nodes' matches, as this node last read them
+            for info in matches:
+                info["node"] = cluster.node
+            for running in cluster.remote:
+                record = running.record
+                matches.append(
+                    {
+                        "match": record.id,
+                        "game": record.game,
+                        "options": record.options,
+                        "players": record.players,
+                        "ply": running.plies,
+                        "status": "playing",
+                        "node": record.tags.node,
+                        "tournament": record.tournament,
+                        "move_time": record.move_time,
+                        "to_move": None,
+                    }
+                )
         return {"matches": matches, "seeks": seeks, "rooms": rooms}
 
     async def matches(self, request: Request) -> dict[str, Any]:

@@ -44,13 +44,14 @@ def start_server(
     extra: list[str] | None = None,
     stdout: Any = None,
     cwd: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> ServerProcess:
     """Start `arena serve` on a free port and wait for its 'listening' log line.
 
     `db` is an SQLite file or a PostgreSQL URL. The log goes to `log` (a file),
     or to `stdout` if given (e.g. a pipe the test owns).
     """
-    env = {**os.environ, "ARENA_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, **(env or {}), "ARENA_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1"}
     out: IO[bytes] | int
     offset = log.stat().st_size if log is not None and log.exists() else 0
     if stdout is not None:

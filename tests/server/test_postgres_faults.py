@@ -66,7 +66,8 @@ async def test_kill_nine_loses_no_acknowledged_result_and_a_restart_takes_over(
 ) -> None:
     log = tmp_path / "serve.log"
     outcomes = Outcomes()
-    server = start_server(postgres_url, log=log, cwd=tmp_path)
+    lease = {"ARENA_NODE_LEASE": "2"}  # a killed node is declared dead 2 s after its last renewal
+    server = start_server(postgres_url, log=log, cwd=tmp_path, env=lease)
     try:
         await play_matches(server.port, 4, 0, outcomes)
         async with trio.open_nursery() as nursery:
@@ -83,9 +84,14 @@ async def test_kill_nine_loses_no_acknowledged_result_and_a_restart_takes_over(
     assert len(claimed) >= 4
     rows = await trio.to_thread.run_sync(stored, postgres_url)
     assert all(rows.get(m) == "finished" for m in claimed), "an acknowledged result was lost"
-    with server_process(postgres_url, log, cwd=tmp_path) as again:  # the restarted node
-        after = await trio.to_thread.run_sync(stored, postgres_url)
-        assert "running" not in after.values()  # left running by the killed node: aborted
+    with server_process(postgres_url, log, cwd=tmp_path, env=lease) as again:  # a new node
+        # what the killed node left running is aborted once its lease is over
+        with trio.fail_after(15):
+            while True:
+                statuses = await trio.to_thread.run_sync(stored, postgres_url)
+                if "running" not in statuses.values():
+                    break
+                await trio.sleep(0.2)
         more = Outcomes()
         await play_matches(again.port, 4, 5000, more)
         rows = await all_finished_soon(postgres_url, set(more.ended))

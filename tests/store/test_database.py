@@ -314,3 +314,37 @@ def test_the_director_lock_is_exclusive_and_dropped_with_its_holder(database: Da
     assert not tables.is_held("t-lock")
     with tables.hold("t-lock") as again:
         assert again
+
+
+# --- nodes: servers sharing the database ---------------------------------------------
+
+
+def test_nodes_live_while_their_lease_runs_and_are_reaped_once(database: Database) -> None:
+    nodes = database.nodes
+    nodes.register("n1", "10.0.0.1:4242", 60.0)
+    nodes.register("n2", "10.0.0.2:4242", 60.0)
+    assert [n.id for n in nodes.live()] == ["n1", "n2"]
+    for name, node in (("a1", "n1"), ("a2", "n1"), ("b1", "n2")):
+        database.write([MatchWrite(name, running(name, tags=MatchTags(node=node)))])
+    database.import_match(record("done", tags=MatchTags(node="n1")), [])
+    assert [(r.record.id, r.plies) for r in nodes.running(exclude="n2")] == [("a1", 0), ("a2", 0)]
+    assert nodes.renew("n1", -1.0)  # n1 stops renewing: its lease is over
+    assert [n.id for n in nodes.live()] == ["n2"]
+    results: list[dict[str, int]] = []
+    reapers = [
+        threading.Thread(target=lambda: results.append(nodes.reap("node n1 died")))
+        for _ in range(4)
+    ]
+    for reaper in reapers:
+        reaper.start()
+    for reaper in reapers:
+        reaper.join()
+    assert sorted(results, key=len) == [{}, {}, {}, {"n1": 2}]  # exactly one reaper ended them
+    for name in ("a1", "a2"):
+        ended = database.get_match(name)
+        assert ended is not None and ended.status == "aborted" and ended.reason == "node n1 died"
+    assert database.get_match("b1").status == "running"  # type: ignore[union-attr]
+    assert database.get_match("done").status == "finished"  # type: ignore[union-attr]
+    assert not nodes.renew("n1", 60.0)  # a reaped node learns it when it renews
+    nodes.leave("n2")
+    assert nodes.live() == []

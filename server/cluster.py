@@ -1,0 +1,129 @@
+"""One node of an arena whose servers share one database (PostgreSQL).
+
+Each `arena serve` on a shared database is a node: it registers itself in the
+``nodes`` table with a lease (`ServerConfig.node_lease`, default 10 s) and
+renews it every third of that. A node that stops renewing (kill -9, a frozen
+host, a lost network) is dead once its lease expires: every node checks for
+dead ones as often as it renews, and the first to find one ends that node's
+running matches as aborted, in the same transaction that removes it, so each
+is recorded exactly once (`store.interface.NodeTable.reap`). A node that
+restarts is a new node; its old self is reaped like any dead one.
+
+The node also keeps a view of the matches the other nodes are playing, read
+from the database once a second, so that ``list`` and the web app's live
+page show the whole arena without a database read per request. A remote
+match appears once its row is written (at its start) and shows the plies
+flushed so far (at most about a second behind).
+
+A clean stop ends this node's matches itself (as a single server does) and
+removes its row at once.
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+
+import structlog
+import trio
+
+from protocol.messages import MatchInfo
+from store.interface import Database, RunningMatch
+from store.records import StoreError
+
+log = structlog.get_logger("arena.cluster")
+
+#: seconds between two reads of the other nodes' matches
+VIEW_INTERVAL = 1.0
+
+
+def new_node_id() -> str:
+    """A node id that names its host and is never reused: ``host-1a2b3c4d``."""
+    host = socket.gethostname().split(".")[0][:24] or "node"
+    return f"{host}-{secrets.token_hex(4)}"
+
+
+class Cluster:
+    """This server's membership in a shared database: its lease, the reaper, the arena's view."""
+
+    def __init__(self, store: Database, lease: float, node: str | None = None) -> None:
+        self.store = store
+        self.lease = lease
+        self.node = node or new_node_id()
+        self.address = ""
+        #: the other nodes' running matches, as last read
+        self.remote: list[RunningMatch] = []
+        self.lost_lease = False
+
+    async def join(self, address: str) -> None:
+        """Register (alive for one lease) and reap the nodes that died before we came."""
+        self.address = address
+        await trio.to_thread.run_sync(self.store.nodes.register, self.node, address, self.lease)
+        await self._reap()
+        log.info("node_joined", node=self.node, address=address, lease=self.lease)
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Renew, reap and refresh the view until cancelled."""
+        task_status.started()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._heartbeat)
+            nursery.start_soon(self._watch)
+
+    async def leave(self) -> None:
+        """A clean stop: remove our row (our matches are already ended)."""
+        try:
+            await trio.to_thread.run_sync(self.store.nodes.leave, self.node)
+        except StoreError as exc:
+            log.warning("node_leave_failed", node=self.node, error=str(exc))
+
+    def remote_infos(self) -> list[MatchInfo]:
+        """`MatchInfo` of the other nodes' matches (``list``), from the last read."""
+        return [
+            MatchInfo(
+                running.record.id,
+                running.record.game,
+                running.record.options,
+                running.record.players,
+                running.plies,
+                "playing",
+                node=running.record.tags.node,
+            )
+            for running in self.remote
+        ]
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await trio.sleep(self.lease / 3)
+            try:
+                alive = await trio.to_thread.run_sync(self.store.nodes.renew, self.node, self.lease)
+            except StoreError as exc:
+                log.warning("node_renew_failed", node=self.node, error=str(exc))
+                continue
+            if not alive:
+                # declared dead while we were cut off: our matches were ended by another
+                # node; come back as a live node so new matches are ours again
+                self.lost_lease = True
+                log.error("node_lease_lost", node=self.node)
+                await trio.to_thread.run_sync(
+                    self.store.nodes.register, self.node, self.address, self.lease
+                )
+            await self._reap()
+
+    async def _reap(self) -> None:
+        try:
+            reaped = await trio.to_thread.run_sync(
+                self.store.nodes.reap, "its server (node) stopped answering"
+            )
+        except StoreError as exc:
+            log.warning("node_reap_failed", node=self.node, error=str(exc))
+            return
+        for dead, matches in reaped.items():
+            log.warning("node_reaped", node=dead, by=self.node, aborted_matches=matches)
+
+    async def _watch(self) -> None:
+        while True:
+            try:
+                self.remote = await trio.to_thread.run_sync(self.store.nodes.running, self.node)
+            except StoreError as exc:
+                log.debug("node_view_failed", error=str(exc))
+            await trio.sleep(VIEW_INTERVAL)

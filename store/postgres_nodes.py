@@ -1,0 +1,85 @@
+"""The nodes table on PostgreSQL: servers sharing one database, each alive while its lease runs.
+
+Every time is the database server's clock (``clock_timestamp()``), so hosts
+whose clocks disagree still agree on who is dead. `reap` deletes an expired
+node and aborts its running matches in one transaction: the DELETE locks the
+row, so when two survivors reap at once, exactly one of them finds it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from store.interface import NodeRow, RunningMatch
+from store.postgres_tables import Connections
+from store.rows import MATCH_COLUMNS, match_from_row
+
+_NOW = "extract(epoch from clock_timestamp())"
+
+
+class PostgresNodes:
+    """`NodeTable` on PostgreSQL."""
+
+    def __init__(self, db: Connections) -> None:
+        self.db = db
+
+    def register(self, node: str, address: str, lease: float) -> None:
+        with self.db.transaction() as db:
+            db.execute(
+                f"INSERT INTO nodes (id, address, started_at, lease_until) VALUES"
+                f" (%s, %s, {_NOW}, {_NOW} + %s) ON CONFLICT (id) DO UPDATE SET"
+                " address = EXCLUDED.address, lease_until = EXCLUDED.lease_until",
+                (node, address, lease),
+            )
+
+    def renew(self, node: str, lease: float) -> bool:
+        with self.db.transaction() as db:
+            cursor = db.execute(
+                f"UPDATE nodes SET lease_until = {_NOW} + %s WHERE id = %s", (lease, node)
+            )
+            return int(cursor.rowcount) == 1
+
+    def leave(self, node: str) -> None:
+        with self.db.transaction() as db:
+            db.execute("DELETE FROM nodes WHERE id = %s", (node,))
+
+    def live(self) -> list[NodeRow]:
+        with self.db.connection() as db:
+            rows = db.execute(
+                "SELECT id, address, started_at, lease_until FROM nodes"
+                f" WHERE lease_until >= {_NOW} ORDER BY started_at, id"
+            ).fetchall()
+        return [NodeRow(*row) for row in rows]
+
+    def reap(self, reason: str) -> dict[str, int]:
+        reaped: dict[str, int] = {}
+        with self.db.transaction() as db:
+            dead = [
+                row[0]
+                for row in db.execute(
+                    f"DELETE FROM nodes WHERE lease_until < {_NOW} RETURNING id"
+                ).fetchall()
+            ]
+            for node in dead:
+                cursor = db.execute(
+                    "UPDATE matches SET status = 'aborted', termination = 'aborted',"
+                    f" reason = %s, ended_at = {_NOW}"
+                    " WHERE status = 'running' AND tags::jsonb->>'node' = %s",
+                    (reason, node),
+                )
+                reaped[node] = int(cursor.rowcount)
+        return reaped
+
+    def running(self, exclude: str | None = None) -> list[RunningMatch]:
+        with self.db.connection() as db:
+            rows = db.execute(
+                f"SELECT {MATCH_COLUMNS}, (SELECT count(*) FROM moves v WHERE v.match_id = m.id)"
+                " FROM matches m WHERE status = 'running'"
+                " AND coalesce(tags::jsonb->>'node', '') <> %s ORDER BY started_at, id",
+                (exclude or "",),
+            ).fetchall()
+        return [_running(row) for row in rows]
+
+
+def _running(row: Any) -> RunningMatch:
+    return RunningMatch(match_from_row(row[:-1]), int(row[-1]))

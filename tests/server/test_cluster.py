@@ -1,0 +1,139 @@
+"""Several `arena serve` processes on one PostgreSQL: one arena (issue: past one machine).
+
+Real processes, a real PostgreSQL, real signals: two nodes list each other's
+matches; a node killed with kill -9 is declared dead when its lease expires,
+and a survivor records its running matches as aborted, exactly once, while it
+keeps playing; a restarted node takes its place.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import trio
+
+from protocol.messages import Matches, MatchStart, Seeking
+from store.open import open_database
+from tests.server.harness import RawClient
+from tests.server.serverproc import Outcomes, ServerProcess, play_matches, start_server
+
+LEASE = "2"  # seconds: ARENA_NODE_LEASE for the nodes of these tests
+
+
+def node(url: str, tmp_path: Path, name: str) -> ServerProcess:
+    return start_server(
+        url, log=tmp_path / f"{name}.log", cwd=tmp_path, env={"ARENA_NODE_LEASE": LEASE}
+    )
+
+
+def events(log: Path, event: str) -> list[dict[str, object]]:
+    found = []
+    for line in log.read_text(errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("event") == event:
+            found.append(entry)
+    return found
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], seconds: float) -> None:
+    """Wait until `check()` holds (polling: the state is another process's)."""
+    with trio.fail_after(seconds):
+        while True:
+            if await check():
+                return
+            await trio.sleep(0.2)
+
+
+async def stalled_match(port: int, tag: str) -> tuple[str, list[RawClient]]:
+    """Two players in a match where nobody moves yet (a long move time): it stays running."""
+    clients = []
+    for side in "xy":
+        client = await RawClient.connect(port)
+        await client.hello(f"{side}-{tag}")
+        await client.send({"type": "seek", "game": "connect4", "move_time": 60.0})
+        clients.append(client)
+    starts = [await client.expect(MatchStart, skip=(Seeking,)) for client in clients]
+    return starts[0].match, clients
+
+
+async def listed(port: int) -> list[tuple[str, str | None]]:
+    client = await RawClient.connect(port)
+    await client.hello("lister", role="spectator")
+    await client.send({"type": "list"})
+    answer = await client.expect(Matches)
+    await client.aclose()
+    return [(info.match, info.node) for info in answer.matches]
+
+
+def status_of(url: str, match_id: str) -> tuple[str, str | None]:
+    database = open_database(url)
+    try:
+        record = database.get_match(match_id)
+        assert record is not None
+        return record.status, record.reason
+    finally:
+        database.close()
+
+
+async def test_two_nodes_one_arena_and_a_killed_node_is_reaped_once(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    a, b = node(postgres_url, tmp_path, "a"), node(postgres_url, tmp_path, "b")
+    try:
+        running, a_clients = await stalled_match(a.port, "a")
+
+        # within a second, node B lists node A's match, with A's node id
+        async def b_lists_it() -> bool:
+            return running in dict(await listed(b.port))
+
+        await eventually(b_lists_it, 10)
+        a_node = dict(await listed(b.port))[running]
+        assert a_node is not None and a_node == dict(await listed(a.port))[running]
+        outcomes = Outcomes()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_matches, b.port, 12, 0, outcomes)  # B plays on throughout
+            await trio.sleep(0.3)
+            a.process.send_signal(signal.SIGKILL)
+            a.process.wait()
+
+            # after A's lease (2 s) and a renewal period, B ends A's match, once
+            async def aborted() -> bool:
+                status = await trio.to_thread.run_sync(status_of, postgres_url, running)
+                return status[0] == "aborted"
+
+            await eventually(aborted, 15)
+        for client in a_clients:
+            await client.aclose()
+        assert len(outcomes.ended) == 12 and not outcomes.errors
+        assert all(recorded for recorded, _ in outcomes.ended.values())
+        status, reason = await trio.to_thread.run_sync(status_of, postgres_url, running)
+        assert status == "aborted" and reason is not None and "stopped answering" in reason
+        reaped = events(tmp_path / "b.log", "node_reaped")
+        assert [entry["node"] for entry in reaped] == [a_node]
+        assert reaped[0]["aborted_matches"] == 1
+
+        async def b_forgets_it() -> bool:
+            return running not in dict(await listed(b.port))
+
+        await eventually(b_forgets_it, 5)
+        # a restarted node takes A's place: a new node, playing beside B
+        again = node(postgres_url, tmp_path, "a2")
+        try:
+            more = Outcomes()
+            await play_matches(again.port, 4, 100, more)
+            assert len(more.ended) == 4 and all(r for r, _ in more.ended.values())
+            assert b.alive() and again.alive()
+        finally:
+            again.process.kill()
+            again.process.wait()
+    finally:
+        for server in (a, b):
+            if server.alive():
+                server.process.kill()
+                server.process.wait()
