@@ -17,7 +17,7 @@ retry and journal what did not commit.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -128,6 +128,15 @@ class RunningMatch:
     plies: int
 
 
+@dataclass(frozen=True, slots=True)
+class WaitingSeek:
+    """A seek another connection left in the database, taken by `NodeTable.offer_seek`."""
+
+    id: str
+    node: str
+    name: str
+
+
 class NodeTable(Protocol):
     """The servers (nodes) that share this database, each alive while its lease runs.
 
@@ -158,6 +167,28 @@ class NodeTable(Protocol):
 
     def running(self, exclude: str | None = None) -> list[RunningMatch]:
         """The running matches of every node but `exclude`, oldest first."""
+        ...
+
+    def offer_seek(self, seek: str, node: str, name: str, terms: str) -> WaitingSeek | None:
+        """Pair a seek, deciding in the database: take the oldest waiting seek with the same
+        `terms` (removed: the caller starts the match), or, if there is none, leave this
+        one waiting. Concurrent offers never take the same seek twice."""
+        ...
+
+    def withdraw_seek(self, seek: str) -> bool:
+        """Remove a waiting seek; False if another offer took it meanwhile."""
+        ...
+
+    def withdraw_node_seeks(self, node: str) -> int:
+        """Remove every seek a node left (it stopped, or was declared dead)."""
+        ...
+
+    def notify(self, node: str, payload: str) -> None:
+        """Send `payload` to `node` (``listen``); committed at once."""
+        ...
+
+    def listen(self, node: str, stop: Callable[[], bool]) -> Iterator[str]:
+        """The payloads sent to `node`, as they come, until `stop()` (checked each second)."""
         ...
 
 
@@ -282,4 +313,5 @@ __all__ = [
     "StoredTournament",
     "TaggedTournament",
     "TournamentTables",
+    "WaitingSeek",
 ]

@@ -8,13 +8,16 @@ row, so when two survivors reap at once, exactly one of them finds it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from store.interface import NodeRow, RunningMatch
+from store.interface import NodeRow, RunningMatch, WaitingSeek
 from store.postgres_tables import Connections
 from store.rows import MATCH_COLUMNS, match_from_row
 
 _NOW = "extract(epoch from clock_timestamp())"
+#: the first key of the per-terms seek locks (pg_advisory_xact_lock(int, int)); "sk"
+_SEEK_LOCKS = 0x736B
 
 
 class PostgresNodes:
@@ -68,6 +71,7 @@ class PostgresNodes:
                     (reason, node),
                 )
                 reaped[node] = int(cursor.rowcount)
+                db.execute("DELETE FROM seeks WHERE node = %s", (node,))
         return reaped
 
     def running(self, exclude: str | None = None) -> list[RunningMatch]:
@@ -79,6 +83,63 @@ class PostgresNodes:
                 (exclude or "",),
             ).fetchall()
         return [_running(row) for row in rows]
+
+    def offer_seek(self, seek: str, node: str, name: str, terms: str) -> WaitingSeek | None:
+        """Offers of the same terms take turns (a transaction lock on the terms), so two
+        seekers arriving together pair with each other instead of both waiting."""
+        with self.db.transaction() as db:
+            db.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_SEEK_LOCKS, terms))
+            row = db.execute(
+                "SELECT id, node, name FROM seeks WHERE terms = %s ORDER BY created_at, id"
+                " LIMIT 1 FOR UPDATE SKIP LOCKED",
+                (terms,),
+            ).fetchone()
+            if row is not None:
+                db.execute("DELETE FROM seeks WHERE id = %s", (row[0],))
+                return WaitingSeek(*row)
+            db.execute(
+                f"INSERT INTO seeks (id, node, name, terms, created_at) VALUES"
+                f" (%s, %s, %s, %s, {_NOW})",
+                (seek, node, name, terms),
+            )
+            return None
+
+    def withdraw_seek(self, seek: str) -> bool:
+        with self.db.transaction() as db:
+            return int(db.execute("DELETE FROM seeks WHERE id = %s", (seek,)).rowcount) == 1
+
+    def withdraw_node_seeks(self, node: str) -> int:
+        with self.db.transaction() as db:
+            return int(db.execute("DELETE FROM seeks WHERE node = %s", (node,)).rowcount)
+
+    def notify(self, node: str, payload: str) -> None:
+        with self.db.connection() as db:
+            db.execute("SELECT pg_notify(%s, %s)", (_channel(node), payload))
+
+    def listen(self, node: str, stop: Callable[[], bool]) -> Iterator[str]:
+        """LISTEN on a connection of its own (a pooled one would lose its registration)."""
+        import psycopg
+        from psycopg import sql
+
+        from store.records import StoreError
+
+        try:
+            session = psycopg.connect(self.db.conninfo, autocommit=True)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to {self.db.path}: {exc}") from None
+        with session:
+            try:
+                session.execute(sql.SQL("LISTEN {}").format(sql.Identifier(_channel(node))))
+                while not stop():
+                    for message in session.notifies(timeout=1.0, stop_after=64):
+                        yield message.payload
+            except psycopg.Error as exc:
+                raise StoreError(f"{self.db.path}: lost the node's channel: {exc}") from None
+
+
+def _channel(node: str) -> str:
+    """The notification channel of a node (at most 63 bytes, PostgreSQL's limit)."""
+    return f"arena_{node}"[:63]
 
 
 def _running(row: Any) -> RunningMatch:

@@ -94,7 +94,15 @@ CREATE TABLE IF NOT EXISTS nodes (
     address TEXT NOT NULL,
     started_at DOUBLE PRECISION NOT NULL,
     lease_until DOUBLE PRECISION NOT NULL
-)
+);
+CREATE TABLE IF NOT EXISTS seeks (
+    id TEXT PRIMARY KEY,
+    node TEXT NOT NULL,
+    name TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS seeks_terms ON seeks(terms, created_at)
 """
 
 #: schema version -> the statements that bring version - 1 to it
@@ -104,7 +112,16 @@ assert max(MIGRATIONS) == SCHEMA_VERSION, "every schema version needs a PostgreS
 
 #: tables of an arena database (any other table means the database belongs to something else)
 ARENA_TABLES = frozenset(
-    {"arena_schema", "matches", "moves", "tournaments", "tournament_games", "accounts", "nodes"}
+    {
+        "arena_schema",
+        "matches",
+        "moves",
+        "tournaments",
+        "tournament_games",
+        "accounts",
+        "nodes",
+        "seeks",
+    }
 )
 
 

@@ -109,7 +109,8 @@ UPDATE matches SET tags = json_remove(tags, '$.opening')
 """
 
 #: version 7: the servers (nodes) sharing the database, each with a lease it renews
-#: (a node whose lease expired is dead: a survivor ends its matches, once)
+#: (a node whose lease expired is dead: a survivor ends its matches, once), and the
+#: seeks waiting on them (a seek on one node pairs with a seek on another)
 _V7 = """
 CREATE TABLE IF NOT EXISTS nodes (
     id TEXT PRIMARY KEY,
@@ -117,6 +118,14 @@ CREATE TABLE IF NOT EXISTS nodes (
     started_at REAL NOT NULL,
     lease_until REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS seeks (
+    id TEXT PRIMARY KEY,
+    node TEXT NOT NULL,
+    name TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS seeks_terms ON seeks(terms, created_at);
 """
 
 MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
@@ -124,7 +133,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 #: tables of an arena database (any other table means the file belongs to something else)
 ARENA_TABLES = frozenset(
-    {"matches", "moves", "tournaments", "tournament_games", "accounts", "nodes"}
+    {"matches", "moves", "tournaments", "tournament_games", "accounts", "nodes", "seeks"}
 )
 
 

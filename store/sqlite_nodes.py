@@ -9,9 +9,11 @@ store suite holds both backends to it.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from store.interface import NodeRow, RunningMatch
+from store.interface import NodeRow, RunningMatch, WaitingSeek
+from store.records import StoreError
 from store.rows import MATCH_COLUMNS, match_from_row
 from store.sqlite_tournaments import Connections
 
@@ -67,6 +69,7 @@ class SQLiteNodes:
                     (reason, now, node),
                 )
                 reaped[node] = cursor.rowcount
+                db.execute("DELETE FROM seeks WHERE node=?", (node,))
         return reaped
 
     def running(self, exclude: str | None = None) -> list[RunningMatch]:
@@ -78,6 +81,35 @@ class SQLiteNodes:
                 (exclude or "",),
             ).fetchall()
         return [_running(row) for row in rows]
+
+    def offer_seek(self, seek: str, node: str, name: str, terms: str) -> WaitingSeek | None:
+        with self.store.transaction() as db:  # BEGIN IMMEDIATE: one writer at a time
+            row = db.execute(
+                "SELECT id, node, name FROM seeks WHERE terms=? ORDER BY created_at, id LIMIT 1",
+                (terms,),
+            ).fetchone()
+            if row is not None:
+                db.execute("DELETE FROM seeks WHERE id=?", (row[0],))
+                return WaitingSeek(*row)
+            db.execute(
+                "INSERT INTO seeks (id, node, name, terms, created_at) VALUES (?,?,?,?,?)",
+                (seek, node, name, terms, time.time()),
+            )
+            return None
+
+    def withdraw_seek(self, seek: str) -> bool:
+        with self.store.transaction() as db:
+            return db.execute("DELETE FROM seeks WHERE id=?", (seek,)).rowcount == 1
+
+    def withdraw_node_seeks(self, node: str) -> int:
+        with self.store.transaction() as db:
+            return int(db.execute("DELETE FROM seeks WHERE node=?", (node,)).rowcount)
+
+    def notify(self, node: str, payload: str) -> None:
+        raise StoreError("an SQLite database has one server: there is no other node to tell")
+
+    def listen(self, node: str, stop: Callable[[], bool]) -> Iterator[str]:
+        raise StoreError("an SQLite database has one server: no other node sends anything")
 
 
 def _running(row: Any) -> RunningMatch:

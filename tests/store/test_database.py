@@ -348,3 +348,28 @@ def test_nodes_live_while_their_lease_runs_and_are_reaped_once(database: Databas
     assert not nodes.renew("n1", 60.0)  # a reaped node learns it when it renews
     nodes.leave("n2")
     assert nodes.live() == []
+
+
+def test_seeks_pair_in_the_database_and_never_twice(database: Database) -> None:
+    nodes = database.nodes
+    assert nodes.offer_seek("s1", "n1", "ann", "connect4|10") is None  # waits
+    assert nodes.offer_seek("s2", "n2", "bob", "tictactoe|10") is None  # other terms: waits
+    taken = nodes.offer_seek("s3", "n2", "cid", "connect4|10")
+    assert taken is not None and (taken.id, taken.node, taken.name) == ("s1", "n1", "ann")
+    assert not nodes.withdraw_seek("s1")  # taken: its owner learns it cannot withdraw it
+    assert nodes.withdraw_seek("s2") and not nodes.withdraw_seek("s2")
+    # many offers at once on the same terms: every waiting seek is taken by exactly one
+    taken_by: list[str] = []
+
+    def offer(index: int) -> None:
+        found = nodes.offer_seek(f"c{index}", f"n{index % 3}", f"p{index}", "gomoku|1")
+        if found is not None:
+            taken_by.append(found.id)
+
+    threads = [threading.Thread(target=offer, args=(i,)) for i in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(taken_by) == len(set(taken_by)) == 10  # 20 offers: 10 pairs, none twice
+    assert nodes.withdraw_node_seeks("n1") == 0

@@ -5,6 +5,9 @@ What every backend promises is tests/store/test_database.py.
 
 from __future__ import annotations
 
+import threading
+import time
+
 import psycopg
 import pytest
 
@@ -66,3 +69,39 @@ def test_an_unreachable_or_wrong_server_is_one_line(postgres_server: PostgresSer
         message = str(caught.value)
         assert words in message and "\n" not in message
         assert "s3cret" not in message  # a password is never shown
+
+
+def test_a_node_hears_what_is_sent_to_it_and_nothing_else(postgres_url: str) -> None:
+    """Sent until heard: a NOTIFY before the LISTEN is committed is lost, by design."""
+
+    database = open_database(postgres_url)
+    heard: list[str] = []
+    listening = threading.Event()
+    done = threading.Event()
+
+    def listen() -> None:
+        stream = database.nodes.listen("n-1", done.is_set)
+        listening.set()
+        for payload in stream:
+            heard.append(payload)
+            if len(heard) == 3:
+                done.set()
+
+    try:
+        thread = threading.Thread(target=listen)
+        thread.start()
+        listening.wait(5)
+        deadline = time.monotonic() + 10
+        sent = 0
+        while not done.is_set() and time.monotonic() < deadline:
+            database.nodes.notify("n-1", f"hello {sent}")
+            database.nodes.notify("n-2", "not for n-1")
+            sent += 1
+            time.sleep(0.2)
+        thread.join(10)
+        assert len(heard) == 3 and all(payload.startswith("hello ") for payload in heard)
+        numbers = [int(payload.split()[1]) for payload in heard]
+        assert numbers == sorted(numbers)  # in the order sent
+    finally:
+        done.set()
+        database.close()
