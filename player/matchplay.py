@@ -127,7 +127,7 @@ class MatchPlay:
         #: the match under way, if any (kept across a reconnect to rejoin it)
         self.match: MatchState | None = None
         #: the request the server has not answered yet
-        self.pending: Literal["seek", "join", "rejoin"] | None = None
+        self.pending: Literal["seek", "join", "rejoin", "redirect"] | None = None
         #: matches started or moves seen: a connection that saw some was not wasted
         self.progress = 0
         self.stop = False

@@ -43,6 +43,7 @@ from protocol.messages import (
     Matches,
     MatchStart,
     Pong,
+    Redirect,
     Rejoin,
     Seek,
     Seeking,
@@ -152,6 +153,11 @@ class PlayerClient:
         self._connect = connect
         self._rng = rng or random.Random()
         self._reader_failure: ClientError | None = None
+        #: the server to connect to: the configured one, until a ``redirect`` names another
+        #: node of the same arena (kept for the rest of the run: any node serves it)
+        self._target: tuple[str, int] | None = None
+        #: a ``redirect`` to follow on the next connection: ``rejoin`` with its token
+        self._redirect: Redirect | None = None
 
     @property
     def results(self) -> list[MatchResult]:
@@ -191,9 +197,10 @@ class PlayerClient:
         config = self.config
         losses = 0
         while not self.done:
+            host, port = self._target or (config.host, config.port)
             conn = await open_connection(
-                config.host,
-                config.port,
+                host,
+                port,
                 wait=config.connect_wait,
                 backoff=config.backoff,
                 attempt_timeout=config.attempt_timeout,
@@ -208,7 +215,7 @@ class PlayerClient:
                 losses = 1 if self.play.progress != progress else losses + 1
                 if losses > config.max_reconnects:
                     raise ConnectionLost(
-                        f"the connection to {config.host}:{config.port} keeps dropping"
+                        f"the connection to {host}:{port} keeps dropping"
                         f" ({losses} times in a row): {exc}"
                     ) from None
                 log.warning(
@@ -228,7 +235,11 @@ class PlayerClient:
             self.config.handshake_timeout, self.config.name, "player"
         )
         log.info("connected", server=welcome.server, session=welcome.session)
-        if self.play.match is not None and self.play.match.token is not None:
+        redirect, self._redirect = self._redirect, None
+        if redirect is not None:  # the match is on this node: take its seat
+            self.play.pending = "redirect"
+            await conn.send(Rejoin(token=redirect.token))
+        elif self.play.match is not None and self.play.match.token is not None:
             self.play.pending = "rejoin"
             await conn.send(Rejoin(token=self.play.match.token))
         else:
@@ -326,6 +337,13 @@ class PlayerClient:
             )
             if self._on_seeking is not None:
                 self._on_seeking(message)
+        elif isinstance(message, Redirect):
+            # paired with a player on another node of the arena: the match is there
+            log.info("redirected", match=message.match, to=f"{message.host}:{message.port}")
+            self.play.pending = None
+            self._redirect = message
+            self._target = (message.host, message.port)
+            return True  # this session is over; the next connects there
         elif isinstance(message, Error):
             return await self._on_error(conn, message)
         elif isinstance(message, Pong | Matches | Welcome):
@@ -344,6 +362,10 @@ class PlayerClient:
         if pending == "rejoin" and match is not None and error.code in REJOIN_REFUSED:
             await self.play.lose_track(match, f"could not rejoin after a disconnect ({error.code})")
             return await self.play.next_match(conn)
+        if pending == "redirect" and error.code in REJOIN_REFUSED:
+            log.warning("redirect_match_gone", code=error.code)
+            await self._request_match(conn)  # the match over there is gone: seek again
+            return False
         if pending in ("seek", "join"):
             raise ServerRejected(error.code, error.message)
         log.warning("server_error", code=error.code, message=error.message, error_match=error.match)

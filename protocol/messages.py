@@ -267,6 +267,17 @@ class Seeking(Message, tag="seeking"):
     paired: bool = False
 
 
+class Redirect(Message, tag="redirect"):
+    """(Additive in v1; only when several servers share one database) the seek paired with
+    a player on another server, which plays the match: connect to `host`:`port`, say
+    ``hello`` with the same name, and ``rejoin`` with `token`. The seek here is over."""
+
+    match: str
+    host: str
+    port: int
+    token: str
+
+
 class TimeControl(msgspec.Struct, frozen=True):
     """Per-move time limit and the lag margin the server adds before a timeout.
 
@@ -430,6 +441,7 @@ ServerMessage = (
     | Paired
     | Directing
     | ServerStatus
+    | Redirect
     | Ping
     | Pong
 )

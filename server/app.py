@@ -29,6 +29,7 @@ from protocol.messages import (
 )
 from server.accounts import AccountError, Accounts
 from server.cluster import Cluster
+from server.cluster_seeks import ClusterSeeks
 from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
 from server.limits import Addresses, ClientBudget, address_of
@@ -171,6 +172,10 @@ class ArenaServer:
                     await nursery.start(self.reactor.run)
                     nursery.start_soon(self._sweep)
                     self.lobby = Lobby(self.config, self.recorder, nursery, stats=self.stats)
+                    if self.cluster is not None:
+                        seeks = ClusterSeeks(self.lobby, self.cluster)
+                        self.lobby.cluster_seeks = seeks
+                        self.cluster.on_message = seeks.on_message
                     self.requests.lobby = self.lobby
                     yield nursery
             finally:

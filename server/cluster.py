@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import secrets
 import socket
+from collections.abc import Callable
 
 import structlog
 import trio
@@ -54,6 +55,9 @@ class Cluster:
         #: the other nodes' running matches, as last read
         self.remote: list[RunningMatch] = []
         self.lost_lease = False
+        #: what to do with a message another node sent us (set by the lobby's seeks)
+        self.on_message: Callable[[str], None] | None = None
+        self._stopping = False
 
     async def join(self, address: str) -> None:
         """Register (alive for one lease) and reap the nodes that died before we came."""
@@ -68,10 +72,12 @@ class Cluster:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._heartbeat)
             nursery.start_soon(self._watch)
+            nursery.start_soon(self._listen)
 
     async def leave(self) -> None:
-        """A clean stop: remove our row (our matches are already ended)."""
+        """A clean stop: remove our row and our waiting seeks (our matches are ended)."""
         try:
+            await trio.to_thread.run_sync(self.store.nodes.withdraw_node_seeks, self.node)
             await trio.to_thread.run_sync(self.store.nodes.leave, self.node)
         except StoreError as exc:
             log.warning("node_leave_failed", node=self.node, error=str(exc))
@@ -119,6 +125,28 @@ class Cluster:
             return
         for dead, matches in reaped.items():
             log.warning("node_reaped", node=dead, by=self.node, aborted_matches=matches)
+
+    async def _listen(self) -> None:
+        """Hear what other nodes send us (a thread on a connection of its own), for ever."""
+        token = trio.lowlevel.current_trio_token()
+
+        def deliver(payload: str) -> None:
+            if self.on_message is not None:
+                self.on_message(payload)
+
+        def blocking() -> None:
+            for payload in self.store.nodes.listen(self.node, lambda: self._stopping):
+                trio.from_thread.run_sync(deliver, payload, trio_token=token)
+
+        try:
+            while True:
+                try:
+                    await trio.to_thread.run_sync(blocking, abandon_on_cancel=True)
+                except StoreError as exc:
+                    log.warning("node_channel_lost", node=self.node, error=str(exc))
+                await trio.sleep(1.0)  # the database is away: listen again
+        finally:
+            self._stopping = True
 
     async def _watch(self) -> None:
         while True:

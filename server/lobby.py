@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
@@ -33,6 +34,9 @@ from server.pool_desk import PoolDesk
 from server.pools import Pool, PooledSeek
 from store import Recorder
 from store.records import MatchTags
+
+if TYPE_CHECKING:
+    from server.cluster_seeks import ClusterSeeks
 
 log = structlog.get_logger("arena.server")
 
@@ -81,6 +85,8 @@ class Lobby:
     members: dict[Connection, Membership] = field(default_factory=dict)
     # connections that spectate every match, also those that start later (`spectate *`)
     followers: set[Connection] = field(default_factory=set)
+    #: on a shared database: plain seeks pair through it (server/cluster_seeks.py)
+    cluster_seeks: ClusterSeeks | None = None
 
     def __post_init__(self) -> None:
         self.desk = PoolDesk(self)
@@ -128,14 +134,21 @@ class Lobby:
     def start_match(
         self,
         game: Game[Any, Any],
-        players: list[Connection],
+        players: Sequence[Connection | str],
         policy: MatchPolicy,
         **kwargs: Any,
     ) -> Match:
-        """Create a match between these connections (in seat order) and start its task."""
+        """Create a match between these connections (in seat order) and start its task.
+
+        A name instead of a connection is a player still to come (paired on another
+        node): its seat waits for a ``rejoin`` with its token, as after a disconnect.
+        """
         match = Match(
             game,
-            [(conn.name, conn) for conn in players],
+            [
+                (player, None) if isinstance(player, str) else (player.name, player)
+                for player in players
+            ],
             policy,
             self.recorder,
             stats=self.stats,
@@ -145,6 +158,8 @@ class Lobby:
         for seat in match.seats:
             if seat.conn is not None:
                 self.member(seat.conn).seats.add((match, seat.index))
+            else:
+                seat.disconnected_at = trio.current_time()
         self.matches[match.id] = match
         for seat in match.seats:
             self.tokens[seat.token] = (match, seat.index)
@@ -289,6 +304,8 @@ class Lobby:
 
     def cancel_seeks(self, conn: Connection) -> None:
         """Withdraw the connection's open seek and its pool seeks (O(what it holds))."""
+        if self.cluster_seeks is not None:
+            self.cluster_seeks.cancel(conn)
         held = self.member(conn)
         key = held.seek_key
         if key is not None:

@@ -41,6 +41,7 @@ from protocol.messages import (
     Status,
 )
 from server.cluster import Cluster
+from server.cluster_seeks import travels
 from server.config import ServerConfig
 from server.connection import Connection
 from server.limits import Addresses, ClientBudget, address_of
@@ -106,6 +107,8 @@ class Requests:
         budget, shared = conn.budget, conn.shared_budget
         if type(message) is Pair or budget is None or shared is None:
             return False
+        if type(message) is Seek and self.lobby.cluster_seeks is not None and travels(message):
+            return False  # pairs through the shared database: the task waits for it
         if not self._charge(conn, budget, shared, conn.last_received):
             return False
         try:
@@ -123,6 +126,15 @@ class Requests:
     async def answer(self, conn: Connection, message: Any) -> None:
         """Answer a paced message (RequestError for a refusal); `pair` may wait for the
         records database."""
+        seeks = self.lobby.cluster_seeks if self.lobby is not None else None
+        if isinstance(message, Seek) and seeks is not None and travels(message):
+            _check_role(conn, message)
+            if not self.credential_budget(conn):
+                raise RequestError(
+                    "rate_limited", "too many failed secrets, tokens or owner keys: wait and retry"
+                )
+            await seeks.seek(conn, message)
+            return
         if not isinstance(message, Pair):
             self._answer(conn, message)
             return

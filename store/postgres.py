@@ -19,8 +19,8 @@ import contextlib
 import os
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from store.interface import AccountTable, NodeTable, TournamentTables
 from store.postgres_nodes import PostgresNodes
@@ -47,6 +47,8 @@ try:
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
 except ImportError:  # pragma: no cover - the extra is not installed
     psycopg = None  # type: ignore[assignment]
+
+T = TypeVar("T")
 
 #: seconds to wait for a connection (the server unreachable counts as a failed write)
 CONNECT_TIMEOUT = 5.0
@@ -166,6 +168,46 @@ class PostgresDatabase:
         except psycopg.Error as exc:
             raise StoreError(describe_error(self.path, exc)) from None
 
+    def transact(self, work: Callable[[Any], T]) -> T:
+        """Run `work` in one transaction; once more if the server ended the connection
+        under it before it committed (then nothing of it was written). Any other database
+        error is a `StoreError`."""
+        for attempt in (1, 2):
+            try:
+                with self.pool.connection() as db, db.transaction():
+                    return work(db)
+            except psycopg_pool.PoolTimeout:
+                raise StoreError(
+                    f"cannot connect to {self.path} (no connection within {CONNECT_TIMEOUT:g} s)"
+                ) from None
+            except psycopg.OperationalError as exc:
+                if attempt == 1 and _connection_ended(exc):
+                    continue
+                raise StoreError(describe_error(self.path, exc)) from None
+            except psycopg.Error as exc:
+                raise StoreError(describe_error(self.path, exc)) from None
+        raise AssertionError("unreachable")
+
+    def query(self, read: Callable[[Any], T]) -> T:
+        """Run `read` on a pooled connection; once more on a fresh one if the server ended
+        the connection under it (a restart, a failover, an administrator): reads repeat
+        safely. Any other database error is a `StoreError`."""
+        for attempt in (1, 2):
+            try:
+                with self.pool.connection() as db:
+                    return read(db)
+            except psycopg_pool.PoolTimeout:
+                raise StoreError(
+                    f"cannot connect to {self.path} (no connection within {CONNECT_TIMEOUT:g} s)"
+                ) from None
+            except psycopg.OperationalError as exc:
+                if attempt == 1 and _connection_ended(exc):
+                    continue
+                raise StoreError(describe_error(self.path, exc)) from None
+            except psycopg.Error as exc:
+                raise StoreError(describe_error(self.path, exc)) from None
+        raise AssertionError("unreachable")
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Any]:
         """One committed transaction on a pooled connection (rolled back on error)."""
@@ -240,18 +282,18 @@ class PostgresDatabase:
         if clauses:
             query += " WHERE " + " AND ".join(clauses)
         query += " ORDER BY started_at DESC, id LIMIT %s"
-        with self.connection() as db:
-            rows = db.execute(query, (*params, limit)).fetchall()
+        rows = self.query(lambda db: db.execute(query, (*params, limit)).fetchall())
         return [match_from_row(row) for row in rows]
 
     def get_match(self, match_id: str) -> MatchRecord | None:
         """The match with this id, or with this unique id prefix."""
-        with self.connection() as db:
-            rows = db.execute(
+        rows = self.query(
+            lambda db: db.execute(
                 f"SELECT {MATCH_COLUMNS} FROM matches WHERE id=%s OR id LIKE %s ESCAPE '\\'"
                 " LIMIT 2",
                 (match_id, like_prefix(match_id)),
             ).fetchall()
+        )
         exact = [row for row in rows if row[0] == match_id]
         if exact:
             return match_from_row(exact[0])
@@ -259,30 +301,33 @@ class PostgresDatabase:
 
     def match_ids(self, prefix: str, limit: int = 10) -> list[str]:
         """Up to `limit` match ids starting with `prefix`, in order."""
-        with self.connection() as db:
-            rows = db.execute(
+        rows = self.query(
+            lambda db: db.execute(
                 "SELECT id FROM matches WHERE id LIKE %s ESCAPE '\\' ORDER BY id LIMIT %s",
                 (like_prefix(prefix), limit),
             ).fetchall()
+        )
         return [row[0] for row in rows]
 
     def get_moves(self, match_id: str) -> list[MoveRecord]:
         """Every recorded ply of the match, in order, with the movers' move info."""
-        with self.connection() as db:
-            rows = db.execute(
+        rows = self.query(
+            lambda db: db.execute(
                 f"SELECT {MOVE_COLUMNS} FROM moves WHERE match_id=%s ORDER BY ply", (match_id,)
             ).fetchall()
+        )
         return [move_from_row(row) for row in rows]
 
     def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
         """The finished game `index` of `tournament` paired by the pool owner `owner`."""
-        with self.connection() as db:
-            row = db.execute(
+        row = self.query(
+            lambda db: db.execute(
                 f"SELECT {MATCH_COLUMNS} FROM matches WHERE tournament=%s AND game_index=%s"
                 " AND status='finished' AND coalesce(tags::jsonb->>'owner', '') = %s"
                 " ORDER BY ended_at LIMIT 1",
                 (tournament, index, owner),
             ).fetchone()
+        )
         return None if row is None else match_from_row(row)
 
     # --- maintenance -------------------------------------------------------------
@@ -324,6 +369,12 @@ class PostgresDatabase:
             if orphans:
                 problems.append(f"{orphans} moves without their match")
         return problems or ["ok"]
+
+
+def _connection_ended(exc: BaseException) -> bool:
+    """Whether `exc` says the connection itself ended (not the statement): worth a retry."""
+    state = getattr(exc, "sqlstate", None)
+    return state is None or state.startswith(("08", "57P"))
 
 
 def _run(command: list[str]) -> None:

@@ -87,34 +87,40 @@ class PostgresNodes:
     def offer_seek(self, seek: str, node: str, name: str, terms: str) -> WaitingSeek | None:
         """Offers of the same terms take turns (a transaction lock on the terms), so two
         seekers arriving together pair with each other instead of both waiting."""
-        with self.db.transaction() as db:
+
+        def offer(db: Any) -> WaitingSeek | None:
             db.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_SEEK_LOCKS, terms))
             row = db.execute(
-                "SELECT id, node, name FROM seeks WHERE terms = %s ORDER BY created_at, id"
-                " LIMIT 1 FOR UPDATE SKIP LOCKED",
-                (terms,),
+                "SELECT id, node, name FROM seeks WHERE terms = %s AND id <> %s"
+                " ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                (terms, seek),
             ).fetchone()
             if row is not None:
                 db.execute("DELETE FROM seeks WHERE id = %s", (row[0],))
                 return WaitingSeek(*row)
             db.execute(
                 f"INSERT INTO seeks (id, node, name, terms, created_at) VALUES"
-                f" (%s, %s, %s, %s, {_NOW})",
+                f" (%s, %s, %s, %s, {_NOW}) ON CONFLICT (id) DO NOTHING",
                 (seek, node, name, terms),
             )
             return None
 
+        result: WaitingSeek | None = self.db.transact(offer)
+        return result
+
     def withdraw_seek(self, seek: str) -> bool:
-        with self.db.transaction() as db:
-            return int(db.execute("DELETE FROM seeks WHERE id = %s", (seek,)).rowcount) == 1
+        deleted = self.db.transact(
+            lambda db: db.execute("DELETE FROM seeks WHERE id = %s", (seek,)).rowcount
+        )
+        return int(deleted) == 1
 
     def withdraw_node_seeks(self, node: str) -> int:
         with self.db.transaction() as db:
             return int(db.execute("DELETE FROM seeks WHERE node = %s", (node,)).rowcount)
 
     def notify(self, node: str, payload: str) -> None:
-        with self.db.connection() as db:
-            db.execute("SELECT pg_notify(%s, %s)", (_channel(node), payload))
+        # a retry may deliver twice: a second redirect finds no seeker and is dropped
+        self.db.query(lambda db: db.execute("SELECT pg_notify(%s, %s)", (_channel(node), payload)))
 
     def listen(self, node: str, stop: Callable[[], bool]) -> Iterator[str]:
         """LISTEN on a connection of its own (a pooled one would lose its registration)."""

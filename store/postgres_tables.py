@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -49,6 +49,10 @@ class Connections(Protocol):
     def transaction(self) -> AbstractContextManager[Any]: ...
 
     def connection(self) -> AbstractContextManager[Any]: ...
+
+    def query(self, read: Callable[[Any], Any]) -> Any: ...
+
+    def transact(self, work: Callable[[Any], Any]) -> Any: ...
 
 
 class PostgresTournaments:
@@ -193,8 +197,11 @@ class PostgresAccounts:
         self.db = db
 
     def password_hash(self, name: str) -> str | None:
-        with self.db.connection() as db:
-            row = db.execute("SELECT password_hash FROM accounts WHERE name=%s", (name,)).fetchone()
+        row = self.db.query(
+            lambda db: db.execute(
+                "SELECT password_hash FROM accounts WHERE name=%s", (name,)
+            ).fetchone()
+        )
         return None if row is None else str(row[0])
 
     def add(self, name: str, password_hash: str) -> bool:

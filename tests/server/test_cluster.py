@@ -15,6 +15,8 @@ from pathlib import Path
 
 import trio
 
+from player.results import MatchResult
+from player.runtime import run_player
 from protocol.messages import Matches, MatchStart, Seeking
 from store.open import open_database
 from tests.server.harness import RawClient
@@ -132,6 +134,45 @@ async def test_two_nodes_one_arena_and_a_killed_node_is_reaped_once(
         finally:
             again.process.kill()
             again.process.wait()
+    finally:
+        for server in (a, b):
+            if server.alive():
+                server.process.kill()
+                server.process.wait()
+
+
+async def test_a_seek_on_one_node_pairs_with_a_seek_on_another_and_the_player_follows(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Our player seeks on node A, another on node B: they meet on B, A's player redirected."""
+    a, b = node(postgres_url, tmp_path, "a"), node(postgres_url, tmp_path, "b")
+    try:
+        results: dict[str, list[MatchResult]] = {}
+
+        async def player(name: str, port: int, games: int) -> None:
+            results[name] = await run_player(
+                "127.0.0.1", port, "random", "tictactoe", games=games, name=name, move_time=5.0
+            )
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(player, "on-a", a.port, 3)
+            await trio.sleep(1.0)  # its seek waits in the database first
+            nursery.start_soon(player, "on-b", b.port, 3)
+        first_a, first_b = results["on-a"][0], results["on-b"][0]
+        assert first_a.match == first_b.match  # one match, both seats
+        assert first_a.outcome is not None and first_a.outcome == first_b.outcome
+        assert len(results["on-a"]) == len(results["on-b"]) == 3
+        database = open_database(postgres_url)
+        try:
+            record = database.get_match(first_a.match)
+            assert record is not None and record.status == "finished"
+            live = {n.id: n.address for n in database.nodes.live()}
+            assert live[record.tags.node or ""] == f"127.0.0.1:{b.port}"  # played on B
+        finally:
+            database.close()
+        redirected = events(tmp_path / "a.log", "redirected")
+        assert redirected and redirected[0]["match"] == first_a.match
+        assert events(tmp_path / "b.log", "paired_across_nodes")
     finally:
         for server in (a, b):
             if server.alive():
