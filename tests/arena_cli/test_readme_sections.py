@@ -24,7 +24,7 @@ import pytest
 from arena_cli.main import COMMANDS
 from games import available_games
 from store import Store
-from tests.arena_cli.cli import Arena, arena, clean_env, free_port
+from tests.arena_cli.cli import ROOT, Arena, arena, clean_env, free_port
 from tests.arena_cli.examples import argv, shim, substitute
 from tests.records.fixtures import random_match
 
@@ -44,12 +44,14 @@ PG = "postgresql://arena@db.example/arena"
 PG_SERVE = f"arena serve --db {PG}"
 PG_IMPORT = f"arena import arena.sqlite --db {PG}"
 PG_BACKUP = f"arena backup arena.pgdump --db {PG}"
+MAKE_POSTGRES = "make postgres"
 
 SCENARIOS = {
     # PostgreSQL: run against the PostgreSQL the tests start (tests/postgres.py)
     PG_SERVE: "tests/server/test_postgres_faults.py::test_kill_nine_loses_no_acknowledged_result_and_a_restart_takes_over",
     PG_IMPORT: "tests/arena_cli/test_move_arena.py::test_an_sqlite_arena_moves_to_postgres_whole_and_again_harmlessly",
     PG_BACKUP: "tests/arena_cli/test_move_arena.py::test_a_postgres_arena_is_backed_up_and_restored",
+    MAKE_POSTGRES: "test_make_postgres_says_what_it_found",
     GAMES: "test_games_version_and_help",
     VERSION: "test_games_version_and_help",
     HELP: "test_games_version_and_help",
@@ -213,3 +215,14 @@ def test_the_demo_recipe_runs(tmp_path: Path) -> None:
     assert re.match(r"web app: http://127\.0\.0\.1:\d+", demo.stdout)
     assert "game 6/6" in demo.stdout and "(round-robin, finished)" in demo.stdout
     assert re.search(r"│ \d │ random +│ +4 │", demo.stdout), demo.stdout
+
+
+def test_make_postgres_says_what_it_found(postgres_server: object) -> None:
+    """With PostgreSQL installed (the fixture started one), `make postgres` installs nothing."""
+    import subprocess
+
+    done = subprocess.run(
+        ["make", "-s", "postgres"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("PostgreSQL: /") and done.stdout.strip().endswith("/bin")
