@@ -66,9 +66,10 @@ class Server:
 
 
 @contextlib.contextmanager
-def arena_server(tmp: Path) -> Iterator[Server]:
+def arena_server(tmp: Path, settings: dict[str, str] | None = None) -> Iterator[Server]:
+    """`arena serve --web` in a child process; `settings`: more ARENA_* variables."""
     log = tmp / "serve.log"
-    env = {**os.environ, "ARENA_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "ARENA_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1", **(settings or {})}
     argv = [sys.executable, "-m", "arena_cli.main", "serve", "--port", "0"]
     argv += ["--db", str(tmp / "bench.sqlite"), "--move-time", "30", "--web", "127.0.0.1:0"]
     with open(log, "wb") as out:

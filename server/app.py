@@ -151,7 +151,9 @@ class ArenaServer:
                     nursery.start_soon(self.flusher.run)
                     await nursery.start(self.reactor.run)
                     nursery.start_soon(self._sweep)
-                    self.lobby = Lobby(self.config, self.recorder, nursery, stats=self.stats)
+                    self.lobby = Lobby(
+                        self.config, self.recorder, nursery, stats=self.stats, flusher=self.flusher
+                    )
                     self.requests.lobby = self.lobby
                     yield nursery
             finally:

@@ -1,0 +1,93 @@
+"""The spectators of one match: each update encoded once, the same bytes written to each.
+
+Why: a popular match may have a thousand spectators, and what one costs the
+server per move is what a thousand cost a thousand times. So the match hands
+each frame over once (`publish`); the frames that wait are joined once into
+one `bytes` (`flush`), and that one object is what every spectator's
+connection writes: no encoding, no copy and no task per spectator, only the
+write itself (`Connection.send_shared`).
+
+Why frames may wait: on loopback a write system call costs more than the
+rest of what a spectator costs, and a match played fast (engines, a
+tournament) makes hundreds of moves a second. The first frame after a quiet
+`LAZY_FLUSH` leaves at once (a game played at a human pace is watched without
+delay); the frames that follow it within that time wait for the server's
+`LazyFlusher` (at most `LAZY_FLUSH`, or `LAZY_FLUSH_BUSY` while the event loop
+is busy) and leave together, in one write per spectator. Frames a spectator
+must see at once (``match_end``) are published urgent and take what waits
+with them. Order is kept: a spectator gets a match's frames in the order they
+were published, and one joining late gets what waits for the others first
+flushed to them, then its ``match_start``.
+
+Backpressure stays each connection's own: a spectator whose socket does not
+take the bytes keeps them in its bounded queue, and one that falls
+`send_queue` frames or `max_buffered_bytes` behind is dropped as
+``slow_consumer`` (docs/PROTOCOL.md), without slowing the match or the others.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import trio
+
+from server.connection import LAZY_FLUSH
+
+if TYPE_CHECKING:
+    from server.connection import Connection, LazyFlusher
+
+
+class Fanout:
+    """One match's spectators and the frames waiting for them."""
+
+    def __init__(self, flusher: LazyFlusher | None = None) -> None:
+        self._flusher = flusher
+        self._spectators: set[Connection] = set()
+        self._pending: list[bytes] = []
+        self._last_flush = -math.inf
+        #: the flusher's generation while frames wait for it (see `LazyFlusher.hold`)
+        self.lazy_generation: int | None = None
+
+    def __len__(self) -> int:
+        return len(self._spectators)
+
+    def __iter__(self) -> Iterator[Connection]:
+        return iter(list(self._spectators))
+
+    def __contains__(self, conn: object) -> bool:
+        return conn in self._spectators
+
+    def add(self, conn: Connection, first_frame: bytes) -> None:
+        """A new spectator: what waits goes to the others first, then `first_frame` to it."""
+        self.flush()
+        self._spectators.add(conn)
+        conn.send_frame(first_frame)
+
+    def discard(self, conn: Connection) -> None:
+        self._spectators.discard(conn)
+
+    def publish(self, frame: bytes, *, urgent: bool = False) -> None:
+        """Send `frame` to every spectator: now, or with the frames that follow it soon."""
+        if not self._spectators:
+            return
+        self._pending.append(frame)
+        if urgent or self._flusher is None or trio.current_time() - self._last_flush >= LAZY_FLUSH:
+            self.flush()
+        else:
+            self._flusher.hold(self)
+
+    def flush(self) -> None:
+        """Write what waits to every spectator: joined once, the same bytes to each."""
+        self.lazy_generation = None
+        frames = self._pending
+        if not frames:
+            return
+        self._pending = []
+        self._last_flush = trio.current_time()
+        data = frames[0] if len(frames) == 1 else b"".join(frames)
+        count = len(frames)
+        dropped = [conn for conn in list(self._spectators) if not conn.send_shared(data, count)]
+        for conn in dropped:
+            self._spectators.discard(conn)
