@@ -11,6 +11,7 @@ import ipaddress
 import ssl
 import struct
 from pathlib import Path
+from typing import Any
 
 import pytest
 import structlog
@@ -27,7 +28,7 @@ from server.proxy_protocol import (
 )
 from tests.server.harness import RawClient, running_server
 
-PROXIED = {"proxy_protocol": True, "trusted_proxies": ("10.0.0.0/8", "127.0.0.1")}
+PROXIED: dict[str, Any] = {"proxy_protocol": True, "trusted_proxies": ("10.0.0.0/8", "127.0.0.1")}
 
 
 def v1(source: str = "203.0.113.7", port: int = 40000) -> bytes:
@@ -142,7 +143,7 @@ async def test_the_announced_client_is_who_the_connection_cap_counts(header: byt
 
 
 async def test_two_clients_behind_one_proxy_have_their_own_rate_limits() -> None:
-    limits = {"address_message_rate": 1.0, "address_message_burst": 5.0}
+    limits: dict[str, Any] = {"address_message_rate": 1.0, "address_message_burst": 5.0}
     async with running_server(**PROXIED, **limits) as server:
         assert server.port is not None
         flooder = await through_proxy(server.port, v2("198.51.100.1"))
@@ -213,7 +214,7 @@ async def test_the_header_comes_before_tls(tmp_path: Path) -> None:
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     issued.private_key_pem.write_to_path(str(key))
     cert.write_bytes(b"".join(b.bytes() for b in issued.cert_chain_pems))
-    tls = {"tls_cert": str(cert), "tls_key": str(key)}
+    tls: dict[str, Any] = {"tls_cert": str(cert), "tls_key": str(key)}
     async with running_server(max_connections_per_address=1, **PROXIED, **tls) as server:
         assert server.port is not None
         context = ssl.create_default_context()
