@@ -24,6 +24,7 @@ import itertools
 import math
 import os
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 import msgspec
@@ -47,6 +48,30 @@ LAZY_FLUSH_BUSY = 0.25
 #: the event loop counts as busy when it spent more than this share of a tick
 #: working, or when a tick came more than `BUSY_LATE` late (it was short of CPU)
 BUSY_SHARE, BUSY_LATE = 0.75, 0.005
+
+
+class SharedFrames:
+    """Encoded frames that several connections send: a match's update to its spectators.
+
+    `frames` are the protocol's length-prefixed frames (what a TCP client
+    reads); a connection with another wire framing (a WebSocket the server
+    holds: server/web/websocket.py) converts them once per framing, here,
+    and every such connection writes the same converted bytes.
+    """
+
+    __slots__ = ("_wire", "count", "frames")
+
+    def __init__(self, frames: bytes, count: int) -> None:
+        self.frames = frames
+        self.count = count
+        self._wire: dict[str, bytes] = {}
+
+    def wire(self, framing: str, convert: Callable[[bytes], bytes]) -> bytes:
+        """The frames in `framing`, converted by `convert` the first time it is asked for."""
+        found = self._wire.get(framing)
+        if found is None:
+            found = self._wire[framing] = convert(self.frames)
+        return found
 
 
 class Flushable(Protocol):
@@ -128,6 +153,13 @@ class Connection:
     ) -> None:
         self.id = f"c{next(_ids)}"
         self.stream = stream
+        # a stream with a wire framing of its own (a WebSocket the server holds) takes
+        # protocol frames converted by its `wire_frames`, and queues its control frames here
+        self._wire: Callable[[bytes], bytes] | None = getattr(stream, "wire_frames", None)
+        self.framing: str = getattr(stream, "framing", "frames")
+        attach = getattr(stream, "attach_writer", None)
+        if attach is not None:
+            attach(self.send_wire)
         self.reader = FrameReader(stream, max_frame)
         self.decoder = client_message_decoder()
         self._queue: collections.deque[bytes] = collections.deque()
@@ -178,6 +210,8 @@ class Connection:
         one system call instead of two, and no delay to anything the client
         must act on.
         """
+        if self._wire is not None:
+            frame = self._wire(frame)
         if not self._admit(len(frame), 1):
             return False
         self._queue.append(frame)
@@ -187,12 +221,22 @@ class Connection:
             self._flusher.hold(self)
         return True
 
-    def send_shared(self, frames: bytes, count: int) -> bool:
-        """Send `count` encoded frames, the same `bytes` every spectator gets, now.
+    def send_wire(self, data: bytes) -> bool:
+        """Queue bytes already in this connection's wire framing (a WebSocket's pong), urgent."""
+        if not self._admit(len(data), 1):
+            return False
+        self._queue.append(data)
+        self.flush()
+        return True
+
+    def send_shared(self, shared: SharedFrames) -> bool:
+        """Send frames that every spectator of a match gets (the same bytes), now.
 
         The spectators' path (server/fanout.py): when nothing waits for this
         client and the socket takes it all, one write and nothing else.
         """
+        count = shared.count
+        frames = shared.frames if self._wire is None else shared.wire(self.framing, self._wire)
         if (
             not self._queue
             and self._socket is not None
@@ -230,16 +274,15 @@ class Connection:
         if self._queued_frames + count > self._limit or self._queued_bytes + size > self._max_bytes:
             log.warning("slow_consumer", conn=self.id, name=self.name)
             # the one frame allowed past the limit: why the connection closes
-            self._queue.append(
-                encode_message(
-                    Error(
-                        code="slow_consumer",
-                        message=f"more than {self._limit} frames or {self._max_bytes} bytes"
-                        " waiting to be read",
-                        fatal=True,
-                    )
+            error = encode_message(
+                Error(
+                    code="slow_consumer",
+                    message=f"more than {self._limit} frames or {self._max_bytes} bytes"
+                    " waiting to be read",
+                    fatal=True,
                 )
             )
+            self._queue.append(error if self._wire is None else self._wire(error))
             self.close("slow_consumer")
             return False
         self._queued_bytes += size

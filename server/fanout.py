@@ -5,7 +5,9 @@ server per move is what a thousand cost a thousand times. So the match hands
 each frame over once (`publish`); the frames that wait are joined once into
 one `bytes` (`flush`), and that one object is what every spectator's
 connection writes: no encoding, no copy and no task per spectator, only the
-write itself (`Connection.send_shared`).
+write itself (`Connection.send_shared`). A WebSocket spectator on a socket the
+server holds (server/web/websocket.py) writes the same frames as WebSocket
+messages, converted once per flush for all of them (`SharedFrames.wire`).
 
 Why frames may wait: on loopback a write system call costs more than the
 rest of what a spectator costs, and a match played fast (engines, a
@@ -33,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from server.connection import LAZY_FLUSH
+from server.connection import LAZY_FLUSH, SharedFrames
 
 if TYPE_CHECKING:
     from server.connection import Connection, LazyFlusher
@@ -86,8 +88,7 @@ class Fanout:
             return
         self._pending = []
         self._last_flush = trio.current_time()
-        data = frames[0] if len(frames) == 1 else b"".join(frames)
-        count = len(frames)
-        dropped = [conn for conn in list(self._spectators) if not conn.send_shared(data, count)]
+        shared = SharedFrames(frames[0] if len(frames) == 1 else b"".join(frames), len(frames))
+        dropped = [conn for conn in list(self._spectators) if not conn.send_shared(shared)]
         for conn in dropped:
             self._spectators.discard(conn)
