@@ -7,6 +7,7 @@ writes them, so "the same bytes" is checked byte for byte.
 from __future__ import annotations
 
 import socket
+from typing import Any
 
 import msgspec
 import trio
@@ -14,7 +15,7 @@ import trio
 from protocol.messages import Error, MatchEnd, MatchStart, Turn, Update
 from tests.server.harness import RawClient, play_randomly, running_server, start_pair
 
-BIG = {"game": "gomoku", "options": {"width": 19, "height": 19, "k": 5}}
+BIG: dict[str, Any] = {"game": "gomoku", "options": {"width": 19, "height": 19, "k": 5}}
 
 
 async def watcher(
@@ -97,7 +98,10 @@ async def test_a_spectator_that_does_not_read_is_dropped_and_nobody_else_notices
     async with running_server(max_buffered_bytes=64 * 1024) as server:
         assert server.port is not None
         players = [await RawClient.connect(server.port) for _ in range(2)]
-        long_game = {"game": "gomoku", "options": {"width": 26, "height": 26, "k": 6}}
+        long_game: dict[str, Any] = {
+            "game": "gomoku",
+            "options": {"width": 26, "height": 26, "k": 6},
+        }
         match, by_seat, _ = await start_pair(players, **long_game)
         stuck = await watcher(server.port, match, name="stuck", receive_buffer=4096)
         # small kernel buffers on both ends: a few updates fill them, then the server's queue
