@@ -1,8 +1,10 @@
-"""The web app (Starlette, an ASGI app) and its server (hypercorn's Trio worker).
+"""The web app (Starlette, an ASGI app) and its server (server/web/door.py, hypercorn).
 
 Routes: the pages (one shell, `static/index.html`, for every page path), the
 static assets shipped in the package, ``/ws`` (the protocol over a
-WebSocket, served by `ArenaServer.handle_connection`), ``/api/...`` (read
+WebSocket, served by `ArenaServer.handle_connection`; upgrades are taken by
+the front door before they reach this app, save one on a kept-alive HTTP
+connection), ``/api/...`` (read
 only, server/web/api.py) and ``POST /engine`` (start an engine for a human).
 Everything runs in the arena server's own Trio process.
 """

@@ -45,8 +45,9 @@ log = structlog.get_logger("arena.web")
 
 #: the longest request head read here; a longer one is hypercorn's to refuse
 MAX_HEAD = 16 * 1024
-#: seconds a new connection has to send its first request head
-HEAD_TIMEOUT = 10.0
+#: seconds a new connection has to send its first request head (hypercorn's keep-alive
+#: timeout for an idle connection); one that sends nothing at all is closed
+HEAD_TIMEOUT = 5.0
 
 
 class ReplayStream(trio.abc.Stream):
@@ -147,6 +148,9 @@ class FrontDoor:
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 await trio.aclose_forcefully(stream)
                 return
+        if not read:  # silent, or gone
+            await trio.aclose_forcefully(stream)
+            return
         head, found, rest = read.partition(b"\r\n\r\n")
         parsed = parse_head(head) if found else None
         if parsed is not None and is_upgrade(*parsed):
