@@ -8,6 +8,7 @@ a balancer would send (v1 text, v2 binary), then speaks the protocol.
 from __future__ import annotations
 
 import ipaddress
+import re
 import ssl
 import struct
 from pathlib import Path
@@ -19,10 +20,12 @@ import trio
 import trustme
 
 from protocol.messages import Error, Pong
+from server.config import build_config
 from server.proxy_protocol import (
     V2_SIGNATURE,
     ProxiedSource,
     ProxyHeaderError,
+    TrustedProxies,
     parse_v1,
     parse_v2,
 )
@@ -226,3 +229,25 @@ async def test_the_header_comes_before_tls(tmp_path: Path) -> None:
             client = RawClient(trio.SSLStream(tcp, context, server_hostname="127.0.0.1"))
             await client.hello(source)
             clients.append(client)
+
+
+def test_the_environment_turns_it_on() -> None:
+    env = {"ARENA_PROXY_PROTOCOL": "yes", "ARENA_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1"}
+    config = build_config({}, env)
+    assert config.proxy_protocol and config.trusted_proxies == ("10.0.0.0/8", "127.0.0.1")
+    assert not build_config({}, {}).proxy_protocol  # off by default
+    with pytest.raises(ValueError, match="needs the proxies it trusts"):
+        build_config({}, {"ARENA_PROXY_PROTOCOL": "1"})
+    with pytest.raises(
+        ValueError, match=re.escape("'10.0.0.0/33' is not an IP address or network")
+    ):
+        build_config({}, {**env, "ARENA_TRUSTED_PROXIES": "10.0.0.0/33"})
+    with pytest.raises(ValueError, match="ARENA_PROXY_PROTOCOL='maybe' is not a valid yes/no"):
+        build_config({}, {**env, "ARENA_PROXY_PROTOCOL": "maybe"})
+
+
+def test_trusted_networks_match_mapped_addresses() -> None:
+    proxies = TrustedProxies(["10.0.0.0/8", "::ffff:192.0.2.0/120", "2001:db8::/32"])
+    assert proxies.trusts("10.1.2.3") and proxies.trusts("::ffff:10.1.2.3")
+    assert proxies.trusts("192.0.2.77") and proxies.trusts("2001:db8::1")
+    assert not proxies.trusts("11.0.0.1") and not proxies.trusts("not an address")
