@@ -137,6 +137,14 @@ class FrontDoor:
         self._context = WorkerContext(None)
 
     async def handle(self, stream: trio.SocketStream) -> None:
+        """Serve one connection; whatever goes wrong ends that connection only."""
+        try:
+            await self._handle(stream)
+        except Exception as exc:  # contained: an escaping error would stop the web port
+            log.error("web_connection_crashed", error=repr(exc), exc_info=True)
+            await trio.aclose_forcefully(stream)
+
+    async def _handle(self, stream: trio.SocketStream) -> None:
         read = b""
         with trio.move_on_after(HEAD_TIMEOUT):
             try:
@@ -194,7 +202,11 @@ class FrontDoor:
             max_message=self.config.max_message,
             buffered=rest,
         )
-        host, port = stream.socket.getpeername()[:2]
+        try:
+            host, port = stream.socket.getpeername()[:2]
+        except OSError:  # gone already
+            await trio.aclose_forcefully(stream)
+            return
         await self.server.handle_connection(websocket, peer=f"{host}:{port}")
 
 

@@ -160,7 +160,7 @@ class RawWebSocketStream(trio.abc.Stream):
     def _parse(self) -> None:
         """Every whole client frame in `_raw`: messages to `_inbound`, control frames answered."""
         raw = self._raw
-        while len(raw) >= 2:
+        while len(raw) >= 2 and not self._eof:
             first, second = raw[0], raw[1]
             if first & 0x70:
                 raise WebSocketError(1002, "no extension was negotiated (RSV bits set)")
