@@ -110,6 +110,26 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         " as aborted and clients are told.",
     )
     add_server_options(parser)
+    balancer = parser.add_argument_group(
+        "behind a TCP load balancer (docs/PROTOCOL.md, section 6: the PROXY protocol)"
+    )
+    balancer.add_argument(
+        "--proxy-protocol",
+        action="store_const",
+        const=True,
+        default=None,
+        help="connections from a --trusted-proxy begin with a PROXY protocol header (v1 or v2)"
+        " naming the client, whose address the limits count; off by default"
+        " [$ARENA_PROXY_PROTOCOL]",
+    )
+    balancer.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=None,
+        metavar="ADDRESS[/BITS]",
+        help="a load balancer's address or network (repeatable)"
+        " [$ARENA_TRUSTED_PROXIES, comma-separated]",
+    )
     web = parser.add_argument_group("web app (docs/WEB.md)")
     web.add_argument(
         "--web",
@@ -248,7 +268,12 @@ def _serve(server: ArenaServer, web: WebConfig | None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        config = build_config(config_overrides(args))
+        overrides = config_overrides(args)
+        overrides["proxy_protocol"] = args.proxy_protocol
+        overrides["trusted_proxies"] = (
+            None if args.trusted_proxy is None else tuple(args.trusted_proxy)
+        )
+        config = build_config(overrides)
         check_port_free(config.host, config.port)  # a busy port: one line, before anything
         tls_context(config)  # an unusable certificate is one line, before anything starts
         web = web_config(args, config.host)

@@ -66,9 +66,10 @@ class Server:
 
 
 @contextlib.contextmanager
-def arena_server(tmp: Path) -> Iterator[Server]:
+def arena_server(tmp: Path, settings: dict[str, str] | None = None) -> Iterator[Server]:
+    """`arena serve --web` in a child process; `settings`: more ARENA_* variables."""
     log = tmp / "serve.log"
-    env = {**os.environ, "ARENA_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "ARENA_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1", **(settings or {})}
     argv = [sys.executable, "-m", "arena_cli.main", "serve", "--port", "0"]
     argv += ["--db", str(tmp / "bench.sqlite"), "--move-time", "30", "--web", "127.0.0.1:0"]
     with open(log, "wb") as out:
@@ -110,13 +111,20 @@ class Run:
     server_cpu: float = 0.0
 
 
-async def player(server: Server, name: str, run: Run, ready: trio.Event, started: Any) -> None:
+async def player(
+    server: Server,
+    name: str,
+    run: Run,
+    ready: trio.Event,
+    started: Any,
+    options: dict[str, Any] = OPTIONS,
+) -> None:
     rng = random.Random(name)
     stream = await trio.open_tcp_stream("127.0.0.1", server.tcp_port)
     reader = FrameReader(stream, 1 << 20)
     decoder = server_message_decoder()
     await stream.send_all(encode_message(Hello(PROTOCOL_VERSION, name)))
-    await stream.send_all(encode_message(Seek(GAME, OPTIONS, 30.0)))
+    await stream.send_all(encode_message(Seek(GAME, options, 30.0)))
     while True:
         message = decoder.decode(await reader.read_frame())
         if isinstance(message, MatchStart):

@@ -35,6 +35,7 @@ from server.connection import Connection, LazyFlusher
 from server.limits import Addresses, ClientBudget, address_of
 from server.lobby import Lobby, RequestError
 from server.match import Stats
+from server.proxy_protocol import ProxyHeaderError, TrustedProxies, read_header
 from server.reactor import Reactor
 from server.requests import Requests
 from store import (
@@ -79,6 +80,8 @@ class ArenaServer:
         )
         self.connections = 0
         self.addresses = Addresses(config)
+        #: with the PROXY protocol: whose connections begin with a header naming the client
+        self.proxies = TrustedProxies(config.trusted_proxies if config.proxy_protocol else ())
         self.accounts = Accounts(
             None if store is None else store.accounts,
             mode=config.accounts,
@@ -171,7 +174,9 @@ class ArenaServer:
                     nursery.start_soon(self.flusher.run)
                     await nursery.start(self.reactor.run)
                     nursery.start_soon(self._sweep)
-                    self.lobby = Lobby(self.config, self.recorder, nursery, stats=self.stats)
+                    self.lobby = Lobby(
+                        self.config, self.recorder, nursery, stats=self.stats, flusher=self.flusher
+                    )
                     if self.cluster is not None:
                         seeks = ClusterSeeks(self.lobby, self.cluster)
                         self.lobby.cluster_seeks = seeks
@@ -191,8 +196,16 @@ class ArenaServer:
         """Serve one client connection until it closes.
 
         `peer` ("host:port") names a client the stream cannot tell (a WebSocket):
-        its address is what per-address limits count.
+        its address is what per-address limits count. A TCP connection from a
+        trusted proxy (``--proxy-protocol``) names its client in a PROXY header
+        first; one without a usable header is closed, and nobody else is harmed.
         """
+        proxy: str | None = None  # the load balancer a PROXY header came through
+        if peer is None and self.proxies:
+            proxy, peer, admitted = await self._proxy_header(stream)
+            if not admitted:
+                await trio.aclose_forcefully(stream)
+                return
         conn = Connection(
             stream,
             max_frame=self.config.max_frame,
@@ -214,7 +227,10 @@ class ArenaServer:
         self.connections += 1
         self.open_connections.add(conn)
         with structlog.contextvars.bound_contextvars(conn=conn.id):
-            log.info("connected", peer=conn.peer)
+            if proxy is None:
+                log.info("connected", peer=conn.peer)
+            else:
+                log.info("connected", peer=conn.peer, proxy=proxy)
             try:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(conn.writer)
@@ -239,6 +255,39 @@ class ArenaServer:
                     self.addresses.release(conn.address)
                 await trio.aclose_forcefully(stream)
                 log.info("disconnected", reason=conn.close_code, name=conn.name)
+
+    async def _proxy_header(self, stream: trio.abc.Stream) -> tuple[str | None, str | None, bool]:
+        """(the proxy, the client it names, admitted) for a connection that may be proxied.
+
+        Only a TCP connection from a trusted address is expected to begin with
+        a header (read before TLS and the hello, within `handshake_timeout`);
+        any other is served as it is: (None, None, True).
+        """
+        inner = getattr(stream, "transport_stream", stream)  # TLS: the TCP stream underneath
+        sock = getattr(inner, "socket", None)
+        if sock is None:
+            return None, None, True
+        try:
+            name = sock.getpeername()
+        except OSError:
+            return None, None, True
+        if not isinstance(name, tuple) or not self.proxies.trusts(name[0]):
+            return None, None, True
+        proxy = f"{name[0]}:{name[1]}"
+        timeout = self.config.handshake_timeout
+        try:
+            with trio.fail_after(timeout):
+                source = await read_header(sock)
+        except trio.TooSlowError:
+            error = ProxyHeaderError("proxy_header_timeout", f"no PROXY header within {timeout:g}s")
+        except ProxyHeaderError as exc:
+            error = exc
+        except OSError as exc:
+            error = ProxyHeaderError("proxy_header_missing", f"connection lost: {exc}")
+        else:
+            return proxy, source.peer(), True
+        log.warning("proxy_header_refused", peer=proxy, code=error.code, error=error.message)
+        return proxy, None, False
 
     async def _session(self, conn: Connection) -> None:
         try:

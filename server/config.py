@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from protocol.codec import DEFAULT_MAX_FRAME
+from server.proxy_protocol import parse_network
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +107,10 @@ class ServerConfig:
     #: on a shared database: where clients reach this node ("host:port"; default: the
     #: address it listens on)
     advertise: str | None = None
+    #: behind a TCP load balancer: connections from `trusted_proxies` (IP addresses or
+    #: networks) begin with a PROXY protocol header naming the client (server/proxy_protocol.py)
+    proxy_protocol: bool = False
+    trusted_proxies: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -134,6 +139,12 @@ class ServerConfig:
             raise ValueError(f"pool_grace must be >= 0 seconds, not {self.pool_grace!r}")
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("TLS needs both a certificate (--tls-cert) and its key (--tls-key)")
+        if self.proxy_protocol and not self.trusted_proxies:
+            raise ValueError(
+                "the PROXY protocol needs the proxies it trusts (--trusted-proxy ADDRESS[/BITS])"
+            )
+        for network in self.trusted_proxies:
+            parse_network(network)  # ValueError naming it
         if self.accounts not in ("open", "registered"):
             raise ValueError(f"accounts must be 'open' or 'registered', not {self.accounts!r}")
 
@@ -169,6 +180,21 @@ def parse_clock(text: str) -> tuple[float, float]:
         raise ValueError(f"{text!r} is not MINUTES+SECONDS (e.g. 5+3)") from None
 
 
+def parse_flag(text: str) -> bool:
+    """``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off`` (any case)."""
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{text!r} is not a yes/no value (1, true, yes, on; 0, false, no, off)")
+
+
+def parse_list(text: str) -> tuple[str, ...]:
+    """``a, b,c`` -> ("a", "b", "c")."""
+    return tuple(item.strip() for item in text.split(",") if item.strip())
+
+
 ENV_VARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "ARENA_HOST": ("host", str),
     "ARENA_PORT": ("port", int),
@@ -191,6 +217,8 @@ ENV_VARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "ARENA_TLS_KEY": ("tls_key", str),
     "ARENA_NODE_LEASE": ("node_lease", float),
     "ARENA_ADVERTISE": ("advertise", str),
+    "ARENA_PROXY_PROTOCOL": ("proxy_protocol", parse_flag),
+    "ARENA_TRUSTED_PROXIES": ("trusted_proxies", parse_list),
     **{f"ARENA_{name.upper()}": (name, kind) for name, kind in LIMIT_FIELDS.items()},
 }
 
@@ -210,7 +238,10 @@ def build_config(
         try:
             values[name] = parse(raw)
         except ValueError:
-            what = {"parse_clock": "time control (MINUTES+SECONDS, e.g. 5+3)"}
+            what = {
+                "parse_clock": "time control (MINUTES+SECONDS, e.g. 5+3)",
+                "parse_flag": "yes/no value (1, true, yes, on; 0, false, no, off)",
+            }
             kind = what.get(getattr(parse, "__name__", ""), getattr(parse, "__name__", "value"))
             raise ValueError(f"{var}={raw!r} is not a valid {kind}") from None
     values.update({k: v for k, v in overrides.items() if v is not None})

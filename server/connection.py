@@ -24,7 +24,8 @@ import itertools
 import math
 import os
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 import structlog
@@ -49,6 +50,38 @@ LAZY_FLUSH_BUSY = 0.25
 BUSY_SHARE, BUSY_LATE = 0.75, 0.005
 
 
+class SharedFrames:
+    """Encoded frames that several connections send: a match's update to its spectators.
+
+    `frames` are the protocol's length-prefixed frames (what a TCP client
+    reads); a connection with another wire framing (a WebSocket the server
+    holds: server/web/websocket.py) converts them once per framing, here,
+    and every such connection writes the same converted bytes.
+    """
+
+    __slots__ = ("_wire", "count", "frames")
+
+    def __init__(self, frames: bytes, count: int) -> None:
+        self.frames = frames
+        self.count = count
+        self._wire: dict[str, bytes] = {}
+
+    def wire(self, framing: str, convert: Callable[[bytes], bytes]) -> bytes:
+        """The frames in `framing`, converted by `convert` the first time it is asked for."""
+        found = self._wire.get(framing)
+        if found is None:
+            found = self._wire[framing] = convert(self.frames)
+        return found
+
+
+class Flushable(Protocol):
+    """What the `LazyFlusher` holds: a connection, or a match's spectators (server/fanout.py)."""
+
+    lazy_generation: int | None
+
+    def flush(self) -> None: ...
+
+
 class LazyFlusher:
     """Sends every connection's waiting non-urgent frames within `LAZY_FLUSH` seconds.
 
@@ -70,13 +103,13 @@ class LazyFlusher:
 
     def __init__(self) -> None:
         self._generation = 0  # the number of the generation now collecting
-        self._pending: set[Connection] = set()
+        self._pending: set[Flushable] = set()
         # older generations, oldest first: (number, when it began collecting, connections)
-        self._generations: collections.deque[tuple[int, float, set[Connection]]] = (
+        self._generations: collections.deque[tuple[int, float, set[Flushable]]] = (
             collections.deque()
         )
 
-    def hold(self, conn: Connection) -> None:
+    def hold(self, conn: Flushable) -> None:
         """`conn` has a frame waiting: flush it when its generation's time is up."""
         if conn.lazy_generation is None:  # else an older frame already waits, and counts
             conn.lazy_generation = self._generation
@@ -120,12 +153,20 @@ class Connection:
     ) -> None:
         self.id = f"c{next(_ids)}"
         self.stream = stream
+        # a stream with a wire framing of its own (a WebSocket the server holds) takes
+        # protocol frames converted by its `wire_frames`, and queues its control frames here
+        self._wire: Callable[[bytes], bytes] | None = getattr(stream, "wire_frames", None)
+        self.framing: str = getattr(stream, "framing", "frames")
+        attach = getattr(stream, "attach_writer", None)
+        if attach is not None:
+            attach(self.send_wire)
         self.reader = FrameReader(stream, max_frame)
         self.decoder = client_message_decoder()
         self._queue: collections.deque[bytes] = collections.deque()
         self._limit = queue
         self._max_bytes = max_bytes
         self._queued_bytes = 0
+        self._queued_frames = 0  # frames in `_queue` (a shared write may hold several)
         self._wake = trio.Event()
         self._urgent = False
         self._flusher = flusher
@@ -169,29 +210,83 @@ class Connection:
         one system call instead of two, and no delay to anything the client
         must act on.
         """
-        if self.closed:
-            return False
-        if len(self._queue) >= self._limit or self._queued_bytes + len(frame) > self._max_bytes:
-            log.warning("slow_consumer", conn=self.id, name=self.name)
-            # the one frame allowed past the limit: why the connection closes
-            self._queue.append(
-                encode_message(
-                    Error(
-                        code="slow_consumer",
-                        message=f"more than {self._limit} frames or {self._max_bytes} bytes"
-                        " waiting to be read",
-                        fatal=True,
-                    )
-                )
-            )
-            self.close("slow_consumer")
+        if self._wire is not None:
+            frame = self._wire(frame)
+        if not self._admit(len(frame), 1):
             return False
         self._queue.append(frame)
-        self._queued_bytes += len(frame)
         if urgent or self._flusher is None:
             self.flush()
         else:
             self._flusher.hold(self)
+        return True
+
+    def send_wire(self, data: bytes) -> bool:
+        """Queue bytes already in this connection's wire framing (a WebSocket's pong), urgent."""
+        if not self._admit(len(data), 1):
+            return False
+        self._queue.append(data)
+        self.flush()
+        return True
+
+    def send_shared(self, shared: SharedFrames) -> bool:
+        """Send frames that every spectator of a match gets (the same bytes), now.
+
+        The spectators' path (server/fanout.py): when nothing waits for this
+        client and the socket takes it all, one write and nothing else.
+        """
+        count = shared.count
+        frames = shared.frames if self._wire is None else shared.wire(self.framing, self._wire)
+        if (
+            not self._queue
+            and self._socket is not None
+            and not self._sending
+            and not self.closed
+            and len(frames) <= self._max_bytes
+        ):
+            try:
+                sent = os.write(self._socket.fileno(), frames)
+            except BlockingIOError:
+                sent = 0
+            except OSError:  # reset, broken pipe: the connection is gone
+                self.close("connection_lost")
+                return False
+            if sent == len(frames):
+                return True
+            rest = frames[sent:] if sent else frames
+            self._queue.append(rest)
+            self._queued_bytes, self._queued_frames = len(rest), 1
+            self._sending = True  # the rest waits for the client to read
+            self._urgent = True
+            self._wake.set()
+            return True
+        if not self._admit(len(frames), count):
+            return False
+        self._queue.append(frames)
+        self.flush()
+        return True
+
+    def _admit(self, size: int, count: int) -> bool:
+        """Count `count` frames of `size` bytes into the queue; False (and closed) if the
+        client is too slow for them."""
+        if self.closed:
+            return False
+        if self._queued_frames + count > self._limit or self._queued_bytes + size > self._max_bytes:
+            log.warning("slow_consumer", conn=self.id, name=self.name)
+            # the one frame allowed past the limit: why the connection closes
+            error = encode_message(
+                Error(
+                    code="slow_consumer",
+                    message=f"more than {self._limit} frames or {self._max_bytes} bytes"
+                    " waiting to be read",
+                    fatal=True,
+                )
+            )
+            self._queue.append(error if self._wire is None else self._wire(error))
+            self.close("slow_consumer")
+            return False
+        self._queued_bytes += size
+        self._queued_frames += count
         return True
 
     def flush(self) -> None:
@@ -203,7 +298,7 @@ class Connection:
         if self._socket is not None and not self._sending and not self.closed:
             data = b"".join(queue) if len(queue) > 1 else queue[0]
             queue.clear()
-            self._queued_bytes = 0
+            self._queued_bytes = self._queued_frames = 0
             try:
                 sent = os.write(self._socket.fileno(), data)
             except BlockingIOError:
@@ -214,7 +309,7 @@ class Connection:
             if sent == len(data):
                 return
             queue.append(data[sent:])
-            self._queued_bytes = len(data) - sent
+            self._queued_bytes, self._queued_frames = len(data) - sent, 1
             self._sending = True  # the rest waits for the client to read
         self._urgent = True
         self._wake.set()
@@ -262,7 +357,7 @@ class Connection:
                 if queue and (self._urgent or self.closed):
                     data = b"".join(queue) if len(queue) > 1 else queue[0]
                     queue.clear()
-                    self._queued_bytes = 0
+                    self._queued_bytes = self._queued_frames = 0
                     self._urgent = False
                     self._sending = True
                     await stream.send_all(data)

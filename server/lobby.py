@@ -26,7 +26,7 @@ from protocol.messages import (
     Seeking,
 )
 from server.config import MatchPolicy, ServerConfig
-from server.connection import Connection
+from server.connection import Connection, LazyFlusher
 from server.errors import RequestError as RequestError
 from server.match import Match, Stats
 from server.membership import Membership
@@ -74,6 +74,8 @@ class Lobby:
     recorder: Recorder
     nursery: trio.Nursery
     stats: Stats | None = None
+    #: the server's flusher: spectators' frames wait for it (server/fanout.py)
+    flusher: LazyFlusher | None = None
     rng: random.Random = field(default_factory=random.Random)
     matches: dict[str, Match] = field(default_factory=dict)
     tokens: dict[str, tuple[Match, int]] = field(default_factory=dict)
@@ -153,6 +155,7 @@ class Lobby:
             self.recorder,
             stats=self.stats,
             on_over=self._match_over,
+            flusher=self.flusher,
             **kwargs,
         )
         for seat in match.seats:

@@ -50,7 +50,8 @@ from protocol.messages import (
 )
 from server.clock import GameClock
 from server.config import MatchPolicy
-from server.connection import Connection
+from server.connection import Connection, LazyFlusher
+from server.fanout import Fanout
 from server.match_ids import new_match_id
 from store import Recorder
 from store.records import ClockTag, MatchRecord, MatchTags, ResultRecord
@@ -98,6 +99,7 @@ class Match:
         max_plies: int | None = None,
         clock: Clock | None = None,
         on_over: Callable[[Match], None] | None = None,
+        flusher: LazyFlusher | None = None,
     ) -> None:
         if len(players) != game.num_players:
             raise ValueError(f"{game.name} needs {game.num_players} players, got {len(players)}")
@@ -123,7 +125,8 @@ class Match:
             Seat(index, name, secrets.token_urlsafe(16), conn)
             for index, (name, conn) in enumerate(players)
         ]
-        self.spectators: set[Connection] = set()
+        #: its spectators; an update is encoded once and the same bytes go to each
+        self.spectators = Fanout(flusher)
         # connections told only the result (a tournament director)
         self.observers: set[Connection] = set()
         self.state: Any = game.initial_state()
@@ -202,19 +205,16 @@ class Match:
 
         `lazy_seats`: the seats' copies wait for the caller's flush (or the
         seat's next frame), so an update and the turn that follows it leave
-        in one write.
+        in one write; the spectators' may travel with the updates that follow
+        it within `LAZY_FLUSH` (server/fanout.py).
         """
         for seat in self.seats:
             if seat.conn is not None:
                 seat.conn.send_frame(frame, urgent=not lazy_seats)
-        if self.spectators:
-            for spectator in list(self.spectators):
-                if not spectator.send_frame(frame):
-                    self.spectators.discard(spectator)
+        self.spectators.publish(frame, urgent=not lazy_seats)
 
     def add_spectator(self, conn: Connection) -> None:
-        self.spectators.add(conn)
-        conn.send(self.start_message(None))
+        self.spectators.add(conn, encode_message(self.start_message(None)))
 
     # --- the match task ----------------------------------------------------------
 

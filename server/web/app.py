@@ -1,8 +1,10 @@
-"""The web app (Starlette, an ASGI app) and its server (hypercorn's Trio worker).
+"""The web app (Starlette, an ASGI app) and its server (server/web/door.py, hypercorn).
 
 Routes: the pages (one shell, `static/index.html`, for every page path), the
 static assets shipped in the package, ``/ws`` (the protocol over a
-WebSocket, served by `ArenaServer.handle_connection`), ``/api/...`` (read
+WebSocket, served by `ArenaServer.handle_connection`; upgrades are taken by
+the front door before they reach this app, save one on a kept-alive HTTP
+connection), ``/api/...`` (read
 only, server/web/api.py) and ``POST /engine`` (start an engine for a human).
 Everything runs in the arena server's own Trio process.
 """
@@ -10,13 +12,10 @@ Everything runs in the arena server's own Trio process.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import hypercorn.config
-import hypercorn.trio
 import msgspec
 import structlog
 import trio
@@ -29,7 +28,8 @@ from starlette.staticfiles import StaticFiles
 from games import make_game
 from server.app import ArenaServer
 from server.web.api import Api, json_response
-from server.web.config import WebConfig
+from server.web.config import WebConfig, header, origin_allowed
+from server.web.door import FrontDoor, serve_door
 from server.web.engines import EngineError, EngineLauncher, EngineRequest
 from server.web.stream import MSGPACK_SUBPROTOCOL, SUBPROTOCOLS, WebSocketStream
 
@@ -38,24 +38,6 @@ log = structlog.get_logger("arena.web")
 STATIC = Path(__file__).parent / "static"
 PAGES = ("/", "/watch/{match}", "/replay/{match}", "/play", "/tournament/{tournament}")
 MAX_ENGINE_BODY = 4096
-
-
-def _header(scope: Mapping[str, Any], name: bytes) -> str | None:
-    for key, value in scope.get("headers", []):
-        if key.lower() == name:
-            return str(value.decode("latin-1"))
-    return None
-
-
-def origin_allowed(scope: Mapping[str, Any], allowed: tuple[str, ...]) -> bool:
-    """No Origin (not a browser), the page's own origin, or one the operator allowed."""
-    origin = _header(scope, b"origin")
-    if origin is None:
-        return True
-    if origin.rstrip("/") in allowed:
-        return True
-    host = _header(scope, b"host")
-    return host is not None and urlsplit(origin).netloc.lower() == host.lower()
 
 
 class ProtocolEndpoint:
@@ -70,7 +52,7 @@ class ProtocolEndpoint:
         if first.get("type") != "websocket.connect":
             return
         if not origin_allowed(scope, self.config.origins):
-            log.info("websocket_refused", origin=_header(scope, b"origin"))
+            log.info("websocket_refused", origin=header(scope, b"origin"))
             await send({"type": "websocket.close", "code": 1008})  # HTTP 403
             return
         offered = scope.get("subprotocols") or []
@@ -174,15 +156,10 @@ async def serve_web(
     hyper.accesslog = None
     hyper.errorlog = logging.getLogger("arena.web.hypercorn")
     hyper.graceful_timeout = 1.0
+    door = FrontDoor(server, config, app, hyper)
     async with trio.open_nursery() as nursery:
         await nursery.start(launcher.run)
-        binds: list[str] = await nursery.start(
-            lambda task_status: hypercorn.trio.serve(
-                app,  # type: ignore[arg-type]
-                hyper,
-                task_status=task_status,
-            )
-        )
-        url = binds[0] if binds else f"http://{host}:{config.port}"
+        listeners = await nursery.start(serve_door, door, config.host, config.port)
+        url = f"http://{host}:{listeners[0].socket.getsockname()[1]}"
         log.info("web_listening", url=url, engines=sorted(config.engines))
         task_status.started(url)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
 
 #: engines offered to humans when `--engine` is not given
 DEFAULT_ENGINES = ("random", "mcts")
@@ -78,3 +81,22 @@ def parse_engine(text: str) -> tuple[str, str]:
     if not _NAME.match(name):
         raise ValueError(f"engine name must be 1-32 letters, digits, '_', '.' or '-', not {name!r}")
     return name, spec
+
+
+def header(scope: Mapping[str, Any], name: bytes) -> str | None:
+    """An ASGI scope's header `name` (lower case), decoded, or None."""
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def origin_allowed(scope: Mapping[str, Any], allowed: tuple[str, ...]) -> bool:
+    """No Origin (not a browser), the page's own origin, or one the operator allowed."""
+    origin = header(scope, b"origin")
+    if origin is None:
+        return True
+    if origin.rstrip("/") in allowed:
+        return True
+    host = header(scope, b"host")
+    return host is not None and urlsplit(origin).netloc.lower() == host.lower()

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import shlex
 import signal
+import socket
 from pathlib import Path
 
 import pexpect
 import pytest
 import trustme
 
+from protocol.codec import HEADER, encode_message, server_message_decoder
+from protocol.messages import PROTOCOL_VERSION, Hello
 from tests.arena_cli.cli import ARENA, Arena, clean_env, free_port, run
 from tests.arena_cli.examples import argv
 from tests.arena_cli.test_readme_sections import served
@@ -25,6 +28,7 @@ TLS_PLAY = "arena --ca ca.pem play connect4 human --host SERVER"
 REGISTERED = "arena serve --accounts registered"
 REGISTER = "ARENA_PASSWORD=PASSWORD arena play connect4 human --name NAME"
 WATCH = "arena watch --all --host SERVER"
+BALANCED = "arena serve --proxy-protocol --trusted-proxy 10.0.0.0/8 --trusted-proxy 127.0.0.1"
 
 SCENARIOS = {
     TLS_SERVE: "test_tls_server_and_client",
@@ -32,6 +36,7 @@ SCENARIOS = {
     REGISTERED: "test_registered_names_only",
     REGISTER: "test_registered_names_only",
     WATCH: "test_watch_every_match_from_anywhere",
+    BALANCED: "test_behind_a_load_balancer",
 }
 FILLED = {"SERVER": "127.0.0.1", "NAME": "alice", "PASSWORD": "correct-horse"}
 
@@ -111,3 +116,29 @@ def test_watch_every_match_from_anywhere(tmp_path: Path) -> None:
         finally:
             code, took = watcher.stop(signal.SIGINT)
         assert code == 130 and took < 2.5
+
+
+def test_behind_a_load_balancer(tmp_path: Path) -> None:
+    """This test is the balancer at 127.0.0.1: it begins each connection with a PROXY
+    header; with one connection allowed per address, two clients still get one each."""
+    env = clean_env(ARENA_PORT=str(free_port()), ARENA_MAX_CONNECTIONS_PER_ADDRESS="1")
+    with served(argv(BALANCED), tmp_path, env) as server:
+        port = int(env["ARENA_PORT"])
+        hello = encode_message(Hello(PROTOCOL_VERSION, "proxied"))
+        answers, held = [], []
+        try:
+            for source in ("198.51.100.1", "198.51.100.2", "198.51.100.1"):
+                sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+                held.append(sock)  # open while the next one tries
+                header = f"PROXY TCP4 {source} 192.0.2.1 40000 4242\r\n".encode()
+                sock.sendall(header + hello)
+                reader = sock.makefile("rb")
+                (length,) = HEADER.unpack(reader.read(HEADER.size))
+                answers.append(server_message_decoder().decode(reader.read(length)))
+        finally:
+            for sock in held:
+                sock.close()
+        assert [type(a).__name__ for a in answers] == ["Welcome", "Welcome", "Error"]
+        assert "198.51.100.1" in answers[2].message  # type: ignore[union-attr]
+        server.wait_for('"proxy": "127.0.0.1:')  # its "connected" lines name the balancer
+        assert '"peer": "198.51.100.2:40000"' in server.stdout
