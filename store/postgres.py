@@ -172,30 +172,22 @@ class PostgresDatabase:
         """Run `work` in one transaction; once more if the server ended the connection
         under it before it committed (then nothing of it was written). Any other database
         error is a `StoreError`."""
-        for attempt in (1, 2):
-            try:
-                with self.pool.connection() as db, db.transaction():
-                    return work(db)
-            except psycopg_pool.PoolTimeout:
-                raise StoreError(
-                    f"cannot connect to {self.path} (no connection within {CONNECT_TIMEOUT:g} s)"
-                ) from None
-            except psycopg.OperationalError as exc:
-                if attempt == 1 and _connection_ended(exc):
-                    continue
-                raise StoreError(describe_error(self.path, exc)) from None
-            except psycopg.Error as exc:
-                raise StoreError(describe_error(self.path, exc)) from None
-        raise AssertionError("unreachable")
+        return self._retrying(work, transaction=True)
 
     def query(self, read: Callable[[Any], T]) -> T:
         """Run `read` on a pooled connection; once more on a fresh one if the server ended
         the connection under it (a restart, a failover, an administrator): reads repeat
         safely. Any other database error is a `StoreError`."""
+        return self._retrying(read, transaction=False)
+
+    def _retrying(self, work: Callable[[Any], T], *, transaction: bool) -> T:
         for attempt in (1, 2):
             try:
                 with self.pool.connection() as db:
-                    return read(db)
+                    if not transaction:
+                        return work(db)
+                    with db.transaction():
+                        return work(db)
             except psycopg_pool.PoolTimeout:
                 raise StoreError(
                     f"cannot connect to {self.path} (no connection within {CONNECT_TIMEOUT:g} s)"
