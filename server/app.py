@@ -180,6 +180,7 @@ class ArenaServer:
                     if self.cluster is not None:
                         seeks = ClusterSeeks(self.lobby, self.cluster)
                         self.lobby.cluster_seeks = seeks
+                        self.requests.cluster_seeks = seeks
                         self.cluster.on_message = seeks.on_message
                     self.requests.lobby = self.lobby
                     yield nursery

@@ -10,7 +10,7 @@ import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 import structlog
@@ -34,9 +34,6 @@ from server.pool_desk import PoolDesk
 from server.pools import Pool, PooledSeek
 from store import Recorder
 from store.records import MatchTags
-
-if TYPE_CHECKING:
-    from server.cluster_seeks import ClusterSeeks
 
 log = structlog.get_logger("arena.server")
 
@@ -68,6 +65,12 @@ class Room:
     clock: Clock | None = None
 
 
+class SeekCanceller(Protocol):
+    """What the lobby tells the seeks that wait elsewhere (the shared database)."""
+
+    def cancel(self, conn: Connection) -> None: ...
+
+
 @dataclass
 class Lobby:
     config: ServerConfig
@@ -87,8 +90,9 @@ class Lobby:
     members: dict[Connection, Membership] = field(default_factory=dict)
     # connections that spectate every match, also those that start later (`spectate *`)
     followers: set[Connection] = field(default_factory=set)
-    #: on a shared database: plain seeks pair through it (server/cluster_seeks.py)
-    cluster_seeks: ClusterSeeks | None = None
+    #: on a shared database: plain seeks pair through it (server/cluster_seeks.py); told
+    #: when a connection's seek is over here
+    cluster_seeks: SeekCanceller | None = None
 
     def __post_init__(self) -> None:
         self.desk = PoolDesk(self)

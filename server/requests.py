@@ -41,7 +41,7 @@ from protocol.messages import (
     Status,
 )
 from server.cluster import Cluster
-from server.cluster_seeks import travels
+from server.cluster_seeks import ClusterSeeks, travels
 from server.config import ServerConfig
 from server.connection import Connection
 from server.limits import Addresses, ClientBudget, address_of
@@ -74,6 +74,8 @@ class Requests:
         self.lobby: Lobby | None = None
         #: this node, when several servers share the database (its view of the others)
         self.cluster: Cluster | None = None
+        #: its seeks, which pair through the database
+        self.cluster_seeks: ClusterSeeks | None = None
 
     def match_list(self) -> list[MatchInfo]:
         """The ``list`` answer: this server's matches, then those of the other nodes."""
@@ -107,7 +109,7 @@ class Requests:
         budget, shared = conn.budget, conn.shared_budget
         if type(message) is Pair or budget is None or shared is None:
             return False
-        if type(message) is Seek and self.lobby.cluster_seeks is not None and travels(message):
+        if type(message) is Seek and self.cluster_seeks is not None and travels(message):
             return False  # pairs through the shared database: the task waits for it
         if not self._charge(conn, budget, shared, conn.last_received):
             return False
@@ -126,7 +128,7 @@ class Requests:
     async def answer(self, conn: Connection, message: Any) -> None:
         """Answer a paced message (RequestError for a refusal); `pair` may wait for the
         records database."""
-        seeks = self.lobby.cluster_seeks if self.lobby is not None else None
+        seeks = self.cluster_seeks
         if isinstance(message, Seek) and seeks is not None and travels(message):
             _check_role(conn, message)
             if not self.credential_budget(conn):
