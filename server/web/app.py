@@ -4,18 +4,21 @@ Routes: the pages (one shell, `static/index.html`, for every page path), the
 static assets shipped in the package, ``/ws`` (the protocol over a
 WebSocket, served by `ArenaServer.handle_connection`; upgrades are taken by
 the front door before they reach this app, save one on a kept-alive HTTP
-connection), ``/api/...`` (read
-only, server/web/api.py) and ``POST /engine`` (start an engine for a human).
-Everything runs in the arena server's own Trio process.
+connection, or all of them when hypercorn's internals the front door uses
+are missing: server/web/hyper.py), ``/api/...`` (read only, server/web/api.py)
+and ``POST /engine`` (start an engine for a human). Everything runs in the
+arena server's own Trio process.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import Any
 
 import hypercorn.config
+import hypercorn.trio
 import msgspec
 import structlog
 import trio
@@ -31,6 +34,7 @@ from server.web.api import Api, json_response
 from server.web.config import WebConfig, header, origin_allowed
 from server.web.door import FrontDoor, serve_door
 from server.web.engines import EngineError, EngineLauncher, EngineRequest
+from server.web.hyper import http_connections
 from server.web.stream import MSGPACK_SUBPROTOCOL, SUBPROTOCOLS, WebSocketStream
 
 log = structlog.get_logger("arena.web")
@@ -156,10 +160,18 @@ async def serve_web(
     hyper.accesslog = None
     hyper.errorlog = logging.getLogger("arena.web.hypercorn")
     hyper.graceful_timeout = 1.0
-    door = FrontDoor(server, config, app, hyper)
+    http = http_connections(app, hyper)
     async with trio.open_nursery() as nursery:
         await nursery.start(launcher.run)
-        listeners = await nursery.start(serve_door, door, config.host, config.port)
-        url = f"http://{host}:{listeners[0].socket.getsockname()[1]}"
+        if isinstance(http, str):  # hypercorn's internals changed: all of the port is its own
+            log.warning("web_door_unavailable", reason=http, websocket="asgi")
+            asgi: Any = app  # hypercorn's ASGI types are narrower than Starlette's own
+            binds = await nursery.start(functools.partial(hypercorn.trio.serve, asgi, hyper))
+            port = int(binds[0].rpartition(":")[2])
+        else:
+            door = FrontDoor(server, config, http)
+            listeners = await nursery.start(serve_door, door, config.host, config.port)
+            port = listeners[0].socket.getsockname()[1]
+        url = f"http://{host}:{port}"
         log.info("web_listening", url=url, engines=sorted(config.engines))
         task_status.started(url)

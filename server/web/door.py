@@ -16,26 +16,26 @@ of its first request head (bounded in size and time):
   A later upgrade on a kept-alive HTTP connection is served by the ASGI
   endpoint, as before: same messages and limits, only slower.
 
-Hypercorn's connection handler (`hypercorn.trio.tcp_server.TCPServer`) is
-used directly, without its listener loop: the one place this module depends
-on hypercorn's internals.
+The handshake is read and validated by wsproto (`upgrade_request`), as are
+the frames after it (server/web/websocket.py). Hypercorn's connection handler
+comes from server/web/hyper.py, the one place that depends on hypercorn's
+internals; without it the whole port is hypercorn's (server/web/app.py).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
-import hypercorn.config
 import structlog
 import trio
-from hypercorn.trio.tcp_server import TCPServer
-from hypercorn.trio.worker_context import WorkerContext
-from hypercorn.typing import ConnectionState
-from hypercorn.utils import wrap_app
+from wsproto import ConnectionType, WSConnection
+from wsproto.events import AcceptConnection, RejectConnection, Request
+from wsproto.utilities import RemoteProtocolError
 
 from server.web.config import origin_allowed
 from server.web.stream import MSGPACK_SUBPROTOCOL, SUBPROTOCOLS
-from server.web.websocket import RawWebSocketStream, accept_token
+from server.web.websocket import RawWebSocketStream
 
 if TYPE_CHECKING:
     from server.app import ArenaServer
@@ -79,45 +79,18 @@ class ReplayStream(trio.abc.Stream):
         await self._stream.aclose()
 
 
-def parse_head(head: bytes) -> tuple[str, str, dict[bytes, bytes]] | None:
-    """(method, target, headers by lower-case name) of an HTTP/1.1 request head, or None."""
-    lines = head.split(b"\r\n")
-    request = lines[0].split(b" ")
-    if len(request) != 3 or request[2] != b"HTTP/1.1":
-        return None
-    headers: dict[bytes, bytes] = {}
-    for line in lines[1:]:
-        if not line:
-            continue
-        name, colon, value = line.partition(b":")
-        if not colon or not name or name != name.strip():
-            return None
-        key = name.lower()
-        value = value.strip()
-        headers[key] = headers[key] + b", " + value if key in headers else value
+def upgrade_request(read: bytes) -> tuple[Request, WSConnection] | None:
+    """The WebSocket opening handshake for ``/ws`` in `read`, as wsproto validated it
+    (RFC 6455 section 4.2.1), and the wsproto connection to accept it on; else None."""
+    protocol = WSConnection(ConnectionType.SERVER)
     try:
-        return request[0].decode("ascii"), request[1].decode("ascii"), headers
-    except UnicodeDecodeError:
+        protocol.receive_data(read)
+        event = next(protocol.events(), None)
+    except (RemoteProtocolError, UnicodeError):  # not a (valid) upgrade: hypercorn answers it
         return None
-
-
-def _tokens(value: bytes | None) -> list[str]:
-    if value is None:
-        return []
-    return [t.strip().lower() for t in value.decode("latin-1").split(",") if t.strip()]
-
-
-def is_upgrade(method: str, target: str, headers: dict[bytes, bytes]) -> bool:
-    """A WebSocket opening handshake for ``/ws`` (RFC 6455 section 4.2.1)."""
-    return (
-        method == "GET"
-        and target.partition("?")[0] == "/ws"
-        and "websocket" in _tokens(headers.get(b"upgrade"))
-        and "upgrade" in _tokens(headers.get(b"connection"))
-        and headers.get(b"sec-websocket-version") == b"13"
-        and bool(headers.get(b"sec-websocket-key"))
-        and b"host" in headers
-    )
+    if not isinstance(event, Request) or event.target.partition("?")[0] != "/ws":
+        return None
+    return event, protocol
 
 
 class FrontDoor:
@@ -127,14 +100,12 @@ class FrontDoor:
         self,
         server: ArenaServer,
         config: WebConfig,
-        app: Any,
-        hyper: hypercorn.config.Config,
+        http: Callable[[trio.abc.Stream], Awaitable[None]],
     ) -> None:
+        """`http` serves a connection's HTTP (hypercorn's handler, server/web/hyper.py)."""
         self.server = server
         self.config = config
-        self._hyper = hyper
-        self._app = wrap_app(app, hyper.wsgi_max_body_size, "asgi")
-        self._context = WorkerContext(None)
+        self._serve_http = http
 
     async def handle(self, stream: trio.SocketStream) -> None:
         """Serve one connection; whatever goes wrong ends that connection only."""
@@ -159,45 +130,36 @@ class FrontDoor:
         if not read:  # silent, or gone
             await trio.aclose_forcefully(stream)
             return
-        head, found, rest = read.partition(b"\r\n\r\n")
-        parsed = parse_head(head) if found else None
-        if parsed is not None and is_upgrade(*parsed):
-            await self._websocket(stream, parsed[2], rest)
+        upgrade = upgrade_request(read)
+        if upgrade is not None:
+            await self._websocket(stream, *upgrade, read.partition(b"\r\n\r\n")[2])
             return
         # not ours: hypercorn's, as if it had accepted the connection itself
-        replay = ReplayStream(stream, read)  # hypercorn types it SSLStream; it takes any stream
-        await TCPServer(self._app, self._hyper, self._context, ConnectionState({}), replay)  # type: ignore[arg-type]
+        replay = ReplayStream(stream, read)
+        await self._serve_http(replay)
 
     async def _websocket(
-        self, stream: trio.SocketStream, headers: dict[bytes, bytes], rest: bytes
+        self, stream: trio.SocketStream, request: Request, protocol: WSConnection, rest: bytes
     ) -> None:
-        scope = {"headers": list(headers.items())}
+        headers = [*request.extra_headers, (b"host", request.host.encode("idna"))]
         try:
-            if not origin_allowed(scope, self.config.origins):
-                log.info("websocket_refused", origin=headers.get(b"origin", b"").decode("latin-1"))
-                await stream.send_all(
-                    b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-                )
+            if not origin_allowed({"headers": headers}, self.config.origins):
+                origin = dict(request.extra_headers).get(b"origin", b"")
+                log.info("websocket_refused", origin=origin.decode("latin-1"))
+                refusal = RejectConnection(status_code=403, headers=[(b"connection", b"close")])
+                await stream.send_all(protocol.send(refusal))
                 await trio.aclose_forcefully(stream)
                 return
-            offered = [
-                p.strip()
-                for p in headers.get(b"sec-websocket-protocol", b"").decode("latin-1").split(",")
-            ]
-            chosen = next((p for p in offered if p in SUBPROTOCOLS), None)
-            key = headers[b"sec-websocket-key"].decode("latin-1").strip()
-            response = (
-                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Accept: {accept_token(key)}\r\n"
-            )
-            if chosen is not None:
-                response += f"Sec-WebSocket-Protocol: {chosen}\r\n"
-            await stream.send_all((response + "\r\n").encode("latin-1"))
+            chosen = next((p for p in request.subprotocols if p in SUBPROTOCOLS), None)
+            # no extensions: the frames must be the same bytes for every client
+            await stream.send_all(protocol.send(AcceptConnection(subprotocol=chosen)))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             await trio.aclose_forcefully(stream)
             return
+        assert protocol.connection is not None  # accepted
         websocket = RawWebSocketStream(
             stream,
+            protocol.connection,
             json=chosen != MSGPACK_SUBPROTOCOL,
             max_message=self.config.max_message,
             buffered=rest,

@@ -8,6 +8,20 @@ WebSocket frames once per match (`wire_frames`, cached per match and per
 framing by server/fanout.py) and those bytes are written to every
 WebSocket spectator as they are to a TCP one.
 
+What clients send is read by wsproto (python-hyper's WebSocket protocol
+library, the one hypercorn uses): unmasking, fragments, control frames, the
+close handshake, UTF-8 of text messages, RSV bits, and the close codes of
+what breaks RFC 6455 (1002, 1007). Only the message size limit (1009, as the
+ASGI endpoint's) is counted here, as a message's parts arrive. The outbound
+side stays the server's own: wsproto's `send` builds a frame per connection,
+and a match's update must be the same bytes for every spectator; so data
+frames are built once (`frame`, `wire_frames`) and never pass through
+wsproto. That keeps wsproto's state consistent: its outbound state is only
+the opcode of a fragmented message it sends (never used here) and the close
+state, which changes only through `send(CloseConnection)` and received close
+frames; pongs and closes are built by wsproto and written through the
+connection's own queue, so they never land inside another frame.
+
 `RawWebSocketStream` presents the connection to `ArenaServer.handle_connection`
 as server/web/stream.py's adapter does (same framing rules, same errors):
 
@@ -24,32 +38,33 @@ another frame; a ``close`` is answered and ends the stream.
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import hashlib
 import struct
 from collections.abc import Callable
 
 import msgspec
 import trio
+from wsproto.connection import Connection as WsConnection
+from wsproto.connection import ConnectionState
+from wsproto.events import CloseConnection, Message, Ping, TextMessage
+from wsproto.utilities import generate_accept_token
 
 from protocol.codec import HEADER
 from server.web.stream import body_to_json, json_to_body
 
-GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-TEXT, BINARY, CLOSE, PING, PONG, CONTINUATION = 0x1, 0x2, 0x8, 0x9, 0xA, 0x0
+TEXT, BINARY, CLOSE = 0x1, 0x2, 0x8
 RECEIVE_CHUNK = 64 * 1024
 
 _msgpack = msgspec.msgpack.Encoder()
 
 
 def accept_token(key: str) -> str:
-    """``Sec-WebSocket-Accept`` for a client's ``Sec-WebSocket-Key``."""
-    return base64.b64encode(hashlib.sha1(key.encode("ascii") + GUID).digest()).decode("ascii")
+    """``Sec-WebSocket-Accept`` for a client's ``Sec-WebSocket-Key`` (wsproto's)."""
+    return generate_accept_token(key.encode("ascii")).decode("ascii")
 
 
 def frame(opcode: int, payload: bytes) -> bytes:
-    """One unmasked, final server frame."""
+    """One unmasked, final server frame: built once, written to every spectator."""
     size = len(payload)
     if size < 126:
         head = struct.pack(">BB", 0x80 | opcode, size)
@@ -75,31 +90,18 @@ def wire_frames(frames: bytes, *, json: bool) -> bytes:
     return out[0] if len(out) == 1 else b"".join(out)
 
 
-class WebSocketError(Exception):
-    """The client broke RFC 6455: the stream closes with `code` (1002, 1007, 1009)."""
-
-    def __init__(self, code: int, reason: str) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
-
-
-def _unmask(payload: bytes, mask: bytes) -> bytes:
-    size = len(payload)
-    if not size:
-        return payload
-    key = (mask * (size // 4 + 1))[:size]
-    return (int.from_bytes(payload, "little") ^ int.from_bytes(key, "little")).to_bytes(
-        size, "little"
-    )
-
-
 class RawWebSocketStream(trio.abc.Stream):
-    """An upgraded WebSocket on a socket the server holds, as a stream of protocol frames."""
+    """An upgraded WebSocket on a socket the server holds, as a stream of protocol frames.
+
+    `protocol` is wsproto's connection once the handshake is accepted
+    (server/web/door.py); `buffered` is what the client sent after its
+    request head.
+    """
 
     def __init__(
         self,
         stream: trio.SocketStream,
+        protocol: WsConnection,
         *,
         json: bool,
         max_message: int,
@@ -111,15 +113,16 @@ class RawWebSocketStream(trio.abc.Stream):
         self.json = json
         #: the key of this connection's wire framing in a shared batch (server/fanout.py)
         self.framing = "ws-json" if json else "ws-msgpack"
+        self._protocol = protocol
         self._max_message = max_message
-        self._raw = bytearray(buffered)  # received, not yet parsed into frames
         self._inbound = bytearray()  # protocol frames ready for `receive_some`
-        self._message = bytearray()  # a fragmented message being assembled
-        self._message_text: bool | None = None
+        self._parts: list[bytes] = []  # the parts of a message being assembled
+        self._size = 0  # their bytes
         self._eof = False
         self._closed = False
-        self._close_sent = False
         self._write: Callable[[bytes], object] | None = None
+        if buffered:
+            protocol.receive_data(buffered)
 
     # --- for `Connection` ---------------------------------------------------------
 
@@ -137,19 +140,14 @@ class RawWebSocketStream(trio.abc.Stream):
         if self._closed:
             raise trio.ClosedResourceError("the WebSocket stream was closed")
         while not self._inbound and not self._eof:
-            try:
-                self._parse()
-            except WebSocketError as exc:
-                self._control(CLOSE, struct.pack(">H", exc.code) + exc.reason.encode()[:120])
-                self._eof = True
-                break
+            self._events()
             if self._inbound or self._eof:
                 break
             data = await self.transport.receive_some(RECEIVE_CHUNK)
             if not data:
                 self._eof = True
                 break
-            self._raw += data
+            self._protocol.receive_data(data)
         if not self._inbound:
             return b""
         size = len(self._inbound) if max_bytes is None else min(max_bytes, len(self._inbound))
@@ -157,83 +155,58 @@ class RawWebSocketStream(trio.abc.Stream):
         del self._inbound[:size]
         return chunk
 
-    def _parse(self) -> None:
-        """Every whole client frame in `_raw`: messages to `_inbound`, control frames answered."""
-        raw = self._raw
-        while len(raw) >= 2 and not self._eof:
-            first, second = raw[0], raw[1]
-            if first & 0x70:
-                raise WebSocketError(1002, "no extension was negotiated (RSV bits set)")
-            if not second & 0x80:
-                raise WebSocketError(1002, "client frames must be masked")
-            final, opcode, size = bool(first & 0x80), first & 0x0F, second & 0x7F
-            offset = 2
-            if size == 126:
-                if len(raw) < 4:
+    def _events(self) -> None:
+        """What wsproto read: messages to `_inbound`, pings answered, a close ends the stream."""
+        protocol = self._protocol
+        for event in protocol.events():
+            if isinstance(event, Message):
+                data = event.data.encode("utf-8") if isinstance(event, TextMessage) else event.data
+                self._size += len(data)
+                if self._size > self._max_message:
+                    self._close(1009, f"a message is at most {self._max_message} bytes")
                     return
-                (size,) = struct.unpack_from(">H", raw, 2)
-                offset = 4
-            elif size == 127:
-                if len(raw) < 10:
-                    return
-                (size,) = struct.unpack_from(">Q", raw, 2)
-                offset = 10
-            if size > self._max_message or len(self._message) + size > self._max_message:
-                raise WebSocketError(1009, f"a message is at most {self._max_message} bytes")
-            if len(raw) < offset + 4 + size:
-                return
-            mask = bytes(raw[offset : offset + 4])
-            payload = _unmask(bytes(raw[offset + 4 : offset + 4 + size]), mask)
-            del raw[: offset + 4 + size]
-            if opcode >= 0x8:
-                if not final or size > 125:
-                    raise WebSocketError(1002, "a control frame is final and at most 125 bytes")
-                if opcode == CLOSE:
-                    self._control(CLOSE, payload[:2])
+                self._parts.append(bytes(data))
+                if event.message_finished:
+                    message = b"".join(self._parts)
+                    self._parts.clear()
+                    self._size = 0
+                    self._deliver(message, isinstance(event, TextMessage))
+                    if self._eof:
+                        return
+            elif isinstance(event, Ping):
+                self._control(protocol.send(event.response()))
+            elif isinstance(event, CloseConnection):
+                if protocol.state is ConnectionState.REMOTE_CLOSING:  # the client's close
+                    self._control(protocol.send(event.response()))
                     self._eof = True
-                    return
-                if opcode == PING:
-                    self._control(PONG, payload)
-                elif opcode != PONG:
-                    raise WebSocketError(1002, f"unknown control opcode {opcode}")
-                continue
-            if opcode == CONTINUATION:
-                if self._message_text is None:
-                    raise WebSocketError(1002, "a continuation without a message")
-            elif opcode in (TEXT, BINARY):
-                if self._message_text is not None:
-                    raise WebSocketError(1002, "a new message inside a fragmented one")
-                self._message_text = opcode == TEXT
-            else:
-                raise WebSocketError(1002, f"unknown opcode {opcode}")
-            self._message += payload
-            if final:
-                self._deliver(bytes(self._message), self._message_text)
-                self._message.clear()
-                self._message_text = None
+                else:  # what the client sent broke RFC 6455 (wsproto's code: 1002, 1007)
+                    self._close(event.code, event.reason or "")
+                return
+            # a Pong (an answer to nothing the server sent) is ignored
 
-    def _deliver(self, data: bytes, text: bool | None) -> None:
+    def _deliver(self, data: bytes, text: bool) -> None:
         if text:
             try:
-                data = json_to_body(data.decode("utf-8"))
-            except UnicodeDecodeError:
-                raise WebSocketError(1007, "a text message must be UTF-8") from None
+                data = json_to_body(data.decode("utf-8"))  # wsproto checked the UTF-8
             except ValueError as exc:  # the framing layer's own bad_message, as on ASGI
                 error = {"type": "error", "code": "bad_message", "message": str(exc), "fatal": True}
-                self._control_message(_msgpack.encode(error))
+                body = _msgpack.encode(error)
+                self._control(self.wire_frames(HEADER.pack(len(body)) + body))
                 self._eof = True
                 return
         # an empty message is a frame of length 0: the codec answers bad_frame
         self._inbound += HEADER.pack(len(data)) + data
 
-    def _control(self, opcode: int, payload: bytes) -> None:
-        if self._write is not None and not self._close_sent:
-            self._close_sent = opcode == CLOSE
-            self._write(frame(opcode, payload))
+    def _close(self, code: int, reason: str) -> None:
+        """Fail the connection: a close frame with `code`, and no more reading."""
+        self._eof = True
+        if self._protocol.state is ConnectionState.OPEN:
+            self._control(self._protocol.send(CloseConnection(code=code, reason=reason[:120])))
 
-    def _control_message(self, body: bytes) -> None:
-        if self._write is not None:
-            self._write(self.wire_frames(HEADER.pack(len(body)) + body))
+    def _control(self, data: bytes) -> None:
+        """Bytes for the client through the connection's queue: in order with the rest."""
+        if self._write is not None and data:
+            self._write(data)
 
     # --- writing: wire bytes, as `Connection` prepared them ------------------------
 
@@ -250,12 +223,12 @@ class RawWebSocketStream(trio.abc.Stream):
             await trio.lowlevel.checkpoint()
             return
         self._closed = True
-        if not self._close_sent:
-            self._close_sent = True
+        if self._protocol.state is ConnectionState.OPEN:
+            closing = self._protocol.send(CloseConnection(code=1000))
             with trio.move_on_after(1) as scope:
                 scope.shield = True
                 with contextlib.suppress(
                     trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError
                 ):
-                    await self.transport.send_all(frame(CLOSE, struct.pack(">H", 1000)))
+                    await self.transport.send_all(closing)
         await self.transport.aclose()

@@ -128,8 +128,9 @@ async def test_frames_a_client_must_not_send_close_with_their_code() -> None:
     cases = [
         (client_frame(0x1, b'{"type":"hello"}', mask=False), 1002),  # not masked
         (client_frame(0x1, b"\xff\xfe"), 1007),  # text that is not UTF-8
-        # a message above the 256 KiB limit: refused on its header, before its payload
-        (struct.pack(">BBQ", 0x82, 0x80 | 127, 257 * 1024) + os.urandom(4), 1009),
+        # a message above the 256 KiB limit: refused once its bytes pass it (wsproto hands
+        # a frame's payload over as it arrives; the limit is counted on what arrived)
+        (client_frame(0x2, os.urandom(256 * 1024 + 1)), 1009),
         (client_frame(0x0, b"{}"), 1002),  # a continuation of nothing
         (bytes([0xC1, 0x80]) + os.urandom(4), 1002),  # RSV1: compression was not agreed
     ]
