@@ -30,7 +30,14 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast import kernels
-from player.mcts.fast.codes import DRAW, ONGOING, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN
+from player.mcts.fast.codes import (
+    DRAW,
+    ONGOING,
+    PROVEN_DRAW,
+    PROVEN_LOSS,
+    PROVEN_WIN,
+    UNSOLVED,
+)
 from player.mcts.fast.rng import below
 
 FIRST, NCH, VIS, PARENT, MOVE, MOVER, PROVEN = range(7)
@@ -249,3 +256,61 @@ def compact(st: np.ndarray, ni: np.ndarray, wsum: np.ndarray, meta: np.ndarray) 
             ni[j, FIRST] = new[ni[j, FIRST] - root]
     meta[ROOT] = 0
     meta[NEXT] = count
+
+
+# --- exact search at the root (kernels with a `kernels.solve`) ------------------
+
+
+@njit(cache=True, nogil=True)
+def solve_root(
+    gid: int,
+    cfg: np.ndarray,
+    st: np.ndarray,
+    ni: np.ndarray,
+    keys: np.ndarray,
+    bounds: np.ndarray,
+    budget: np.ndarray,
+    root: int,
+) -> bool:
+    """Prove the expanded `root`'s children with the kernel's exact search, most visited first.
+
+    Each child solved is marked PROVEN for its mover (a win stops the loop:
+    the move is found); the root is marked too once its value is known.
+    Stops at the first child the budget cannot solve (UNSOLVED); the marks
+    made so far stay (MCTS then avoids the proven losses). True when the
+    root is proven.
+    """
+    first, count = ni[root, FIRST], ni[root, NCH]
+    order = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        order[i] = first + i
+    for i in range(1, count):  # insertion sort by visits, most first
+        j = i
+        while j > 0 and ni[order[j - 1], VIS] < ni[order[j], VIS]:
+            order[j - 1], order[j] = order[j], order[j - 1]
+            j -= 1
+    for i in range(count):
+        c = order[i]
+        if ni[c, PROVEN] != 0:
+            continue
+        v = kernels.solve(gid, cfg, st[c], keys, bounds, budget)
+        if v == UNSOLVED:
+            break
+        ni[c, PROVEN] = PROVEN_WIN if v < 0 else PROVEN_DRAW if v == 0 else PROVEN_LOSS
+        if v < 0:
+            break
+    best = PROVEN_LOSS
+    for c in range(first, first + count):
+        p = ni[c, PROVEN]
+        if p == PROVEN_WIN:
+            best = PROVEN_WIN
+            break
+        if p == 0:
+            best = 0
+        elif p == PROVEN_DRAW and best == PROVEN_LOSS:
+            best = PROVEN_DRAW
+    if best == 0:
+        return False
+    # the root's mark is for its own mover, the other seat
+    ni[root, PROVEN] = PROVEN_LOSS if best == PROVEN_WIN else PROVEN_WIN if best == PROVEN_LOSS else best
+    return True
