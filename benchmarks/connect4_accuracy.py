@@ -25,12 +25,15 @@ the same run so before and after are comparable.
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
 import random
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from benchmarks.c4solver import Solver
 from games.connect4 import Connect4
@@ -95,6 +98,38 @@ def generate(
     return found
 
 
+class CachedValues:
+    """The solver's answers, kept in a JSON file between runs (a solved opening takes seconds).
+
+    The file maps a line of moves (column digits 1..7) to the solver's answer;
+    it is only a cache: deleting it changes nothing but the time a run takes.
+    """
+
+    def __init__(self, solver: Solver, path: Path | None) -> None:
+        self.solver = solver
+        self.path = path
+        self.known: dict[str, list[int | None]] = {}
+        if path is not None and path.exists():
+            self.known = json.loads(path.read_text())
+
+    def __call__(self, moves: Sequence[int]) -> list[int | None]:
+        line = "".join(str(m + 1) for m in moves)
+        if line not in self.known:
+            self.known[line] = self.solver.values(moves)
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                partial = self.path.with_suffix(f".{os.getpid()}")
+                partial.write_text(json.dumps(self.known))
+                partial.replace(self.path)
+        return self.known[line]
+
+
+def default_cache() -> Path:
+    """Where the solver's answers are kept: ``$XDG_CACHE_HOME/mcts-arena`` (``~/.cache``)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "mcts-arena" / "connect4-values.json"
+
+
 def wilson(hits: int, total: int) -> tuple[float, float]:
     """The 95% Wilson score interval of a proportion."""
     if total == 0:
@@ -154,17 +189,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--sets", default="opening,middle", help="which sets (comma-separated: opening, middle)"
     )
+    parser.add_argument(
+        "--cache", default=str(default_cache()), help="file of solved positions ('' = none)"
+    )
     args = parser.parse_args(argv)
     specs = [args.player] + ([args.baseline] if args.baseline else [])
     wanted = set(args.sets.split(","))
     print(f"seed {args.seed}, {args.positions} positions per set, {args.time} s a move")
     with Solver() as solver:
+        values = CachedValues(solver, Path(args.cache) if args.cache else None)
         for index, (name, low, high) in enumerate(SETS):
             if name not in wanted:
                 continue
             rng = random.Random(f"{args.seed}:{index}")
             began = time.perf_counter()
-            positions = generate(rng, low, high, args.positions, solver.values)
+            positions = generate(rng, low, high, args.positions, values)
             wins = sum(p.value > 0 for p in positions)
             draws = sum(p.value == 0 for p in positions)
             print(

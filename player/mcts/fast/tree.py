@@ -274,11 +274,14 @@ def solve_root(
 ) -> bool:
     """Prove the expanded `root`'s children with the kernel's exact search, most visited first.
 
-    Each child solved is marked PROVEN for its mover (a win stops the loop:
-    the move is found); the root is marked too once its value is known.
-    Stops at the first child the budget cannot solve (UNSOLVED); the marks
-    made so far stay (MCTS then avoids the proven losses). True when the
-    root is proven.
+    The node budget (``budget``: nodes so far, limit) is shared out in
+    rounds: each unproven child gets a small budget, doubled every round,
+    so the children that are easy to prove are proven first, whatever their
+    order (the table keeps the work of an attempt that ran out). Each child
+    solved is marked PROVEN for its mover (a win ends the search: the move
+    is found); the root is marked too once its value is known. The marks
+    made before the budget runs out stay (MCTS then avoids the proven
+    losses). True when the root is proven.
     """
     first, count = ni[root, FIRST], ni[root, NCH]
     order = np.empty(count, dtype=np.int64)
@@ -289,16 +292,32 @@ def solve_root(
         while j > 0 and ni[order[j - 1], VIS] < ni[order[j], VIS]:
             order[j - 1], order[j] = order[j], order[j - 1]
             j -= 1
-    for i in range(count):
-        c = order[i]
-        if ni[c, PROVEN] != 0:
-            continue
-        v = kernels.solve(gid, cfg, st[c], keys, bounds, budget)
-        if v == UNSOLVED:
+    total = budget[1]  # the kernel's node limit: shared out here, child by child
+    per_child = 256
+    found = False
+    while not found:
+        unsolved = 0
+        for i in range(count):
+            c = order[i]
+            if ni[c, PROVEN] != 0:
+                continue
+            if budget[0] >= total:
+                unsolved += 1
+                found = True  # out of budget: stop
+                break
+            budget[1] = min(total, budget[0] + per_child)
+            v = kernels.solve(gid, cfg, st[c], keys, bounds, budget)
+            if v == UNSOLVED:
+                unsolved += 1
+                continue
+            ni[c, PROVEN] = PROVEN_WIN if v < 0 else PROVEN_DRAW if v == 0 else PROVEN_LOSS
+            if v < 0:
+                found = True
+                break
+        if unsolved == 0:
             break
-        ni[c, PROVEN] = PROVEN_WIN if v < 0 else PROVEN_DRAW if v == 0 else PROVEN_LOSS
-        if v < 0:
-            break
+        per_child *= 2
+    budget[1] = total
     best = PROVEN_LOSS
     for c in range(first, first + count):
         p = ni[c, PROVEN]
