@@ -11,9 +11,10 @@ opening).
 
 The search is the kernel's `kernels.solve` (only `kernels.SOLVERS` have
 one), called through `tree.solve_root` in chunks of nodes sized from the
-measured node rate, each chunk short (`CHUNK_SECONDS` at first, doubling),
+measured node rate, each chunk short (`CHUNK_SECONDS`),
 so the clock is checked between chunks and never overshot by more than a
-chunk. Its transposition table stays between moves and games (it holds
+chunk; `tree.solve_root` keeps its state between chunks and goes on where
+it stopped. Its transposition table stays between moves and games (it holds
 exact values of positions, true forever), sized from the search's memory
 cap (`TABLE_SHARE` of it).
 """
@@ -31,8 +32,10 @@ from player.mcts.fast.connect4_solve import LIMIT, NODES, new_table
 TABLE_SHARE = 0.125
 #: bytes of one table entry: an int64 key and an int8 value
 ENTRY_BYTES = 9
-#: the first chunk of exact search, in seconds at the measured rate (it doubles after)
-CHUNK_SECONDS = 0.005
+#: one call of exact search, in seconds at the measured rate: the clock is read between
+#: calls, so a call overshoots the share by at most this much (more on a starved CPU,
+#: where the measured rate falls with it)
+CHUNK_SECONDS = 0.002
 #: nodes per iteration of the iteration budget, when a search has no clock
 NODES_PER_ITERATION = 20
 #: the node rate assumed before any is measured (a slow machine's)
@@ -62,7 +65,8 @@ class RootSolver:
         self.keys, self.bounds = new_table(table_bytes(max_memory) // ENTRY_BYTES)
         self.keys.fill(0)  # map its pages now, not on the clock (measured: 0.1 s on a first move)
         self.bounds.fill(0)
-        self.budget = np.zeros(2, dtype=np.int64)
+        #: nodes so far, node limit, then `tree.solve_root`'s state between calls
+        self.budget = np.zeros(6, dtype=np.int64)
         self.rate = START_RATE
         #: nodes searched by the last `prove`
         self.nodes = 0
@@ -77,21 +81,20 @@ class RootSolver:
         `NODES_PER_ITERATION` nodes each.
         """
         self.nodes = 0
+        self.budget[:] = 0
         if deadline == float("inf"):
-            self.budget[NODES] = 0
             self.budget[LIMIT] = max(1000, int(self.share * cap * NODES_PER_ITERATION))
             proven = self._run(st, ni, root)
             self.nodes = int(self.budget[NODES])
             return proven
         until = start + self.share * (deadline - start)
-        chunk = CHUNK_SECONDS
         while True:
             now = self.clock()
             left = until - now
             if left <= 0:
                 return False
             self.budget[NODES] = 0
-            self.budget[LIMIT] = max(1000, int(self.rate * min(chunk, left)))
+            self.budget[LIMIT] = max(1000, int(self.rate * min(CHUNK_SECONDS, left)))
             proven = self._run(st, ni, root)
             spent = self.clock() - now
             searched = int(self.budget[NODES])
@@ -100,7 +103,6 @@ class RootSolver:
                 self.rate = min(searched, int(self.budget[LIMIT])) / spent
             if proven:
                 return True
-            chunk *= 2
 
     def _run(self, st: np.ndarray, ni: np.ndarray, root: int) -> bool:
         return bool(

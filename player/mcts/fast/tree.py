@@ -274,10 +274,13 @@ def solve_root(
 ) -> bool:
     """Prove the expanded `root`'s children with the kernel's exact search, most visited first.
 
-    The node budget (``budget``: nodes so far, limit) is shared out in
-    rounds: each unproven child gets a small budget, doubled every round,
-    so the children that are easy to prove are proven first, whatever their
-    order (the table keeps the work of an attempt that ran out). Each child
+    The node budget (``budget[0]``: nodes so far, ``budget[1]``: limit) is
+    shared out in rounds: each unproven child gets a small allowance,
+    doubled every round, so the children that are easy to prove are proven
+    first, whatever their order (the table keeps the work of an attempt
+    that ran out). ``budget[2:6]`` keep the rounds' state between calls
+    (zeros: start afresh), so a search cut into short calls goes on where
+    it stopped. Each child
     solved is marked PROVEN for its mover (a win ends the search: the move
     is found); the root is marked too once its value is known. The marks
     made before the budget runs out stay (MCTS then avoids the proven
@@ -292,31 +295,47 @@ def solve_root(
         while j > 0 and ni[order[j - 1], VIS] < ni[order[j], VIS]:
             order[j - 1], order[j] = order[j], order[j - 1]
             j -= 1
-    total = budget[1]  # the kernel's node limit: shared out here, child by child
-    per_child = 256
-    found = False
-    while not found:
-        unsolved = 0
-        for i in range(count):
-            c = order[i]
+    # budget: 0 nodes so far, 1 node limit (both the kernel's), then the round's state,
+    # kept between calls so that a search cut into short calls goes on where it stopped:
+    # 2 each child's allowance this round, 3 the child in turn, 4 nodes it has had, 5
+    # children left unsolved this round
+    total = budget[1]
+    if budget[2] == 0:
+        budget[2] = 256
+    while True:
+        paused = False
+        while budget[3] < count:
+            c = order[budget[3]]
             if ni[c, PROVEN] != 0:
+                budget[3] += 1
+                budget[4] = 0
                 continue
             if budget[0] >= total:
-                unsolved += 1
-                found = True  # out of budget: stop
+                paused = True
                 break
-            budget[1] = min(total, budget[0] + per_child)
+            begin = budget[0]
+            budget[1] = min(total, begin + budget[2] - budget[4])
             v = kernels.solve(gid, cfg, st[c], keys, bounds, budget)
+            budget[4] += budget[0] - begin
             if v == UNSOLVED:
-                unsolved += 1
+                if budget[4] < budget[2]:  # the call's limit, not the child's: resume later
+                    paused = True
+                    break
+                budget[5] += 1
+                budget[3] += 1
+                budget[4] = 0
                 continue
             ni[c, PROVEN] = PROVEN_WIN if v < 0 else PROVEN_DRAW if v == 0 else PROVEN_LOSS
+            budget[3] += 1
+            budget[4] = 0
             if v < 0:
-                found = True
+                paused = True  # a win: the move is found
                 break
-        if unsolved == 0:
+        if paused or budget[5] == 0:
             break
-        per_child *= 2
+        budget[2] *= 2  # a new round, every unsolved child with twice the allowance
+        budget[3] = 0
+        budget[5] = 0
     budget[1] = total
     best = PROVEN_LOSS
     for c in range(first, first + count):
