@@ -16,7 +16,7 @@ so the clock is checked between chunks and never overshot by more than a
 chunk; `tree.solve_root` keeps its state between chunks and goes on where
 it stopped. Its transposition table stays between moves and games (it holds
 exact values of positions, true forever), sized from the search's memory
-cap (`TABLE_SHARE` of it).
+cap (`TABLE_SHARE` of it, at most `MAX_ENTRIES`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ from player.mcts.fast.connect4_solve import LIMIT, NODES, new_table
 
 #: the share of the ``memory`` cap the transposition table takes (the tree the rest)
 TABLE_SHARE = 0.125
+#: the most entries: 9 MiB. The search is built at a match's start, on the first move's
+#: clock, and the table's pages are mapped as the search touches them (zeroed by the
+#: kernel): a 36 MiB table cost up to 0.1 s of page faults on a first move, and
+#: filling it at once 0.4 s on a loaded machine (a time forfeit)
+MAX_ENTRIES = 1 << 20
 #: bytes of one table entry: an int64 key and an int8 value
 ENTRY_BYTES = 9
 #: one call of exact search, in seconds at the measured rate: the clock is read between
@@ -49,7 +54,7 @@ def supported(gid: int) -> bool:
 
 def table_bytes(max_memory: float) -> int:
     """The bytes the table takes out of a ``memory`` cap of `max_memory` MiB."""
-    return int(max_memory * 2**20 * TABLE_SHARE)
+    return min(int(max_memory * 2**20 * TABLE_SHARE), MAX_ENTRIES * ENTRY_BYTES)
 
 
 class RootSolver:
@@ -63,8 +68,6 @@ class RootSolver:
         self.share = share
         self.clock = clock
         self.keys, self.bounds = new_table(table_bytes(max_memory) // ENTRY_BYTES)
-        self.keys.fill(0)  # map its pages now, not on the clock (measured: 0.1 s on a first move)
-        self.bounds.fill(0)
         #: nodes so far, node limit, then `tree.solve_root`'s state between calls
         self.budget = np.zeros(6, dtype=np.int64)
         self.rate = START_RATE
