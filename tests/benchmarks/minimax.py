@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from games.connect4 import Connect4
 from games.base import DRAW, ONGOING
+from games.connect4 import Connect4
 
 
 def value(game: Connect4, state: Any) -> int:

@@ -70,7 +70,6 @@ def test_agrees_with_bitbully(solver: Solver) -> None:
             continue
         scores = reference.scoreMoves(board)
         expected = [
-            None if not board.isLegalMove(c) else (s > 0) - (s < 0)
-            for c, s in enumerate(scores)
+            None if not board.isLegalMove(c) else (s > 0) - (s < 0) for c, s in enumerate(scores)
         ]
         assert solver.values(moves) == expected, moves

@@ -109,7 +109,5 @@ class RootSolver:
 
     def _run(self, st: np.ndarray, ni: np.ndarray, root: int) -> bool:
         return bool(
-            tree.solve_root(
-                self.gid, self.cfg, st, ni, self.keys, self.bounds, self.budget, root
-            )
+            tree.solve_root(self.gid, self.cfg, st, ni, self.keys, self.bounds, self.budget, root)
         )

@@ -350,5 +350,7 @@ def solve_root(
     if best == 0:
         return False
     # the root's mark is for its own mover, the other seat
-    ni[root, PROVEN] = PROVEN_LOSS if best == PROVEN_WIN else PROVEN_WIN if best == PROVEN_LOSS else best
+    ni[root, PROVEN] = (
+        PROVEN_LOSS if best == PROVEN_WIN else PROVEN_WIN if best == PROVEN_LOSS else best
+    )
     return True
