@@ -141,6 +141,18 @@ def wilson(hits: int, total: int) -> tuple[float, float]:
     return max(0.0, centre - spread), min(1.0, centre + spread)
 
 
+def paired(gains: Sequence[int]) -> str:
+    """The mean of per-position differences (1, 0, -1) with its 95% normal interval."""
+    n = len(gains)
+    mean = sum(gains) / n
+    spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / max(1, n - 1) / n)
+    return (
+        f"{mean:+.3f} (95%: {mean - Z95 * spread:+.3f} to {mean + Z95 * spread:+.3f}),"
+        f" {gains.count(1)} positions only the player got right, {gains.count(-1)} only"
+        " the baseline"
+    )
+
+
 @dataclass
 class Tally:
     """One player's results on one set."""
@@ -213,7 +225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 flush=True,
             )
             tallies = {spec: Tally() for spec in specs}
+            gains: list[int] = []  # per position: player right - baseline right
             for position in positions:
+                right = []
                 for spec in specs:
                     move, spent = play(spec, position, args.time)
                     tally = tallies[spec]
@@ -221,8 +235,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     tally.hits += move in position.good
                     tally.think += spent
                     tally.worst = max(tally.worst, spent)
+                    right.append(int(move in position.good))
+                if len(right) == 2:
+                    gains.append(right[0] - right[1])
             for spec, tally in tallies.items():
                 print(f"  {spec:24} {tally.line()}", flush=True)
+            if gains:
+                print(f"  {'difference':24} {paired(gains)}", flush=True)
     return 0
 
 
