@@ -99,3 +99,9 @@ def test_the_benchmark_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "middle (plies 10-32): 2 positions" in out
     assert "mcts:exact=0" in out and "/2 = " in out
     assert json.loads(cache.read_text()) == seen  # nothing new was solved
+
+
+def test_the_paired_difference() -> None:
+    text = accuracy.paired([1, 1, 0, 0, -1, 0, 0, 0, 0, 0])
+    assert text.startswith("+0.100 (95%: ")
+    assert "2 positions only the player got right, 1 only the baseline" in text
