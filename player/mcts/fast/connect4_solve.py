@@ -61,11 +61,13 @@ def _enter(
     keys: np.ndarray,
     bounds: np.ndarray,
     cand: np.ndarray,
+    score: np.ndarray,
 ) -> tuple[int, int, int, int, int]:
     """Open a node: (value, alpha, beta, candidates, slot); value 2 means "search the children".
 
     The side to move cannot win at once. Candidates (`cand`, best first) are
-    the moves that do not hand the opponent an immediate win.
+    the moves that do not hand the opponent an immediate win; `score` is
+    scratch space beside it (no allocation per node).
     """
     w, h, bottom, board, cells = cfg[0], cfg[1], cfg[2], cfg[3], cfg[4]
     you = me ^ mask
@@ -94,7 +96,6 @@ def _enter(
         beta = min(beta, up)
         if alpha >= beta:
             return alpha, alpha, beta, 0, -1
-    score = np.empty(32, dtype=np.int64)
     n = 0
     stride = h + 1
     col = (1 << h) - 1
@@ -140,6 +141,7 @@ def _negamax(
     fnext = np.empty(_FRAMES, dtype=np.int64)
     fslot = np.empty(_FRAMES, dtype=np.int64)
     cand = np.empty((_FRAMES, 32), dtype=np.int64)
+    score = np.empty(32, dtype=np.int64)
     d = 0
     fme[0], fmask[0], falpha[0], fbeta[0] = me, mask, -1, 1
     entering = True
@@ -150,7 +152,7 @@ def _negamax(
             if budget[NODES] > budget[LIMIT]:
                 return UNSOLVED
             value, a, b, n, slot = _enter(
-                cfg, fme[d], fmask[d], ply + d, falpha[d], fbeta[d], keys, bounds, cand[d]
+                cfg, fme[d], fmask[d], ply + d, falpha[d], fbeta[d], keys, bounds, cand[d], score
             )
             if value == 2:  # search the children
                 falpha[d], fbeta[d], falpha0[d] = a, b, a
