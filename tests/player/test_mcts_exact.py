@@ -147,3 +147,15 @@ def test_proven_marks_use_the_tree_codes() -> None:
         for j in range(first, first + count)
     }
     assert any(marks[m] == PROVEN_WIN for m in (3, 6))
+
+
+def test_a_proven_draw_beats_a_more_visited_move_expected_to_lose() -> None:
+    import random
+
+    from player.mcts import MoveStat, best_move
+
+    draw = MoveStat("draw", 3, 1.5, 0.5)
+    losing = MoveStat("busy", 900, 90.0)  # mean 0.1: worse than the sure draw
+    winning = MoveStat("good", 900, 810.0)  # mean 0.9: better, it stays the choice
+    assert best_move([draw, losing], (), random.Random(0)) == "draw"
+    assert best_move([draw, winning], (), random.Random(0)) == "good"
