@@ -104,6 +104,7 @@ class MCTSAgent(Agent):
         engine: str = default("engine"),
         rollout: str = default("rollout"),
         memory: float = default("memory"),
+        exact: float = default("exact"),
         clock: Callable[[], float] | None = None,
     ) -> None:
         check_options(
@@ -120,6 +121,7 @@ class MCTSAgent(Agent):
                 "engine": engine,
                 "rollout": rollout,
                 "memory": memory,
+                "exact": exact,
             }
         )
         self.default_limit = SearchLimit(time=time, iterations=iterations)
@@ -139,6 +141,7 @@ class MCTSAgent(Agent):
             "solver": solver,
             "reuse": reuse,
             "max_memory": memory,
+            "exact_share": exact,
         }
         shown = {"time": time, "iterations": iterations, **self.options, "workers": workers}
         shown["seed"] = seed

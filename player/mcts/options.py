@@ -147,6 +147,12 @@ _TABLE = (
         choices=ROLLOUTS, engines=("fast",),
     ),
     MCTSOption(
+        "exact", float, 0.5,
+        "share of each move's time for an exact search from the root (connect four);"
+        " its proof decides the move; 0 = off",
+        low=0, high=1, engines=("fast",),
+    ),
+    MCTSOption(
         "memory", float, 512, "MiB per search tree (the tree stops growing)", low=1,
         unit="MiB",
     ),

@@ -553,9 +553,11 @@ def merge_stats(results: Iterable[SearchResult]) -> tuple[tuple[MoveStat, ...], 
 def best_move(stats: Sequence[MoveStat], untried: Sequence[Any], rng: random.Random) -> Any:
     """The move to play: a proven win, else the most visited child not proven lost.
 
-    Ties in visits are broken by value. If every expanded move is a proven
-    loss, an unexpanded move is preferred; with no statistics at all, a
-    random unexpanded move is returned.
+    Ties in visits are broken by value. A proven draw is preferred to a
+    more visited unproven move whose mean reward is below one half (it is
+    expected to do worse than the sure draw). If every expanded move is a
+    proven loss, an unexpanded move is preferred; with no statistics at all,
+    a random unexpanded move is returned.
     """
     wins = [s for s in stats if s.proven is not None and s.proven >= 1.0]
     if wins:
@@ -567,4 +569,8 @@ def best_move(stats: Sequence[MoveStat], untried: Sequence[Any], rng: random.Ran
         alive = list(stats)
     if not alive:
         raise ValueError("no move to choose from (empty statistics)")
-    return max(alive, key=lambda s: (s.visits, s.value)).move
+    choice = max(alive, key=lambda s: (s.visits, s.value))
+    draws = [s for s in alive if s.proven is not None and s.proven == 0.5]
+    if draws and choice.proven is None and choice.value < 0.5:
+        return max(draws, key=lambda s: s.visits).move
+    return choice.move

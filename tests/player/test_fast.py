@@ -19,7 +19,7 @@ from games import Game, make_game
 from player.agent import SearchLimit, play_local_game
 from player.mcts import MCTSAgent, Search
 from player.mcts import fast as fast_package
-from player.mcts.fast import tree
+from player.mcts.fast import exact, tree
 from player.mcts.fast.adapters import adapter_for
 from player.mcts.fast.engine import FastSearch, bytes_per_node
 from player.spec import make_agent
@@ -178,7 +178,9 @@ def test_compaction_keeps_the_subtree() -> None:
 def test_memory_cap_bounds_the_tree_and_the_search_goes_on() -> None:
     game = make_game("connect4")
     search = fast_search(game, seed=1, max_memory=1)
-    assert search.capacity == 2**20 // bytes_per_node(4) and search.node_bytes == 72
+    # the exact search's table takes its share of the cap (player.mcts.fast.exact)
+    assert search.capacity == (2**20 - exact.table_bytes(1)) // bytes_per_node(4)
+    assert search.node_bytes == 72
     result = search.search(game.initial_state(), SearchLimit(iterations=200_000))
     assert result.iterations == 200_000
     assert search.nodes <= search.capacity and int(search.meta[tree.FULL]) > 0

@@ -38,7 +38,7 @@ def test_the_spec_registers_exactly_the_table() -> None:
     # the documented defaults (README, docs/AGENTS.md)
     assert info.usage() == (
         "mcts:time=1.0,iterations=none,c=1.4,metric=uct,max_moves=none,workers=1,reuse=true,"
-        "solver=true,seed=none,engine=auto,rollout=smart,memory=512"
+        "solver=true,seed=none,engine=auto,rollout=smart,exact=0.5,memory=512"
     )
 
 

@@ -14,7 +14,15 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["DRAW", "ONGOING", "PROVEN_DRAW", "PROVEN_LOSS", "PROVEN_WIN", "Rollout"]
+__all__ = [
+    "DRAW",
+    "ONGOING",
+    "PROVEN_DRAW",
+    "PROVEN_LOSS",
+    "PROVEN_WIN",
+    "UNSOLVED",
+    "Rollout",
+]
 
 #: a kernel's `status` (and a rollout's result): the game goes on
 ONGOING = -1
@@ -26,6 +34,10 @@ DRAW = 2
 PROVEN_WIN = 1
 PROVEN_DRAW = 2
 PROVEN_LOSS = 3
+
+#: a kernel's exact search (`kernels.solve`: 1 win, 0 draw, -1 loss for the side to move)
+#: ran out of its node budget, or the kernel has none
+UNSOLVED = 9
 
 
 class Rollout(enum.IntEnum):

@@ -22,7 +22,7 @@ import numpy as np
 
 from games.base import Game
 from player.agent import SearchLimit
-from player.mcts.fast import tree
+from player.mcts.fast import exact, tree
 from player.mcts.fast.adapters import Adapter
 from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
 from player.mcts.fast.rng import new_rng
@@ -56,10 +56,11 @@ class FastSearch:
         solver: bool = default("solver"),
         reuse: bool = default("reuse"),
         max_memory: float = default("memory"),
+        exact_share: float = default("exact"),
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        check_options({"c": c, "rollout": rollout, "memory": max_memory})
+        check_options({"c": c, "rollout": rollout, "memory": max_memory, "exact": exact_share})
         self.game = game
         self.adapter = adapter
         self.c = float(c)
@@ -70,7 +71,13 @@ class FastSearch:
         self.rng = random.Random(seed)
         self.clock = clock
         self.node_bytes = bytes_per_node(adapter.state_size)
-        self.capacity = max(64, int(max_memory * 2**20) // self.node_bytes)
+        tree_bytes = int(max_memory * 2**20)
+        #: the exact search from the root (option ``exact``), for kernels that have one
+        self.exact: exact.RootSolver | None = None
+        if exact_share > 0 and exact.supported(adapter.gid):
+            self.exact = exact.RootSolver(adapter.gid, adapter.cfg, exact_share, max_memory, clock)
+            tree_bytes -= exact.table_bytes(max_memory)
+        self.capacity = max(64, tree_bytes // self.node_bytes)
         self.st = np.empty((self.capacity, adapter.state_size), dtype=np.int64)
         self.ni = np.empty((self.capacity, tree.COLUMNS), dtype=np.int32)
         self.wsum = np.empty(self.capacity, dtype=np.float64)
@@ -156,6 +163,14 @@ class FastSearch:
         gid, cfg = self.adapter.gid, self.adapter.cfg
         iterations = max_depth = 0
         root = int(self.meta[tree.ROOT])
+        if self.exact is not None and self.ni[root, tree.PROVEN] == 0:
+            if self.ni[root, tree.NCH] == 0:  # one simulation expands the root
+                iterations, max_depth = tree.run(
+                    gid, cfg, self.st, self.ni, self.wsum, self.meta, kstate,
+                    1, self.c, self.policy, self.solver,
+                )  # fmt: skip
+            if self.ni[root, tree.NCH] > 0:
+                self.exact.prove(self.st, self.ni, root, start, deadline, cap)
         while iterations < cap:
             now = self.clock()
             if now >= deadline:

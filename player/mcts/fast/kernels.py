@@ -6,6 +6,10 @@ a closure over them), and a cold compile costs seconds. A branch on a
 constant id is free next to a move generation, and everything caches on disk.
 A new kernel is a module with the same five functions plus one branch per
 function here.
+
+Optional hooks (a kernel without them answers "none" and gets plain UCT):
+`solve`, an exact search under a node budget (the kernels listed in
+`SOLVERS`), used by the tree's `tree.solve_root`.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast import bigmnk, connect4, mnk, reversi, ultimate
+from player.mcts.fast import bigmnk, connect4, connect4_solve, mnk, reversi, ultimate
+from player.mcts.fast.codes import UNSOLVED
 
 CONNECT4 = 0
 MNK = 1
@@ -86,3 +91,29 @@ def rollout(gid: int, cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: 
     if gid == BIGMNK:
         return bigmnk.rollout(cfg, st, rng, policy)
     return ultimate.rollout(cfg, st, rng, policy)
+
+
+# --- optional hooks -------------------------------------------------------------
+
+#: the kernels whose `solve` is an exact search (the others answer UNSOLVED at once)
+SOLVERS = frozenset({CONNECT4})
+
+
+@njit(cache=True, nogil=True)
+def solve(
+    gid: int,
+    cfg: np.ndarray,
+    st: np.ndarray,
+    keys: np.ndarray,
+    bounds: np.ndarray,
+    budget: np.ndarray,
+) -> int:
+    """The exact value of `st` for the side to move (1 win, 0 draw, -1 loss), or UNSOLVED.
+
+    `keys`/`bounds` are a transposition table the kernel owns the format of
+    (int64 keys, int8 values), `budget` an int64 pair (nodes searched so far,
+    node limit): the search gives up, UNSOLVED, past the limit.
+    """
+    if gid == CONNECT4:
+        return connect4_solve.solve(cfg, st, keys, bounds, budget)
+    return UNSOLVED

@@ -30,7 +30,14 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast import kernels
-from player.mcts.fast.codes import DRAW, ONGOING, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN
+from player.mcts.fast.codes import (
+    DRAW,
+    ONGOING,
+    PROVEN_DRAW,
+    PROVEN_LOSS,
+    PROVEN_WIN,
+    UNSOLVED,
+)
 from player.mcts.fast.rng import below
 
 FIRST, NCH, VIS, PARENT, MOVE, MOVER, PROVEN = range(7)
@@ -249,3 +256,101 @@ def compact(st: np.ndarray, ni: np.ndarray, wsum: np.ndarray, meta: np.ndarray) 
             ni[j, FIRST] = new[ni[j, FIRST] - root]
     meta[ROOT] = 0
     meta[NEXT] = count
+
+
+# --- exact search at the root (kernels with a `kernels.solve`) ------------------
+
+
+@njit(cache=True, nogil=True)
+def solve_root(
+    gid: int,
+    cfg: np.ndarray,
+    st: np.ndarray,
+    ni: np.ndarray,
+    keys: np.ndarray,
+    bounds: np.ndarray,
+    budget: np.ndarray,
+    root: int,
+) -> bool:
+    """Prove the expanded `root`'s children with the kernel's exact search, most visited first.
+
+    The node budget (``budget[0]``: nodes so far, ``budget[1]``: limit) is
+    shared out in rounds: each unproven child gets a small allowance,
+    doubled every round, so the children that are easy to prove are proven
+    first, whatever their order (the table keeps the work of an attempt
+    that ran out). ``budget[2:6]`` keep the rounds' state between calls
+    (zeros: start afresh), so a search cut into short calls goes on where
+    it stopped. Each child
+    solved is marked PROVEN for its mover (a win ends the search: the move
+    is found); the root is marked too once its value is known. The marks
+    made before the budget runs out stay (MCTS then avoids the proven
+    losses). True when the root is proven.
+    """
+    first, count = ni[root, FIRST], ni[root, NCH]
+    order = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        order[i] = first + i
+    for i in range(1, count):  # insertion sort by visits, most first
+        j = i
+        while j > 0 and ni[order[j - 1], VIS] < ni[order[j], VIS]:
+            order[j - 1], order[j] = order[j], order[j - 1]
+            j -= 1
+    # budget: 0 nodes so far, 1 node limit (both the kernel's), then the round's state,
+    # kept between calls so that a search cut into short calls goes on where it stopped:
+    # 2 each child's allowance this round, 3 the child in turn, 4 nodes it has had, 5
+    # children left unsolved this round
+    total = budget[1]
+    if budget[2] == 0:
+        budget[2] = 256
+    while True:
+        paused = False
+        while budget[3] < count:
+            c = order[budget[3]]
+            if ni[c, PROVEN] != 0:
+                budget[3] += 1
+                budget[4] = 0
+                continue
+            if budget[0] >= total:
+                paused = True
+                break
+            begin = budget[0]
+            budget[1] = min(total, begin + budget[2] - budget[4])
+            v = kernels.solve(gid, cfg, st[c], keys, bounds, budget)
+            budget[4] += budget[0] - begin
+            if v == UNSOLVED:
+                if budget[4] < budget[2]:  # the call's limit, not the child's: resume later
+                    paused = True
+                    break
+                budget[5] += 1
+                budget[3] += 1
+                budget[4] = 0
+                continue
+            ni[c, PROVEN] = PROVEN_WIN if v < 0 else PROVEN_DRAW if v == 0 else PROVEN_LOSS
+            budget[3] += 1
+            budget[4] = 0
+            if v < 0:
+                paused = True  # a win: the move is found
+                break
+        if paused or budget[5] == 0:
+            break
+        budget[2] *= 2  # a new round, every unsolved child with twice the allowance
+        budget[3] = 0
+        budget[5] = 0
+    budget[1] = total
+    best = PROVEN_LOSS
+    for c in range(first, first + count):
+        p = ni[c, PROVEN]
+        if p == PROVEN_WIN:
+            best = PROVEN_WIN
+            break
+        if p == 0:
+            best = 0
+        elif p == PROVEN_DRAW and best == PROVEN_LOSS:
+            best = PROVEN_DRAW
+    if best == 0:
+        return False
+    # the root's mark is for its own mover, the other seat
+    ni[root, PROVEN] = (
+        PROVEN_LOSS if best == PROVEN_WIN else PROVEN_WIN if best == PROVEN_LOSS else best
+    )
+    return True

@@ -1,0 +1,219 @@
+"""Connect four's exact search for the compiled tree: weak solving (win/draw/loss) under a node budget.
+
+Negamax with alpha-beta on the window [-1, 1] (John Tromp's bitboard and
+Pascal Pons's "Solving Connect 4" method): only moves that do not hand the
+opponent an immediate win are searched, center columns first, refined by the
+number of winning cells a move creates; a transposition table keeps a lower
+and an upper bound per position (exact keys: the position plus the mask is
+unique). The search stops when ``budget[NODES]`` reaches ``budget[LIMIT]``
+and answers `codes.UNSOLVED`; the table it filled stays valid, so the next call
+(a bigger budget, the next move) resumes from it.
+
+The table is the caller's pair of arrays (`new_table`): int64 keys and int8
+bounds packed as ``(low + 1) * 3 + (up + 1)``; 0 keys mean empty (no reachable
+position has key 0 except the empty board, never a node of the search).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from player.mcts.fast.codes import UNSOLVED
+from player.mcts.fast.connect4 import winning_cells
+
+NODES, LIMIT = 0, 1
+_HASH = np.uint64(0x9E3779B97F4A7C15)
+
+
+def new_table(entries: int) -> tuple[np.ndarray, np.ndarray]:
+    """An empty table of `entries` slots (rounded down to a power of two, at least 1024)."""
+    size = 1 << max(10, entries.bit_length() - 1)
+    return np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int8)
+
+
+@njit(cache=True, nogil=True)
+def _popcount(x: int) -> int:
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _slot(key: int, size: int) -> int:
+    return int((np.uint64(key) * _HASH) >> np.uint64(40)) & (size - 1)
+
+
+#: the deepest search (a board of at most 62 cells, plus the root)
+_FRAMES = 64
+
+
+@njit(cache=True, nogil=True)
+def _enter(
+    cfg: np.ndarray,
+    me: int,
+    mask: int,
+    ply: int,
+    alpha: int,
+    beta: int,
+    keys: np.ndarray,
+    bounds: np.ndarray,
+    cand: np.ndarray,
+    score: np.ndarray,
+) -> tuple[int, int, int, int, int]:
+    """Open a node: (value, alpha, beta, candidates, slot); value 2 means "search the children".
+
+    The side to move cannot win at once. Candidates (`cand`, best first) are
+    the moves that do not hand the opponent an immediate win; `score` is
+    scratch space beside it (no allocation per node).
+    """
+    w, h, bottom, board, cells = cfg[0], cfg[1], cfg[2], cfg[3], cfg[4]
+    you = me ^ mask
+    possible = (mask + bottom) & board
+    theirs = winning_cells(you, mask, h, board)
+    forced = possible & theirs
+    if forced:
+        if forced & (forced - 1):
+            return -1, alpha, beta, 0, -1
+        possible = forced
+    nxt = possible & ~(theirs >> 1)
+    if nxt == 0:
+        return -1, alpha, beta, 0, -1
+    if ply >= cells - 2:
+        return 0, alpha, beta, 0, -1
+    key = me + mask
+    slot = _slot(key, keys.shape[0])
+    if keys[slot] == key:
+        packed = bounds[slot]
+        lo, up = packed // 3 - 1, packed % 3 - 1
+        if lo >= beta:
+            return lo, alpha, beta, 0, -1
+        if up <= alpha:
+            return up, alpha, beta, 0, -1
+        alpha = max(alpha, lo)
+        beta = min(beta, up)
+        if alpha >= beta:
+            return alpha, alpha, beta, 0, -1
+    n = 0
+    stride = h + 1
+    col = (1 << h) - 1
+    for i in range(w):
+        c = w // 2 + ((i + 1) // 2 if i % 2 else -(i // 2))  # center first
+        bit = nxt & (col << (c * stride))
+        if bit == 0:
+            continue
+        s = _popcount(winning_cells(me | bit, mask | bit, h, board))
+        j = n
+        n += 1
+        while j > 0 and score[j - 1] < s:
+            cand[j] = cand[j - 1]
+            score[j] = score[j - 1]
+            j -= 1
+        cand[j] = bit
+        score[j] = s
+    return 2, alpha, beta, n, slot
+
+
+@njit(cache=True, nogil=True)
+def _negamax(
+    cfg: np.ndarray,
+    me: int,
+    mask: int,
+    ply: int,
+    keys: np.ndarray,
+    bounds: np.ndarray,
+    budget: np.ndarray,
+) -> int:
+    """The value (-1, 0, 1) for the side to move, who cannot win at once; or UNSOLVED.
+
+    Alpha-beta on the window [-1, 1] with an explicit stack (numba's cache
+    cannot hold recursive functions reliably): one row per ply of the line.
+    """
+    fme = np.empty(_FRAMES, dtype=np.int64)
+    fmask = np.empty(_FRAMES, dtype=np.int64)
+    falpha = np.empty(_FRAMES, dtype=np.int64)
+    fbeta = np.empty(_FRAMES, dtype=np.int64)
+    falpha0 = np.empty(_FRAMES, dtype=np.int64)
+    fbest = np.empty(_FRAMES, dtype=np.int64)
+    fn = np.empty(_FRAMES, dtype=np.int64)
+    fnext = np.empty(_FRAMES, dtype=np.int64)
+    fslot = np.empty(_FRAMES, dtype=np.int64)
+    cand = np.empty((_FRAMES, 32), dtype=np.int64)
+    score = np.empty(32, dtype=np.int64)
+    d = 0
+    fme[0], fmask[0], falpha[0], fbeta[0] = me, mask, -1, 1
+    entering = True
+    value = 0
+    while True:
+        if entering:
+            budget[NODES] += 1
+            if budget[NODES] > budget[LIMIT]:
+                return UNSOLVED
+            value, a, b, n, slot = _enter(
+                cfg, fme[d], fmask[d], ply + d, falpha[d], fbeta[d], keys, bounds, cand[d], score
+            )
+            if value == 2:  # search the children
+                falpha[d], fbeta[d], falpha0[d] = a, b, a
+                fbest[d], fn[d], fnext[d], fslot[d] = -1, n, 0, slot
+            else:
+                entering = False  # `value` goes back to the parent
+                continue
+        else:
+            d -= 1
+            if d < 0:
+                return value
+            v = -value
+            if v > fbest[d]:
+                fbest[d] = v
+            if v > falpha[d]:
+                falpha[d] = v
+            if falpha[d] >= fbeta[d] or fnext[d] == fn[d]:
+                best = fbest[d]
+                slot = fslot[d]
+                key = fme[d] + fmask[d]
+                lo, up = -1, 1
+                if keys[slot] == key:
+                    lo, up = bounds[slot] // 3 - 1, bounds[slot] % 3 - 1
+                if best <= falpha0[d]:
+                    up = min(up, best)
+                elif best >= fbeta[d]:
+                    lo = max(lo, best)
+                else:
+                    lo = best
+                    up = best
+                keys[slot] = key
+                bounds[slot] = (lo + 1) * 3 + (up + 1)
+                value = best
+                continue  # return `best` to the parent
+        # descend into the next child of frame d
+        bit = cand[d, fnext[d]]
+        fnext[d] += 1
+        fme[d + 1] = fme[d] ^ fmask[d]
+        fmask[d + 1] = fmask[d] | bit
+        falpha[d + 1] = -fbeta[d]
+        fbeta[d + 1] = -falpha[d]
+        d += 1
+        entering = True
+
+
+@njit(cache=True, nogil=True)
+def solve(
+    cfg: np.ndarray, st: np.ndarray, keys: np.ndarray, bounds: np.ndarray, budget: np.ndarray
+) -> int:
+    """The exact value of `st` for the side to move: 1 win, 0 draw, -1 loss, or UNSOLVED.
+
+    Over `budget[LIMIT] - budget[NODES]` more nodes at most (`budget[NODES]`
+    counts on). A finished game answers from its status.
+    """
+    status = st[3]
+    mover = st[2] & 1
+    if status >= 0:
+        return 0 if status == 2 else (1 if status == mover else -1)
+    me = st[mover]
+    mask = st[0] | st[1]
+    h, bottom, board = cfg[1], cfg[2], cfg[3]
+    if winning_cells(me, mask, h, board) & ((mask + bottom) & board):
+        return 1
+    return _negamax(cfg, me, mask, st[2], keys, bounds, budget)
