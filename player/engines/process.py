@@ -72,6 +72,10 @@ def describe_status(code: int | None) -> str:
     return f"exited (code {code})"
 
 
+#: seconds a reader may take to drain a dead engine's pipe at close
+READER_DRAIN = 5.0
+
+
 class EngineProcess:
     """One run of an engine program; `close` it on every path (it is idempotent)."""
 
@@ -250,11 +254,12 @@ class EngineProcess:
             # A reader still inside readline holds its pipe's lock: closing the pipe would
             # wait for it. The group is dead, so its end of the pipe is normally closed
             # and the readers finish; one held open by an escaped grandchild is left to
-            # its daemon thread rather than hang the arena.
+            # its daemon thread rather than hang the arena. A reader drains what the
+            # engine wrote before it died (on a loaded machine that can take seconds).
             for reader, pipe in zip(
                 self._readers, (self._proc.stdout, self._proc.stderr), strict=True
             ):
-                reader.join(timeout=1.0)
+                reader.join(timeout=READER_DRAIN)
                 if not reader.is_alive() and pipe is not None:
                     with contextlib.suppress(OSError):
                         pipe.close()
