@@ -104,6 +104,10 @@ class MCTSAgent(Agent):
         engine: str = default("engine"),
         rollout: str = default("rollout"),
         memory: float = default("memory"),
+        threats: bool = default("threats"),
+        candidates: int = default("candidates"),
+        cutoff: int = default("cutoff"),
+        vcf: int = default("vcf"),
         clock: Callable[[], float] | None = None,
     ) -> None:
         check_options(
@@ -120,6 +124,10 @@ class MCTSAgent(Agent):
                 "engine": engine,
                 "rollout": rollout,
                 "memory": memory,
+                "threats": threats,
+                "candidates": candidates,
+                "cutoff": cutoff,
+                "vcf": vcf,
             }
         )
         self.default_limit = SearchLimit(time=time, iterations=iterations)
@@ -139,11 +147,19 @@ class MCTSAgent(Agent):
             "solver": solver,
             "reuse": reuse,
             "max_memory": memory,
+            "threats": threats,
+            "candidates": candidates,
+            "cutoff": cutoff,
+            "vcf": vcf,
         }
         shown = {"time": time, "iterations": iterations, **self.options, "workers": workers}
         shown["seed"] = seed
         if engine != "auto":
             shown["engine"] = engine
+        knowledge = {"threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf}
+        for key, value in knowledge.items():
+            if value != default(key):  # the gomoku knowledge, named when changed
+                shown[key] = value
         # The Python engine's node budget from the same byte cap.
         self.options["max_nodes"] = int(memory * 2**20) // PYTHON_NODE_BYTES
         # Compile (or load from the disk cache) before any clock runs.

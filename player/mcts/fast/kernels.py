@@ -86,3 +86,11 @@ def rollout(gid: int, cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: 
     if gid == BIGMNK:
         return bigmnk.rollout(cfg, st, rng, policy)
     return ultimate.rollout(cfg, st, rng, policy)
+
+
+@njit(cache=True, nogil=True)
+def ordered(gid: int, cfg: np.ndarray) -> bool:
+    """Whether the kernel's `legal` lists moves best first (then `tree` keeps the order)."""
+    if gid == BIGMNK:
+        return bigmnk.ordered(cfg)
+    return False
