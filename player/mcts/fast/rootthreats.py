@@ -8,13 +8,14 @@ VCF: the moves that leave it one are marked proven losses, so the tree
 spends its time on the real defences. Inside the tree the cheaper window
 knowledge (`threats.candidates`, the playout) keeps the search threat-aware.
 
-Time: at most `SHARE` of the time left. The budget is counted in VCF
+Time: at most `SHARE` (a fifth) of the time left. The budget is counted in VCF
 positions, converted from seconds by the rate measured on earlier calls.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 
@@ -22,17 +23,32 @@ from player.mcts.fast import threats, tree
 from player.mcts.fast.adapters import Adapter
 from player.mcts.fast.codes import PROVEN_LOSS
 
-if TYPE_CHECKING:
-    from player.mcts.fast.engine import FastSearch
-
-#: the most of a move's remaining time the root threat search may take
-SHARE = 0.3
+#: the most of a move's remaining time the root threat search may take (it cannot
+#: look at the clock: on a loaded machine it runs slower than its measured rate)
+SHARE = 0.2
+#: the most VCF positions of one root threat search, whatever the time
+MAX_BUDGET = 50_000
 #: the VCF positions per second assumed before the first measurement
 START_RATE = 40_000.0
 #: the bounds of a measured rate (positions per second), against a freak measurement
 MIN_RATE, MAX_RATE = 2_000.0, 400_000.0
 #: VCF positions searched when a search has no deadline (an iteration budget)
 UNTIMED_BUDGET = 20_000
+
+
+class TreeArrays(Protocol):
+    """What the root search reads of a `FastSearch`: its kernel, arrays, options, clock."""
+
+    adapter: Adapter
+    cfg: np.ndarray
+    st: np.ndarray
+    ni: np.ndarray
+    wsum: np.ndarray
+    meta: np.ndarray
+    c: float
+    policy: int
+    solver: bool
+    clock: Callable[[], float]
 
 
 class RootThreats:
@@ -48,10 +64,10 @@ class RootThreats:
         """The VCF positions that fit in `SHARE` of the time to `deadline`."""
         if deadline == float("inf"):
             return UNTIMED_BUDGET
-        return max(0, int(SHARE * (deadline - now) * self.rate))
+        return max(0, min(MAX_BUDGET, int(SHARE * (deadline - now) * self.rate)))
 
     def apply(
-        self, search: FastSearch, root: int, kstate: np.ndarray, deadline: float
+        self, search: TreeArrays, root: int, kstate: np.ndarray, deadline: float
     ) -> tuple[int, bool] | None:
         """Analyse the root of `search`; (kernel move, is a proven win) when that decides.
 
