@@ -153,9 +153,10 @@ _TABLE = (
     # threat knowledge of m,n,k games with k >= 5 (gomoku): compiled engine only,
     # off for smaller k; see docs/AGENTS.md
     MCTSOption(
-        "threats", bool, True,
+        "threats", bool, False,
         "k-in-a-row games, k >= 5: a root threat search first (win, block, VCF for us,"
-        " and the moves that leave the opponent no VCF)",
+        " and the moves that leave the opponent no VCF); off: it cost more time than it"
+        " gained against the in-tree threat search (see README)",
         engines=("fast",),
     ),
     MCTSOption(
