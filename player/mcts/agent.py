@@ -105,6 +105,10 @@ class MCTSAgent(Agent):
         rollout: str = default("rollout"),
         memory: float = default("memory"),
         exact: float = default("exact"),
+        threats: bool = default("threats"),
+        candidates: int = default("candidates"),
+        cutoff: int = default("cutoff"),
+        vcf: int = default("vcf"),
         clock: Callable[[], float] | None = None,
     ) -> None:
         check_options(
@@ -122,6 +126,10 @@ class MCTSAgent(Agent):
                 "rollout": rollout,
                 "memory": memory,
                 "exact": exact,
+                "threats": threats,
+                "candidates": candidates,
+                "cutoff": cutoff,
+                "vcf": vcf,
             }
         )
         self.default_limit = SearchLimit(time=time, iterations=iterations)
@@ -142,11 +150,19 @@ class MCTSAgent(Agent):
             "reuse": reuse,
             "max_memory": memory,
             "exact_share": exact,
+            "threats": threats,
+            "candidates": candidates,
+            "cutoff": cutoff,
+            "vcf": vcf,
         }
         shown = {"time": time, "iterations": iterations, **self.options, "workers": workers}
         shown["seed"] = seed
         if engine != "auto":
             shown["engine"] = engine
+        knowledge = {"threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf}
+        for key, value in knowledge.items():
+            if value != default(key):  # the gomoku knowledge, named when changed
+                shown[key] = value
         # The Python engine's node budget from the same byte cap.
         self.options["max_nodes"] = int(memory * 2**20) // PYTHON_NODE_BYTES
         # Compile (or load from the disk cache) before any clock runs.

@@ -156,6 +156,33 @@ _TABLE = (
         "memory", float, 512, "MiB per search tree (the tree stops growing)", low=1,
         unit="MiB",
     ),
+    # threat knowledge of m,n,k games with k >= 5 (gomoku): compiled engine only,
+    # off for smaller k; see docs/AGENTS.md
+    MCTSOption(
+        "threats", bool, False,
+        "k-in-a-row games, k >= 5: a root threat search first (win, block, VCF for us,"
+        " and the moves that leave the opponent no VCF); off: it cost more time than it"
+        " gained against the in-tree threat search (see README)",
+        engines=("fast",),
+    ),
+    MCTSOption(
+        "candidates", int, 12,
+        "k-in-a-row games, k >= 5: expand the threat-relevant moves, best first, and at"
+        " most this many quiet ones (0 = every legal move)",
+        low=0, engines=("fast",),
+    ),
+    MCTSOption(
+        "cutoff", int, 4,
+        "k-in-a-row games, k >= 5: plies of threat playout before the static evaluation"
+        " decides (0 = play to the end)",
+        low=0, engines=("fast",),
+    ),
+    MCTSOption(
+        "vcf", int, 32,
+        "k-in-a-row games, k >= 5: positions of the VCF search at each node expanded"
+        " (a found VCF is its only move; 0 = off)",
+        low=0, engines=("fast",),
+    ),
 )  # fmt: skip
 
 OPTIONS: Mapping[str, MCTSOption] = {option.name: option for option in _TABLE}

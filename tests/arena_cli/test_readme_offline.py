@@ -223,6 +223,13 @@ def benchmark(example: str) -> None:
             check_spec(spec)
 
 
+def compile_engine(example: str) -> None:
+    """The README compiles a test engine that exists, with the compiler the tests use."""
+    source = shlex.split(example)[-1]
+    assert (ROOT / source).is_file()
+    assert source in (ROOT / "tests" / "engines" / "programs.py").read_text().replace('" / "', "/")
+
+
 def ssh(example: str) -> None:
     """The tunnel forwards the server's default port."""
     assert "-L 4242:localhost:4242" in example
@@ -264,9 +271,13 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.hostile",
             "python -m benchmarks.server",
             "python -m benchmarks.playouts",
+            "python -m benchmarks.strength mcts:time=0.2"
+            " 'engine:cmd=./pattern_gomoku,args=--seed 7,protocol=gomocup'"
+            " --game gomoku --games 100 --time 0.2 --seed 1",
         ),
         benchmark,
     ),
+    "cc -O2 -o pattern_gomoku tests/engines/pattern_gomoku.c": compile_engine,
     "ssh -N -L 4242:localhost:4242 SERVER": ssh,
     **dict.fromkeys(
         (

@@ -7,7 +7,9 @@
  * three, broken three, closed three, two, plus a bonus for double threats.
  * So it wins first, then blocks a four, makes an open four, blocks an open
  * three, and so on. Deterministic (ties by scan order) unless run as
- * `pattern_gomoku --seed N`, when a seeded PRNG breaks ties.
+ * `pattern_gomoku --seed N`, when a seeded PRNG breaks ties. `--attack P`
+ * weighs attack P/100 against defence (default 110; below 100 it defends first,
+ * but always takes a five).
  *
  * Build: cc -std=c99 -O2 -Wall -Wextra -Werror -o pattern_gomoku pattern_gomoku.c
  */
@@ -22,6 +24,7 @@ enum { NONE, TWO, THREE, BROKEN3, OPEN3, FOUR, OPEN4, FIVE, NPAT };
 static int W = 15, H = 15;          /* board size, x in [0,W) from the left, y in [0,H) from the top */
 static int board[MAXN][MAXN];       /* 0 empty, 1 our stone, 2 the opponent's */
 static int seeded;                  /* --seed given: break ties at random */
+static int attack = 110;            /* --attack P: attack weighted P/100 against defence */
 static unsigned long long rng = 88172645463325252ULL;
 static const int DX[4] = {1, 0, 1, 1}, DY[4] = {0, 1, 1, -1};
 
@@ -116,7 +119,7 @@ static void play(void) {
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
             if (board[y][x] || !near_stone(x, y)) continue;
-            long s = value(x, y, 1) * 11 / 10 + value(x, y, 2);
+            long a = value(x, y, 1), s = a >= 100000000 ? 1L << 40 : a * attack / 100 + value(x, y, 2);
             if (s > best) best = s, bx = x, by = y, ties = 1;
             else if (s == best && seeded && next_rand() % (unsigned)++ties == 0) bx = x, by = y;
         }
@@ -135,8 +138,11 @@ static int place(const char *s, int who) {          /* "x,y": put a stone there,
 
 int main(int argc, char **argv) {
     char line[1024];
-    if (argc == 3 && !strcmp(argv[1], "--seed"))
-        seeded = 1, rng = (strtoull(argv[2], NULL, 10) + 1) * 0x9E3779B97F4A7C15ULL | 1;
+    for (int i = 1; i + 1 < argc; i += 2)
+        if (!strcmp(argv[i], "--seed"))
+            seeded = 1, rng = (strtoull(argv[i + 1], NULL, 10) + 1) * 0x9E3779B97F4A7C15ULL | 1;
+        else if (!strcmp(argv[i], "--attack"))
+            attack = atoi(argv[i + 1]);
     setvbuf(stdout, NULL, _IOLBF, 0);
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\r\n")] = '\0';

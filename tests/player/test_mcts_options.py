@@ -39,6 +39,7 @@ def test_the_spec_registers_exactly_the_table() -> None:
     assert info.usage() == (
         "mcts:time=1.0,iterations=none,c=1.4,metric=uct,max_moves=none,workers=1,reuse=true,"
         "solver=true,seed=none,engine=auto,rollout=smart,exact=0.5,memory=512"
+        ",threats=false,candidates=12,cutoff=4,vcf=32"  # gomoku's threat knowledge
     )
 
 

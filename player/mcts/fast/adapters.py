@@ -38,6 +38,9 @@ class Adapter:
     encode_move: Callable[[Any], int]
     decode_move: Callable[[int], Any]
     smart: Rollout
+    #: threat knowledge (m,n,k with k >= 5): `bigmnk.tune` and `bigmnk.analyse`
+    tune: Callable[[np.ndarray, int, int, int], np.ndarray] | None = None
+    analyse: Callable[[np.ndarray, np.ndarray, int, np.ndarray], int] | None = None
 
 
 def _identity(value: Any) -> Any:
@@ -71,9 +74,12 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
         and bigmnk.supports(game.width, game.height)
     ):
         cfg = bigmnk.make_cfg(game.width, game.height, game.k)
+        threats = game.k >= 5
         return Adapter(
             kernels.BIGMNK, cfg, bigmnk.STATE_SIZE, bigmnk.encode, _identity, _identity,
-            Rollout.WIN_BLOCK,
+            Rollout.THREAT if threats else Rollout.WIN_BLOCK,
+            tune=bigmnk.tune if threats else None,
+            analyse=bigmnk.analyse if threats else None,
         )  # fmt: skip
     if type(game) is Reversi and game.size == 8:
         return Adapter(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from player.mcts.fast import threats
 from player.mcts.fast.codes import DRAW, ONGOING, Rollout
 from player.mcts.fast.rng import below
 
@@ -37,8 +38,37 @@ _DR = np.array([0, 1, 1, 1], dtype=np.int64)
 _DC = np.array([1, 0, 1, -1], dtype=np.int64)
 
 
+#: cfg columns past the board's: knowledge switches (`tune`), 0 = off
+CANDIDATES = 4
+CUTOFF = 5
+VCF = 6
+
+
 def make_cfg(width: int, height: int, k: int) -> np.ndarray:
-    return np.array([width, height, k, width * height], dtype=np.int64)
+    """The plain rules' config: every legal move is expanded (the knowledge is off)."""
+    return np.array([width, height, k, width * height, 0, 0, 0], dtype=np.int64)
+
+
+def tune(cfg: np.ndarray, candidates: int, cutoff: int, vcf: int) -> np.ndarray:
+    """A copy of `cfg` with the threat knowledge on (for k >= 5; smaller k: unchanged).
+
+    `candidates`: expand `threats.candidates` (at most that many quiet moves)
+    instead of every legal move (0: every legal move); `cutoff`: plies of the
+    `Rollout.THREAT` playout before the static evaluation decides (0: to the end);
+    `vcf`: the positions of the VCF search at each expanded node (0: none).
+    """
+    tuned = cfg.copy()
+    if cfg[2] >= 5:
+        tuned[CANDIDATES] = candidates
+        tuned[CUTOFF] = cutoff
+        tuned[VCF] = vcf if candidates > 0 else 0
+    return tuned
+
+
+@njit(cache=True, nogil=True)
+def ordered(cfg: np.ndarray) -> bool:
+    """Whether `legal` lists the moves best first (the search then keeps that order)."""
+    return bool(cfg[CANDIDATES] > 0)
 
 
 def supports(width: int, height: int) -> bool:
@@ -97,6 +127,9 @@ def _board(cfg: np.ndarray, st: np.ndarray) -> np.ndarray:
 def legal(cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
     if st[STATUS] != ONGOING:
         return 0
+    if cfg[CANDIDATES] > 0:
+        board = _board(cfg, st)
+        return threats.candidates(cfg, board, int(st[PLY] & 1), cfg[CANDIDATES], cfg[VCF], out)
     n = 0
     for cell in range(cfg[3]):
         if not _has(st, 0, cell) and not _has(st, 1, cell):
@@ -156,6 +189,8 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         return int(st[STATUS])
     cells, width, height = cfg[3], cfg[0], cfg[1]
     board = _board(cfg, st)
+    if policy == Rollout.THREAT and cfg[2] >= 5:
+        return threats.playout(cfg, board, int(st[PLY] & 1), int(st[PLY]), rng, cfg[CUTOFF])
     free = np.empty(cells, dtype=np.int64)
     where = np.full(cells, -1, dtype=np.int64)  # a free cell's index in `free`
     n = 0
@@ -225,3 +260,11 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         if ply == cells:
             return DRAW
         mover = 1 - mover
+
+
+@njit(cache=True, nogil=True)
+def analyse(cfg: np.ndarray, st: np.ndarray, budget: int, out: np.ndarray) -> int:
+    """`threats.analyse` of a state row (side to move: the ply's); the VCF positions used."""
+    left = np.array([budget], dtype=np.int64)
+    threats.analyse(cfg, _board(cfg, st), int(st[PLY] & 1), left, out)
+    return int(budget - left[0])

@@ -57,3 +57,7 @@ class Rollout(enum.IntEnum):
     helps the opponent, so every move qualifies)."""
     WIN = 2
     """Take a move that wins the game at once; else a random move."""
+    THREAT = 3
+    """m,n,k games with k >= 5 (`bigmnk`): the threat playout of `threats.playout`
+    (win, block, open four, stop one, else the best-scored cell with noise), cut
+    off by a static evaluation; WIN_BLOCK elsewhere."""

@@ -26,6 +26,7 @@ from player.mcts.fast import exact, tree
 from player.mcts.fast.adapters import Adapter
 from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
 from player.mcts.fast.rng import new_rng
+from player.mcts.fast.rootthreats import RootThreats
 from player.mcts.options import check_options, default
 from player.mcts.search import MoveStat, SearchResult
 
@@ -57,10 +58,19 @@ class FastSearch:
         reuse: bool = default("reuse"),
         max_memory: float = default("memory"),
         exact_share: float = default("exact"),
+        threats: bool = default("threats"),
+        candidates: int = default("candidates"),
+        cutoff: int = default("cutoff"),
+        vcf: int = default("vcf"),
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        check_options({"c": c, "rollout": rollout, "memory": max_memory, "exact": exact_share})
+        check_options(
+            {
+                "c": c, "rollout": rollout, "memory": max_memory, "exact": exact_share,
+                "threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf,
+            }
+        )  # fmt: skip
         self.game = game
         self.adapter = adapter
         self.c = float(c)
@@ -84,6 +94,10 @@ class FastSearch:
         self.meta = np.zeros(3, dtype=np.int64)
         self.root_state: Any = None
         self._batch = 16  # grows to BATCH_SECONDS of work (slow kernels: gomoku)
+        #: the kernel config the search runs with: the adapter's, knowledge switched on or off
+        tune = adapter.tune
+        self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, candidates, cutoff, vcf)
+        self.root_threats = RootThreats(adapter) if threats and adapter.analyse else None
 
     # --- tree reuse --------------------------------------------------------------
 
@@ -142,7 +156,7 @@ class FastSearch:
         """Make `state` the root; return the visits it already has."""
         if self.root_state is None or self.root_state != state:
             self.st[0, :] = self.adapter.encode_state(state)
-            tree.init_root(self.adapter.gid, self.adapter.cfg, self.st, self.ni, self.meta)
+            tree.init_root(self.adapter.gid, self.cfg, self.st, self.ni, self.meta)
             self.root_state = state
             return 0
         if self.meta[tree.ROOT] != 0 and self.meta[tree.NEXT] > self.capacity // 2:
@@ -160,9 +174,13 @@ class FastSearch:
         reused = self._prepare(state)
         before = int(self.meta[tree.NEXT])
         kstate = new_rng(self.rng.getrandbits(63))
-        gid, cfg = self.adapter.gid, self.adapter.cfg
+        gid, cfg = self.adapter.gid, self.cfg
         iterations = max_depth = 0
         root = int(self.meta[tree.ROOT])
+        if self.root_threats is not None:
+            answer = self.root_threats.apply(self, root, kstate, deadline)
+            if answer is not None:
+                return self._forced(answer, start, reused)
         if self.exact is not None and self.ni[root, tree.PROVEN] == 0:
             if self.ni[root, tree.NCH] == 0:  # one simulation expands the root
                 iterations, max_depth = tree.run(
@@ -199,6 +217,22 @@ class FastSearch:
             stats=self._stats(root),
             untried=self._untried(root),
             root_proven=_PROOF.get(self._root_value(root)),
+        )
+
+    def _forced(self, answer: tuple[int, bool], start: float, reused: int) -> SearchResult:
+        """The result of a move the root threat search decided (a proven win or the one block)."""
+        move, win = answer
+        proof = 1.0 if win else None
+        return SearchResult(
+            iterations=0,
+            elapsed=self.clock() - start,
+            max_depth=0,
+            new_nodes=0,
+            root_visits=int(self.ni[self.meta[tree.ROOT], tree.VIS]),
+            reused_visits=reused,
+            stats=(MoveStat(self.adapter.decode_move(move), 1, 1.0 if win else 0.5, proof),),
+            untried=(),
+            root_proven=proof,
         )
 
     def _root_value(self, root: int) -> int:

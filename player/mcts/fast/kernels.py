@@ -93,6 +93,14 @@ def rollout(gid: int, cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: 
     return ultimate.rollout(cfg, st, rng, policy)
 
 
+@njit(cache=True, nogil=True)
+def ordered(gid: int, cfg: np.ndarray) -> bool:
+    """Whether the kernel's `legal` lists moves best first (then `tree` keeps the order)."""
+    if gid == BIGMNK:
+        return bigmnk.ordered(cfg)
+    return False
+
+
 # --- optional hooks -------------------------------------------------------------
 
 #: the kernels whose `solve` is an exact search (the others answer UNSOLVED at once)

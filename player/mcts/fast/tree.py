@@ -77,9 +77,10 @@ def _expand(
     if first + n > st.shape[0]:
         meta[FULL] += 1
         return -1
-    for i in range(n - 1, 0, -1):  # random order: "first unvisited" is then a random pick
-        j = below(rng, i + 1)
-        moves[i], moves[j] = moves[j], moves[i]
+    if not kernels.ordered(gid, cfg):  # a kernel's best-first order is kept
+        for i in range(n - 1, 0, -1):  # random order: "first unvisited" is then a random pick
+            j = below(rng, i + 1)
+            moves[i], moves[j] = moves[j], moves[i]
     chooser = kernels.to_move(gid, cfg, st[node])
     pick = first
     for i in range(n):
