@@ -105,9 +105,11 @@ class MCTSAgent(Agent):
         rollout: str = default("rollout"),
         memory: float = default("memory"),
         clock: Callable[[], float] | None = None,
+        **kernel_options: Any,
     ) -> None:
         check_options(
             {
+                **kernel_options,
                 "time": time,
                 "iterations": iterations,
                 "c": c,
@@ -139,9 +141,12 @@ class MCTSAgent(Agent):
             "solver": solver,
             "reuse": reuse,
             "max_memory": memory,
+            # one game's compiled-search knowledge (reversi_*): `player.mcts.fast.reversi_plan`
+            **kernel_options,
         }
         shown = {"time": time, "iterations": iterations, **self.options, "workers": workers}
         shown["seed"] = seed
+        shown.update({k: v for k, v in kernel_options.items() if v != default(k)})
         if engine != "auto":
             shown["engine"] = engine
         # The Python engine's node budget from the same byte cap.

@@ -35,6 +35,7 @@ MAX_WORKERS = 64
 ENGINES = ("auto", "fast", "python")
 METRICS = ("uct", "uctv")
 ROLLOUTS = ("smart", "random")
+REVERSI_LEAVES = ("eval", "rollout")
 
 #: who reads an option: the agent itself, or the search engines named
 AGENT = ()
@@ -145,6 +146,31 @@ _TABLE = (
     MCTSOption(
         "rollout", str, "smart", "compiled engine: smart (win/block) or random",
         choices=ROLLOUTS, engines=("fast",),
+    ),
+    # reversi only (player.mcts.fast.reversi_plan); other games ignore them
+    MCTSOption(
+        "reversi_leaf", str, "eval",
+        "reversi: eval (alpha-beta on a hand evaluation at the leaves) or rollout (random)",
+        choices=REVERSI_LEAVES, engines=("fast",),
+    ),
+    MCTSOption(
+        "reversi_depth", int, 1, "reversi: depth of the alpha-beta at evaluated leaves",
+        low=0, high=8, engines=("fast",),
+    ),
+    MCTSOption(
+        "reversi_solve", int, 10,
+        "reversi: solve leaves exactly from this many empty squares (0 = never)",
+        low=0, high=24, engines=("fast",),
+    ),
+    MCTSOption(
+        "reversi_endgame", int, 20,
+        "reversi: solve the root's moves exactly from this many empty squares,"
+        " within half the time left (0 = never)",
+        low=0, high=40, engines=("fast",),
+    ),
+    MCTSOption(
+        "reversi_c", float, 0.5, "reversi: UCB1 constant with evaluated leaves", low=0,
+        engines=("fast",),
     ),
     MCTSOption(
         "memory", float, 512, "MiB per search tree (the tree stops growing)", low=1,

@@ -25,6 +25,7 @@ from player.agent import SearchLimit
 from player.mcts.fast import tree
 from player.mcts.fast.adapters import Adapter
 from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
+from player.mcts.fast.reversi_plan import plan_for
 from player.mcts.fast.rng import new_rng
 from player.mcts.options import check_options, default
 from player.mcts.search import MoveStat, SearchResult
@@ -58,6 +59,7 @@ class FastSearch:
         max_memory: float = default("memory"),
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        **kernel_options: Any,
     ) -> None:
         check_options({"c": c, "rollout": rollout, "memory": max_memory})
         self.game = game
@@ -77,6 +79,9 @@ class FastSearch:
         self.meta = np.zeros(3, dtype=np.int64)
         self.root_state: Any = None
         self._batch = 16  # grows to BATCH_SECONDS of work (slow kernels: gomoku)
+        # Kernel-specific search knowledge (reversi: `reversi_plan`), None = plain UCT.
+        check_options(kernel_options)
+        self.plan = plan_for(adapter, kernel_options)
 
     # --- tree reuse --------------------------------------------------------------
 
@@ -156,15 +161,18 @@ class FastSearch:
         gid, cfg = self.adapter.gid, self.adapter.cfg
         iterations = max_depth = 0
         root = int(self.meta[tree.ROOT])
+        plan = self.plan
+        if plan is not None and iterations < cap:
+            plan.prepare(self, kstate, start, deadline)
         while iterations < cap:
             now = self.clock()
             if now >= deadline:
                 break
             batch = min(self._batch, cap - iterations)
-            done, depth = tree.run(
-                gid, cfg, self.st, self.ni, self.wsum, self.meta, kstate,
-                batch, self.c, self.policy, self.solver,
-            )  # fmt: skip
+            if plan is not None and plan.evaluated:
+                done, depth = plan.run(self, kstate, batch)
+            else:
+                done, depth = self.run_plain(kstate, batch)
             iterations += done
             max_depth = max(max_depth, depth)
             if done < batch:  # the root is proven
@@ -185,6 +193,14 @@ class FastSearch:
             untried=self._untried(root),
             root_proven=_PROOF.get(self._root_value(root)),
         )
+
+    def run_plain(self, kstate: np.ndarray, batch: int) -> tuple[int, int]:
+        """One batch of plain UCT simulations (`tree.run`): (done, max depth)."""
+        done, depth = tree.run(
+            self.adapter.gid, self.adapter.cfg, self.st, self.ni, self.wsum, self.meta, kstate,
+            batch, self.c, self.policy, self.solver,
+        )  # fmt: skip
+        return int(done), int(depth)
 
     def _root_value(self, root: int) -> int:
         """The root's proof for the seat to move there (0: unproven)."""
