@@ -77,10 +77,15 @@ def _plain(moves: np.uint64, row: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True, nogil=True)
+#: explicit signatures: numba cannot reload a cached self-recursive function typed by its
+#: call sites (an unresolved-symbol abort when a literal argument was specialised)
+_SOLVE_SIG = "int64(uint64, uint64, int64, int64, int64, int64[::1], int64[:, ::1])"
+_SEARCH_SIG = "float64(uint64, uint64, int64, float64, float64, int64, int64[::1], int64[:, ::1])"
+
+
+@njit(_SOLVE_SIG, cache=True, nogil=True)
 def solve(
-    me: np.uint64, opp: np.uint64, alpha: int, beta: int, passed: bool,
-    ply: int, stats: np.ndarray, buf: np.ndarray,
+    me: np.uint64, opp: np.uint64, alpha: int, beta: int, ply: int, stats: np.ndarray, buf: np.ndarray,
 ) -> int:  # fmt: skip
     """The exact final disc difference for `me` (to move), within (alpha, beta) fail-hard."""
     stats[NODES] += 1
@@ -89,9 +94,9 @@ def solve(
         return 0
     moves = mobility(me, opp)
     if not moves:
-        if passed:
+        if not mobility(opp, me):
             return popcount(me) - popcount(opp)
-        return -solve(opp, me, -beta, -alpha, True, ply + 1, stats, buf)
+        return -solve(opp, me, -beta, -alpha, ply + 1, stats, buf)
     row = buf[ply]
     if popcount(~(me | opp)) > ORDER_EMPTIES:
         n = _order(me, opp, moves, row)
@@ -100,7 +105,7 @@ def solve(
     for i in range(n):
         sq = row[i]
         f = flips(sq, me, opp)
-        v = -solve(opp ^ f, me | (U1 << np.uint64(sq)) | f, -beta, -alpha, False, ply + 1, stats, buf)
+        v = -solve(opp ^ f, me | (U1 << np.uint64(sq)) | f, -beta, -alpha, ply + 1, stats, buf)
         if stats[ABORTED]:
             return 0
         if v > alpha:
@@ -110,7 +115,7 @@ def solve(
     return alpha
 
 
-@njit(cache=True, nogil=True)
+@njit(_SEARCH_SIG, cache=True, nogil=True)
 def search(
     me: np.uint64, opp: np.uint64, depth: int, alpha: float, beta: float,
     ply: int, stats: np.ndarray, buf: np.ndarray,

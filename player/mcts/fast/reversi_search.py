@@ -100,7 +100,7 @@ def run(
                     stats[NODES] = 0
                     stats[LIMIT] = LEAF_SOLVE_NODES
                     stats[ABORTED] = 0
-                    v = solve(me, opp, -1, 1, False, 0, stats, buf)
+                    v = solve(me, opp, -1, 1, 0, stats, buf)
                     winner = DRAW if v == 0 else side if v > 0 else 1 - side
                     if depth > 0:
                         ni[node, PROVEN] = _proof(winner, ni[node, MOVER])
@@ -159,7 +159,7 @@ def solve_root_children(
         p = ni[j, PROVEN]
         if p == 0:
             me, opp, side = _sides(st[j])
-            v = solve(me, opp, -1, 1, False, 0, stats, buf)
+            v = solve(me, opp, -1, 1, 0, stats, buf)
             if stats[ABORTED]:
                 return False
             winner = DRAW if v == 0 else side if v > 0 else 1 - side
