@@ -147,6 +147,10 @@ _TABLE = (
         "rollout", str, "smart", "compiled engine: smart (win/block) or random",
         choices=ROLLOUTS, engines=("fast",),
     ),
+    MCTSOption(
+        "memory", float, 512, "MiB per search tree (the tree stops growing)", low=1,
+        unit="MiB",
+    ),
     # reversi only (player.mcts.fast.reversi_plan); other games ignore them
     MCTSOption(
         "reversi_leaf", str, "eval",
@@ -171,10 +175,6 @@ _TABLE = (
     MCTSOption(
         "reversi_c", float, 0.5, "reversi: UCB1 constant with evaluated leaves", low=0,
         engines=("fast",),
-    ),
-    MCTSOption(
-        "memory", float, 512, "MiB per search tree (the tree stops growing)", low=1,
-        unit="MiB",
     ),
 )  # fmt: skip
 
