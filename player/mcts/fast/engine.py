@@ -158,7 +158,6 @@ class FastSearch:
         reused = self._prepare(state)
         before = int(self.meta[tree.NEXT])
         kstate = new_rng(self.rng.getrandbits(63))
-        gid, cfg = self.adapter.gid, self.adapter.cfg
         iterations = max_depth = 0
         root = int(self.meta[tree.ROOT])
         plan = self.plan

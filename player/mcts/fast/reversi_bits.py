@@ -27,7 +27,8 @@ def popcount(x: np.uint64) -> int:
     x = x - ((x >> _S1) & _M1)
     x = (x & _M2) + ((x >> _S2) & _M2)
     x = (x + (x >> _S4)) & _M4
-    return np.int64((x * _H01) >> _S56)
+    # a signed result: numba's int() of a uint64 stays unsigned, and differences would wrap
+    return np.int64((x * _H01) >> _S56)  # type: ignore[return-value]
 
 
 @njit(cache=True, nogil=True)

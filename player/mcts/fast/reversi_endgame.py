@@ -137,7 +137,9 @@ def search(
     for i in range(n):
         sq = row[i]
         f = flips(sq, me, opp)
-        v = -search(opp ^ f, me | (U1 << np.uint64(sq)) | f, depth - 1, -beta, -alpha, ply + 1, stats, buf)
+        v = -search(
+            opp ^ f, me | (U1 << np.uint64(sq)) | f, depth - 1, -beta, -alpha, ply + 1, stats, buf
+        )
         if stats[ABORTED]:
             return 0.0
         if v > alpha:

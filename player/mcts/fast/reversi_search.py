@@ -30,8 +30,18 @@ from player.mcts.fast.reversi import mobility
 from player.mcts.fast.reversi_bits import popcount
 from player.mcts.fast.reversi_endgame import ABORTED, INF, LIMIT, NODES, search, solve
 from player.mcts.fast.tree import (
-    FIRST, MAX_DEPTH, MAX_MOVES, MOVER, NCH, PROVEN, ROOT, VIS, _expand, _prove, _select,
-)  # fmt: skip
+    FIRST,
+    MAX_DEPTH,
+    MAX_MOVES,
+    MOVER,
+    NCH,
+    PROVEN,
+    ROOT,
+    VIS,
+    _expand,
+    _prove,
+    _select,
+)
 
 #: node budget of one leaf solve (a leaf of `solve_empties` empties needs far fewer)
 LEAF_SOLVE_NODES = 1 << 40

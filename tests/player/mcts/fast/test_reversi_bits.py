@@ -10,12 +10,12 @@ pytest.importorskip("numba")
 
 import numpy as np
 
-from games.reversi import PASS, Reversi
+from games.reversi import PASS, Reversi, ReversiState
 from player.mcts.fast import reversi as kernel
 from player.mcts.fast.reversi_bits import flips, neighbours, popcount, square_of
 
 
-def random_games(count: int, seed: int) -> list[list[tuple[int, ...]]]:
+def random_games(count: int, seed: int) -> list[list[ReversiState]]:
     """`count` random games of `Reversi`, as their lists of states."""
     game, rng = Reversi(), random.Random(seed)
     games = []

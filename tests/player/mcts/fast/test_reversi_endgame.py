@@ -25,7 +25,7 @@ def sides(state: tuple[int, ...]) -> tuple[np.uint64, np.uint64]:
 
 def late_positions(count: int, empties: int, seed: int) -> list[Any]:
     """Random positions with `empties` empty squares (the game not over)."""
-    rng, found = random.Random(seed), []
+    rng, found = random.Random(seed), list[Any]()
     while len(found) < count:
         state = GAME.initial_state()
         while 64 - (state[0] | state[1]).bit_count() > empties and not GAME.is_terminal(state):
@@ -56,7 +56,7 @@ def negamax_eval(state: Any, depth: int) -> float:
     return max(-negamax_eval(GAME.apply(state, move), next_depth) for move in moves)
 
 
-@pytest.mark.parametrize("empties", [4, 7, 9])
+@pytest.mark.parametrize("empties", [4, 6, 8])
 def test_solver_agrees_with_brute_force(empties: int) -> None:
     buf = new_buffer()
     for state in late_positions(12, empties, seed=empties):
