@@ -158,7 +158,8 @@ _TABLE = (
         choices=REVERSI_LEAVES, engines=("fast",),
     ),
     MCTSOption(
-        "reversi_depth", int, 1, "reversi: depth of the alpha-beta at evaluated leaves",
+        "reversi_depth", int, 0,
+        "reversi: depth of the alpha-beta at evaluated leaves (0: the static evaluation)",
         low=0, high=8, engines=("fast",),
     ),
     MCTSOption(
