@@ -8,19 +8,22 @@ and whether anyone lost on time::
     python -m benchmarks.think_times l5.sqlite [--tournament ID]
 
 Per player: games, W/D/L, score, moves, mean / median / max think time,
-moves over ``--over`` seconds, and losses on time. It reads the SQLite
-records file directly (tables ``tournament_games``, ``matches``, ``moves``).
+moves over ``--over`` seconds, and losses on time, read from the records
+file through `store.sqlite.Store`: played games only. A withdrawn player's
+remaining games (``--max-failures``) are scored by the tournament without
+being played; they have no match record and are not counted here, so
+compare the game count with the tournament's.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sqlite3
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from store.sqlite import Store
 
 
 @dataclass
@@ -37,31 +40,31 @@ class Player:
 
 def collect(db: str, tournament: str | None) -> dict[str, Player]:
     """Totals per player name of `tournament` (default: the last one) in the records file `db`."""
-    con = sqlite3.connect(db)
-    if tournament is None:
-        row = con.execute("SELECT id FROM tournaments ORDER BY created_at DESC LIMIT 1").fetchone()
-        if row is None:
-            raise SystemExit(f"no tournament in {db}")
-        tournament = str(row[0])
-    players: dict[str, Player] = defaultdict(Player)
-    rows = con.execute(
-        "SELECT seats, scores, termination, match_id FROM tournament_games WHERE tournament = ?",
-        (tournament,),
-    )
-    for seats_text, scores_text, termination, match_id in rows:
-        seats, scores = json.loads(seats_text), json.loads(scores_text)
-        for seat, (name, score) in enumerate(zip(seats, scores, strict=True)):
-            player = players[name]
-            player.games += 1
-            player.wins += score == 1.0
-            player.draws += score == 0.5
-            player.losses += score == 0.0
-            player.forfeits += termination == "timeout" and score == 0.0
-            moves = con.execute(
-                "SELECT think_time FROM moves WHERE match_id = ? AND seat = ?", (match_id, seat)
-            )
-            player.think.extend(float(t) for (t,) in moves)
-    return dict(players)
+    store = Store(db)
+    try:
+        if tournament is None:
+            recent = [m for m in store.list_matches(limit=1000) if m.tournament is not None]
+            if not recent:
+                raise SystemExit(f"no tournament game in {db}")
+            tournament = recent[0].tournament
+        players: dict[str, Player] = defaultdict(Player)
+        for match in store.list_matches(limit=1_000_000, tournament=tournament):
+            if match.status != "finished" or match.scores is None:
+                continue
+            think: dict[int, list[float]] = defaultdict(list)
+            for move in store.get_moves(match.id):
+                think[move.seat].append(move.think_time)
+            for seat, (name, score) in enumerate(zip(match.players, match.scores, strict=True)):
+                player = players[name]
+                player.games += 1
+                player.wins += score == 1.0
+                player.draws += score == 0.5
+                player.losses += score == 0.0
+                player.forfeits += match.termination == "timeout" and score == 0.0
+                player.think.extend(think[seat])
+        return dict(players)
+    finally:
+        store.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
