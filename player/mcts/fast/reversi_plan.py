@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from player.mcts.fast import kernels, reversi_search
+from player.mcts.fast import kernels, reversi_search, tree
 from player.mcts.fast.reversi_endgame import NODES, new_buffer, new_stats
 from player.mcts.options import default
 
@@ -33,6 +33,8 @@ SCALE = 20.0
 SOLVE_SHARE = 0.5
 #: solver speed assumed until measured (nodes per second)
 FIRST_RATE = 2.0e6
+#: the root solve's node budget in a search without a clock (about a second)
+NO_CLOCK_NODES = 2_000_000
 
 
 @dataclass
@@ -66,17 +68,21 @@ class ReversiPlan:
         """Solve the root's moves exactly if few squares are empty and time allows."""
         if self.endgame <= 0 or not engine.solver:
             return
-        root = int(engine.meta[0])
+        root = int(engine.meta[tree.ROOT])
         row = engine.st[root]
         filled = (int(row[0]) | int(row[1])) & ((1 << 64) - 1)
-        if 64 - filled.bit_count() > self.endgame or engine.ni[root, 6] != 0:
+        if 64 - filled.bit_count() > self.endgame or engine.ni[root, tree.PROVEN] != 0:
             return
-        if engine.ni[root, 1] == 0:  # expand the root (one simulation)
-            self.run(engine, rng, 1) if self.evaluated else engine.run_plain(rng, 1)
-        budget = deadline - now
-        if budget == float("inf"):
-            budget = 3600.0
-        stats = new_stats(max(1000, int(self.rate * budget * SOLVE_SHARE)))
+        if engine.ni[root, tree.NCH] == 0:  # expand the root (one simulation)
+            if self.evaluated:
+                self.run(engine, rng, 1)
+            else:
+                engine.run_plain(rng, 1)
+        if deadline == float("inf"):  # an iteration cap only: a bounded solve all the same
+            nodes = NO_CLOCK_NODES
+        else:
+            nodes = int(self.rate * (deadline - now) * SOLVE_SHARE)
+        stats = new_stats(max(1000, nodes))
         start = engine.clock()
         reversi_search.solve_root_children(engine.st, engine.ni, engine.meta, stats, self.buf)
         spent = engine.clock() - start
