@@ -110,9 +110,11 @@ class MCTSAgent(Agent):
         cutoff: int = default("cutoff"),
         vcf: int = default("vcf"),
         clock: Callable[[], float] | None = None,
+        **kernel_options: Any,
     ) -> None:
         check_options(
             {
+                **kernel_options,
                 "time": time,
                 "iterations": iterations,
                 "c": c,
@@ -154,9 +156,12 @@ class MCTSAgent(Agent):
             "candidates": candidates,
             "cutoff": cutoff,
             "vcf": vcf,
+            # one game's compiled-search knowledge (reversi_*): `player.mcts.fast.reversi_plan`
+            **kernel_options,
         }
         shown = {"time": time, "iterations": iterations, **self.options, "workers": workers}
         shown["seed"] = seed
+        shown.update({k: v for k, v in kernel_options.items() if v != default(k)})
         if engine != "auto":
             shown["engine"] = engine
         knowledge = {"threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf}

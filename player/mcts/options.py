@@ -35,6 +35,7 @@ MAX_WORKERS = 64
 ENGINES = ("auto", "fast", "python")
 METRICS = ("uct", "uctv")
 ROLLOUTS = ("smart", "random")
+REVERSI_LEAVES = ("eval", "rollout")
 
 #: who reads an option: the agent itself, or the search engines named
 AGENT = ()
@@ -182,6 +183,32 @@ _TABLE = (
         "k-in-a-row games, k >= 5: positions of the VCF search at each node expanded"
         " (a found VCF is its only move; 0 = off)",
         low=0, engines=("fast",),
+    ),
+    # reversi only (player.mcts.fast.reversi_plan); other games ignore them
+    MCTSOption(
+        "reversi_leaf", str, "eval",
+        "reversi: eval (alpha-beta on a hand evaluation at the leaves) or rollout (random)",
+        choices=REVERSI_LEAVES, engines=("fast",),
+    ),
+    MCTSOption(
+        "reversi_depth", int, 0,
+        "reversi: depth of the alpha-beta at evaluated leaves (0: the static evaluation)",
+        low=0, high=8, engines=("fast",),
+    ),
+    MCTSOption(
+        "reversi_solve", int, 10,
+        "reversi: solve leaves exactly from this many empty squares (0 = never)",
+        low=0, high=24, engines=("fast",),
+    ),
+    MCTSOption(
+        "reversi_endgame", int, 20,
+        "reversi: solve the root's moves exactly from this many empty squares,"
+        " within half the time left (0 = never)",
+        low=0, high=40, engines=("fast",),
+    ),
+    MCTSOption(
+        "reversi_c", float, 0.5, "reversi: UCB1 constant with evaluated leaves", low=0,
+        engines=("fast",),
     ),
 )  # fmt: skip
 

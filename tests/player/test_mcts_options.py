@@ -40,12 +40,15 @@ def test_the_spec_registers_exactly_the_table() -> None:
         "mcts:time=1.0,iterations=none,c=1.4,metric=uct,max_moves=none,workers=1,reuse=true,"
         "solver=true,seed=none,engine=auto,rollout=smart,exact=0.5,memory=512"
         ",threats=false,candidates=12,cutoff=4,vcf=32"  # gomoku's threat knowledge
+        ",reversi_leaf=eval,reversi_depth=0,reversi_solve=10,reversi_endgame=20,reversi_c=0.5"
     )
 
 
 def test_the_agent_and_the_python_engine_take_their_defaults_from_the_table() -> None:
     agent = signature_defaults(MCTSAgent.__init__)
-    assert {name: agent[name] for name in OPTIONS} == {n: o.default for n, o in OPTIONS.items()}
+    # one game's options (reversi_*) pass through the agent's **kernel_options to the plan
+    own = [name for name in OPTIONS if not name.startswith("reversi_")]
+    assert {name: agent[name] for name in own} == {n: OPTIONS[n].default for n in own}
     python = signature_defaults(Search.__init__)
     for name in ("c", "metric", "max_moves", "solver", "reuse"):
         assert python[name] == default(name) and "python" in OPTIONS[name].engines
@@ -133,3 +136,19 @@ def test_both_engines_are_search_engines() -> None:
         engine.free_garbage()
         engine.reset()
         assert engine.root_state is None
+
+
+def test_the_reversi_plan_takes_its_defaults_from_the_table() -> None:
+    pytest.importorskip("numba")
+    from games.reversi import Reversi
+    from player.mcts.fast.adapters import adapter_for
+    from player.mcts.fast.reversi_plan import plan_for
+
+    plan = plan_for(adapter_for(Reversi()), {})
+    assert plan is not None
+    assert (plan.leaf, plan.depth, plan.solve_empties, plan.endgame, plan.c) == tuple(
+        default(f"reversi_{name}") for name in ("leaf", "depth", "solve", "endgame", "c")
+    )
+    bad = {"reversi_leaf": "minimax"}
+    with pytest.raises(ValueError, match="option 'reversi_leaf' must be one of eval, rollout"):
+        check_options(bad)

@@ -119,5 +119,8 @@ def warm_up() -> bool:
             # compaction runs only once a tree is half full: compile it here, not mid-game
             engine.tree.compact(search.st, search.ni, search.wsum, search.meta)
             search.search(game.apply(state, moves[0]), SearchLimit(iterations=10))
+        from player.mcts.fast.reversi_plan import warm_up_endgame
+
+        warm_up_endgame(engine.FastSearch)
         _warm = True
     return True

@@ -25,6 +25,7 @@ from player.agent import SearchLimit
 from player.mcts.fast import exact, tree
 from player.mcts.fast.adapters import Adapter
 from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
+from player.mcts.fast.reversi_plan import plan_for
 from player.mcts.fast.rng import new_rng
 from player.mcts.fast.rootthreats import RootThreats
 from player.mcts.options import check_options, default
@@ -64,6 +65,7 @@ class FastSearch:
         vcf: int = default("vcf"),
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        **kernel_options: Any,
     ) -> None:
         check_options(
             {
@@ -98,6 +100,9 @@ class FastSearch:
         tune = adapter.tune
         self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, candidates, cutoff, vcf)
         self.root_threats = RootThreats(adapter) if threats and adapter.analyse else None
+        # Kernel-specific search knowledge (reversi: `reversi_plan`), None = plain UCT.
+        check_options(kernel_options)
+        self.plan = plan_for(adapter, kernel_options)
 
     # --- tree reuse --------------------------------------------------------------
 
@@ -189,15 +194,18 @@ class FastSearch:
                 )  # fmt: skip
             if self.ni[root, tree.NCH] > 0:
                 self.exact.prove(self.st, self.ni, root, start, deadline, cap)
+        plan = self.plan
+        if plan is not None and iterations < cap:
+            plan.prepare(self, kstate, start, deadline)
         while iterations < cap:
             now = self.clock()
             if now >= deadline:
                 break
             batch = min(self._batch, cap - iterations)
-            done, depth = tree.run(
-                gid, cfg, self.st, self.ni, self.wsum, self.meta, kstate,
-                batch, self.c, self.policy, self.solver,
-            )  # fmt: skip
+            if plan is not None and plan.evaluated:
+                done, depth = plan.run(self, kstate, batch)
+            else:
+                done, depth = self.run_plain(kstate, batch)
             iterations += done
             max_depth = max(max_depth, depth)
             if done < batch:  # the root is proven
@@ -234,6 +242,14 @@ class FastSearch:
             untried=(),
             root_proven=proof,
         )
+
+    def run_plain(self, kstate: np.ndarray, batch: int) -> tuple[int, int]:
+        """One batch of plain UCT simulations (`tree.run`): (done, max depth)."""
+        done, depth = tree.run(
+            self.adapter.gid, self.cfg, self.st, self.ni, self.wsum, self.meta, kstate,
+            batch, self.c, self.policy, self.solver,
+        )  # fmt: skip
+        return int(done), int(depth)
 
     def _root_value(self, root: int) -> int:
         """The root's proof for the seat to move there (0: unproven)."""

@@ -4,10 +4,11 @@ State row (int64[5]): as `games.reversi` (black, white, to_move, status,
 legal placements of the side to move), the 64-bit boards stored as signed
 int64 (bit 63 = h8) and worked on as uint64. Moves are squares ``row * 8 +
 col`` and ``PASS`` (-1), as in the Python game. Mobility is the same
-shift-and-mask fill (Kogge-Stone) as `games.reversi._mobility`; flips walk
-the eight rays from the square. `status` reports the winner by disc count
+shift-and-mask fill (Kogge-Stone) as `games.reversi._mobility`; flips
+(`reversi_bits.flips`) shift along the eight directions from the square. `status` reports the winner by disc count
 once neither side can move. Rollouts are uniformly random (whatever the
-`codes.Rollout` policy).
+`codes.Rollout` policy); the ``mcts`` agent's default for reversi replaces
+them by evaluated leaves (`reversi_search`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast.codes import DRAW, ONGOING
+from player.mcts.fast.reversi_bits import flips, popcount, square_of
 from player.mcts.fast.rng import below
 
 STATE_SIZE = 5
@@ -25,8 +27,6 @@ NORMAL, AFTER_PASS, OVER = 0, 1, 2
 _U1 = np.uint64(1)
 _INTERIOR = np.uint64(0x7E7E7E7E7E7E7E7E)
 _FULL = np.uint64(0xFFFFFFFFFFFFFFFF)
-_DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
-_DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
 
 
 def make_cfg() -> np.ndarray:
@@ -76,26 +76,6 @@ def mobility(me: np.uint64, opp: np.uint64) -> np.uint64:
         moves |= _fill(me, prop, shift, True)
         moves |= _fill(me, prop, shift, False)
     return moves & ~(me | opp)
-
-
-@njit(cache=True, nogil=True)
-def flips(square: int, me: np.uint64, opp: np.uint64) -> np.uint64:
-    row, col = square // 8, square % 8
-    total = np.uint64(0)
-    for d in range(8):
-        r, c = row + _DR[d], col + _DC[d]
-        line = np.uint64(0)
-        while 0 <= r < 8 and 0 <= c < 8:
-            bit = _U1 << np.uint64(r * 8 + c)
-            if opp & bit:
-                line |= bit
-            else:
-                if me & bit:
-                    total |= line
-                break
-            r += _DR[d]
-            c += _DC[d]
-    return total
 
 
 @njit(cache=True, nogil=True)
@@ -154,17 +134,8 @@ def play(cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _count(b: np.uint64) -> int:
-    n = 0
-    while b:
-        b &= b - _U1
-        n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
 def _winner(black: np.uint64, white: np.uint64) -> int:
-    nb, nw = _count(black), _count(white)
+    nb, nw = popcount(black), popcount(white)
     return 0 if nb > nw else 1 if nw > nb else DRAW
 
 
@@ -186,14 +157,12 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         moves = mobility(me, opp)
         if moves:
             passes = 0
-            n = _count(moves)
+            n = popcount(moves)
             k = below(rng, n)
             for _ in range(k):
                 moves &= moves - _U1
             bit = moves & (~moves + _U1)
-            square = 0
-            while (bit >> np.uint64(square)) != _U1:
-                square += 1
+            square = square_of(bit)
             f = flips(square, me, opp)
             me |= bit | f
             opp ^= f

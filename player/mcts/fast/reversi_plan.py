@@ -1,0 +1,124 @@
+"""Reversi's search knowledge for `FastSearch`: evaluated leaves and exact endgames, by option.
+
+`FastSearch` asks `plan_for` once; for kernels other than reversi (or with
+every reversi option off) it gets None and runs plain UCT (`tree.run`).
+Options (the ``mcts`` agent's ``reversi_*``, `player.mcts.options`):
+
+- ``reversi_leaf``: ``eval`` scores leaves by alpha-beta on the evaluation
+  (`reversi_search.run`), ``rollout`` keeps random rollouts;
+- ``reversi_depth``: that alpha-beta's depth (0: the static evaluation);
+- ``reversi_solve``: leaves with at most this many empty squares are solved
+  exactly and proven (0: never);
+- ``reversi_endgame``: from this many empty squares on, the root's moves
+  are solved exactly first, within half of the remaining time (0: never);
+  a proven win is played at once, proven losses are never chosen;
+- ``reversi_c``: the UCB1 constant with evaluated leaves (their rewards are
+  far less noisy than rollouts').
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from player.mcts.fast import kernels, reversi_search, tree
+from player.mcts.fast.reversi_endgame import NODES, new_buffer, new_stats
+from player.mcts.options import default
+
+#: the evaluation's logistic scale: a score of `SCALE` disc units is a 73% win chance
+SCALE = 20.0
+#: share of the time left that the root's exact solve may use
+SOLVE_SHARE = 0.5
+#: solver speed assumed until measured (nodes per second)
+FIRST_RATE = 2.0e6
+#: the root solve's node budget in a search without a clock (about a second)
+NO_CLOCK_NODES = 2_000_000
+
+
+@dataclass
+class ReversiPlan:
+    """The reversi options of one `FastSearch`, its solver scratch and measured solver speed."""
+
+    leaf: str
+    depth: int
+    solve_empties: int
+    endgame: int
+    c: float
+    rate: float = FIRST_RATE
+    stats: np.ndarray = field(default_factory=lambda: new_stats(0))
+    buf: np.ndarray = field(default_factory=new_buffer)
+
+    @property
+    def evaluated(self) -> bool:
+        """Whether leaves are evaluated (`reversi_search.run`) instead of rolled out."""
+        return self.leaf == "eval"
+
+    def run(self, engine: Any, rng: np.ndarray, batch: int) -> tuple[int, int]:
+        """One batch of simulations of `engine` (a `FastSearch`) with evaluated leaves."""
+        done, depth = reversi_search.run(
+            engine.adapter.gid, engine.adapter.cfg, engine.st, engine.ni, engine.wsum,
+            engine.meta, rng, batch, self.c, engine.solver, self.depth, self.solve_empties,
+            SCALE, self.stats, self.buf,
+        )  # fmt: skip
+        return int(done), int(depth)
+
+    def prepare(self, engine: Any, rng: np.ndarray, now: float, deadline: float) -> None:
+        """Solve the root's moves exactly if few squares are empty and time allows."""
+        if self.endgame <= 0 or not engine.solver:
+            return
+        root = int(engine.meta[tree.ROOT])
+        row = engine.st[root]
+        filled = (int(row[0]) | int(row[1])) & ((1 << 64) - 1)
+        if 64 - filled.bit_count() > self.endgame or engine.ni[root, tree.PROVEN] != 0:
+            return
+        if engine.ni[root, tree.NCH] == 0:  # expand the root (one simulation)
+            if self.evaluated:
+                self.run(engine, rng, 1)
+            else:
+                engine.run_plain(rng, 1)
+        if deadline == float("inf"):  # an iteration cap only: a bounded solve all the same
+            nodes = NO_CLOCK_NODES
+        else:
+            nodes = int(self.rate * (deadline - now) * SOLVE_SHARE)
+        stats = new_stats(max(1000, nodes))
+        start = engine.clock()
+        reversi_search.solve_root_children(engine.st, engine.ni, engine.meta, stats, self.buf)
+        spent = engine.clock() - start
+        if spent > 0.01 and stats[NODES] > 1000:
+            self.rate = float(stats[NODES]) / spent
+
+
+def plan_for(adapter: Any, options: dict[str, Any]) -> ReversiPlan | None:
+    """The plan of a reversi adapter with its options, else None (plain UCT)."""
+    if adapter.gid != kernels.REVERSI:
+        return None
+    plan = ReversiPlan(
+        leaf=options.get("reversi_leaf", default("reversi_leaf")),
+        depth=int(options.get("reversi_depth", default("reversi_depth"))),
+        solve_empties=int(options.get("reversi_solve", default("reversi_solve"))),
+        endgame=int(options.get("reversi_endgame", default("reversi_endgame"))),
+        c=float(options.get("reversi_c", default("reversi_c"))),
+    )
+    if not plan.evaluated and plan.endgame <= 0:
+        return None
+    return plan
+
+
+def warm_up_endgame(search_class: Any) -> None:
+    """Compile the endgame paths (root and leaf solves, ordered searches) on a late position.
+
+    The usual warm-up searches the opening only, where no solve runs; a
+    compilation on a move's clock would forfeit the game.
+    """
+    from games.reversi import Reversi
+    from player.agent import SearchLimit
+    from player.mcts.fast.adapters import adapter_for
+
+    game = Reversi()
+    state = game.initial_state()
+    while 64 - (state[0] | state[1]).bit_count() > 12:  # first legal move each turn
+        state = game.apply(state, game.legal_moves(state)[0])
+    search = search_class(game, adapter_for(game), max_memory=1, seed=0, reversi_depth=2)
+    search.search(state, SearchLimit(iterations=50))
