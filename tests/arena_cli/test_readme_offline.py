@@ -278,6 +278,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.strength mcts mcts:exact=0 --game connect4 --games 24"
             " --time 0.2 --seed 9001",
             "python -m benchmarks.strength mcts openspiel --game connect4 --games 100 --time 0.2",
+            "python -m benchmarks.strength mcts openspiel --game reversi --games 60 --time 0.2",
+            "python -m benchmarks.think_times FILE.sqlite",
         ),
         benchmark,
     ),
@@ -293,6 +295,15 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "arena export OUT",
             "arena import FILE ...",
             "arena tournament --server server:4242 --remote mcts --remote baseline",
+            # the README's 100-game series against gtp-rhino (a short one runs in
+            # test_engines_cmd.py::test_the_readme_tournament_against_gtp_rhino)
+            "arena tournament reversi -p mcts:time=0.2"
+            " -p 'engine:cmd=gtp-rhino,args=-l 3,protocol=gtp' --games-per-pair 100"
+            " --random-openings 4 --move-time 5 --seed 1 --db l3.sqlite",
+            "arena tournament reversi -p mcts:time=1"
+            " -p 'engine:cmd=gtp-rhino,args=-l 5 -m 8 -e 14 -w 16,protocol=gtp'"
+            " --games-per-pair 100 --random-openings 4 --move-time 60 --max-failures 1000"
+            " --seed 1 --db l5.sqlite",
         ),
         synopsis,
     ),
