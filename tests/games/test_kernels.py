@@ -165,11 +165,14 @@ def test_gomoku_smart_rollouts_take_a_win_and_block_one() -> None:
             state = game.apply(state, game.parse_move(text))
         return np.array(a.encode_state(state), dtype=np.int64)
 
-    # X (to move) has four in a row, open at both ends: the smart policy always wins
+    # X (to move) has four in a row, open at both ends: the win-or-block policy and
+    # gomoku's smart one (threat playouts, player/mcts/fast/threats.py) always win
     four = after(["a1", "o15", "b1", "o14", "c1", "o13", "d1", "n15"])
     smart = Rollout.WIN_BLOCK.value
-    assert a.smart == Rollout.WIN_BLOCK
-    assert {kernels.rollout(a.gid, a.cfg, four, krng, smart) for _ in range(200)} == {0}
+    assert a.smart == Rollout.THREAT
+    for policy in (Rollout.WIN_BLOCK, Rollout.THREAT):
+        wins = {kernels.rollout(a.gid, a.cfg, four, krng, policy.value) for _ in range(200)}
+        assert wins == {0}, policy
     # O (to move) faces X's four with one open end (e1): unblocked, the smart X would
     # take it next move every time; O blocks, so X wins only some of the games
     blocked = after(["a1", "h8", "b1", "h9", "c1", "h10", "d1"])
@@ -181,7 +184,7 @@ def test_gomoku_smart_rollouts_take_a_win_and_block_one() -> None:
 SMART = {
     "connect4": Rollout.WIN_BLOCK,
     "tictactoe": Rollout.WIN_BLOCK,
-    "gomoku": Rollout.WIN_BLOCK,
+    "gomoku": Rollout.THREAT,  # threat playouts (k >= 5), which also take a win first
     "ultimate": Rollout.WIN,
     "reversi": Rollout.RANDOM,
 }
