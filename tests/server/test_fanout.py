@@ -6,6 +6,7 @@ writes them, so "the same bytes" is checked byte for byte.
 
 from __future__ import annotations
 
+import random
 import socket
 from typing import Any
 
@@ -94,6 +95,22 @@ async def test_a_late_spectator_gets_the_moves_after_its_match_start_once() -> N
         assert len(late_start.moves) == late_start.ply
 
 
+async def play_paced(client: RawClient, seed: int) -> None:
+    """A random player that moves every 2 ms: a spectator that reads keeps up (it runs
+    in this test's event loop, beside the server), one that never reads falls behind."""
+    rng = random.Random(seed)
+    while True:
+        message = await client.receive()
+        if isinstance(message, Turn):
+            await trio.sleep(0.002)
+            move = rng.choice(message.legal_moves)
+            await client.send(
+                {"type": "move", "match": message.match, "ply": message.ply, "move": move}
+            )
+        elif isinstance(message, MatchEnd):
+            return
+
+
 async def test_a_spectator_that_does_not_read_is_dropped_and_nobody_else_notices() -> None:
     async with running_server(max_buffered_bytes=64 * 1024) as server:
         assert server.port is not None
@@ -111,7 +128,7 @@ async def test_a_spectator_that_does_not_read_is_dropped_and_nobody_else_notices
         ends: list[list[bytes]] = []
         async with trio.open_nursery() as nursery:
             for seat, player in by_seat.items():
-                nursery.start_soon(play_randomly, player, seat)
+                nursery.start_soon(play_paced, player, seat)
 
             async def read() -> None:
                 ends.append(await bodies_until_match_end(reading))
