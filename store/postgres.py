@@ -121,9 +121,6 @@ class PostgresDatabase:
             min_size=1,
             max_size=pool_size,
             kwargs={"autocommit": True},
-            # a connection the server ended meanwhile (a restart, a failover, an admin's
-            # pg_terminate_backend) is replaced when it is taken, not handed out broken
-            check=psycopg_pool.ConnectionPool.check_connection,
             timeout=CONNECT_TIMEOUT,
             open=False,
             name="arena",
@@ -169,19 +166,24 @@ class PostgresDatabase:
             raise StoreError(describe_error(self.path, exc)) from None
 
     def transact(self, work: Callable[[Any], T]) -> T:
-        """Run `work` in one transaction; once more if the server ended the connection
-        under it before it committed (then nothing of it was written). Any other database
-        error is a `StoreError`."""
+        """Run `work` in one transaction; again on another connection if the server ended
+        this one under it before it committed (then nothing of it was written). Any other
+        database error is a `StoreError`."""
         return self._retrying(work, transaction=True)
 
     def query(self, read: Callable[[Any], T]) -> T:
-        """Run `read` on a pooled connection; once more on a fresh one if the server ended
-        the connection under it (a restart, a failover, an administrator): reads repeat
-        safely. Any other database error is a `StoreError`."""
+        """Run `read` on a pooled connection; again on another if the server ended this one
+        under it (a restart, a failover, an administrator): reads repeat safely. Any other
+        database error is a `StoreError`."""
         return self._retrying(read, transaction=False)
 
     def _retrying(self, work: Callable[[Any], T], *, transaction: bool) -> T:
-        for attempt in (1, 2):
+        """A connection the server ended (a restart, a failover, an administrator's
+        pg_terminate_backend) fails at once and leaves the pool; the next one is tried,
+        as many times as the pool can hold dead ones. (The pool's own check on checkout
+        was tried: after a mass termination it waited out its whole timeout.)"""
+        attempts = self.pool.max_size + 1
+        for attempt in range(1, attempts + 1):
             try:
                 with self.pool.connection() as db:
                     if not transaction:
@@ -193,7 +195,7 @@ class PostgresDatabase:
                     f"cannot connect to {self.path} (no connection within {CONNECT_TIMEOUT:g} s)"
                 ) from None
             except psycopg.OperationalError as exc:
-                if attempt == 1 and _connection_ended(exc):
+                if attempt < attempts and _connection_ended(exc):
                     continue
                 raise StoreError(describe_error(self.path, exc)) from None
             except psycopg.Error as exc:
