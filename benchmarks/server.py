@@ -263,7 +263,7 @@ def run(args: argparse.Namespace) -> None:
         f" {args.store_writer} writer)"
     )
     if args.db:
-        records += "; and on PostgreSQL (synchronous commit, group commit, a writer thread)"
+        records += "; and on PostgreSQL (synchronous commit, group commit, the same writer process)"
     print(
         f"server benchmark: {args.game}, {args.rounds} x {args.seconds:g}s per level"
         f" (medians), {records}, clients in a 2nd process"
