@@ -194,6 +194,9 @@ def test_a_flood_on_stderr_is_logged_up_to_its_cap(engines: dict[str, str]) -> N
     with capture_logs() as logs:
         play(agent)
         agent.close()
-    assert sum(entry["event"] == "engine_stderr" for entry in logs) == 500
-    [dropped] = [entry for entry in logs if entry["event"] == "engine_stderr_dropped"]
-    assert dropped["lines"] == 10_000 - 500
+    logged = sum(entry["event"] == "engine_stderr" for entry in logs)
+    dropped = [entry["lines"] for entry in logs if entry["event"] == "engine_stderr_dropped"]
+    assert dropped and logged + sum(dropped) == 10_000  # every line logged or counted
+    # at most 500 a game; on a loaded machine the flood may still be read when the
+    # next game starts (a new budget), so it may span two games
+    assert logged in (500, 1000)
