@@ -38,7 +38,14 @@ from store.records import (
     move_row,
     to_json,
 )
-from store.rows import MATCH_COLUMNS, MOVE_COLUMNS, match_from_row, move_from_row, result_of
+from store.rows import (
+    MATCH_COLUMNS,
+    MOVE_COLUMNS,
+    list_query,
+    match_from_row,
+    move_from_row,
+    result_of,
+)
 from store.schema import SCHEMA_VERSION
 
 try:
@@ -265,18 +272,8 @@ class PostgresDatabase:
         self, limit: int = 50, *, status: str | None = None, tournament: str | None = None
     ) -> list[MatchRecord]:
         """Most recent matches first."""
-        query = f"SELECT {MATCH_COLUMNS} FROM matches"
-        clauses, params = [], []
-        if status is not None:
-            clauses.append("status=%s")
-            params.append(status)
-        if tournament is not None:
-            clauses.append("tournament=%s")
-            params.append(tournament)
-        if clauses:
-            query += " WHERE " + " AND ".join(clauses)
-        query += " ORDER BY started_at DESC, id LIMIT %s"
-        rows = self.query(lambda db: db.execute(query, (*params, limit)).fetchall())
+        query, params = list_query("%s", limit, status, tournament)
+        rows = self.query(lambda db: db.execute(query, params).fetchall())
         return [match_from_row(row) for row in rows]
 
     def get_match(self, match_id: str) -> MatchRecord | None:

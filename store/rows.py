@@ -71,3 +71,18 @@ def move_from_row(row: Sequence[Any]) -> MoveRecord:
         row[9],
         () if row[10] is None else tuple(from_json(row[10])),
     )
+
+
+def list_query(
+    mark: str, limit: int, status: str | None, tournament: str | None
+) -> tuple[str, tuple[Any, ...]]:
+    """The `Database.list_matches` statement and its parameters, with `mark` as the
+    backend's placeholder (``?`` for SQLite, ``%s`` for PostgreSQL)."""
+    clauses, params = [], []
+    for column, value in (("status", status), ("tournament", tournament)):
+        if value is not None:
+            clauses.append(f"{column}={mark}")
+            params.append(value)
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    query = f"SELECT {MATCH_COLUMNS} FROM matches{where} ORDER BY started_at DESC, id LIMIT {mark}"
+    return query, (*params, limit)

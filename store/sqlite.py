@@ -35,7 +35,14 @@ from store.records import (
     move_row,
     to_json,
 )
-from store.rows import MATCH_COLUMNS, MOVE_COLUMNS, match_from_row, move_from_row, result_of
+from store.rows import (
+    MATCH_COLUMNS,
+    MOVE_COLUMNS,
+    list_query,
+    match_from_row,
+    move_from_row,
+    result_of,
+)
 from store.schema import SCHEMA_VERSION, check_compatible, migrate
 from store.sqlite_accounts import AccountBook
 from store.sqlite_nodes import SQLiteNodes
@@ -342,19 +349,9 @@ class Store:
         self, limit: int = 50, *, status: str | None = None, tournament: str | None = None
     ) -> list[MatchRecord]:
         """Most recent matches first."""
-        query = f"SELECT {MATCH_COLUMNS} FROM matches"
-        clauses, params = [], []
-        if status is not None:
-            clauses.append("status=?")
-            params.append(status)
-        if tournament is not None:
-            clauses.append("tournament=?")
-            params.append(tournament)
-        if clauses:
-            query += " WHERE " + " AND ".join(clauses)
-        query += " ORDER BY started_at DESC, id LIMIT ?"
+        query, params = list_query("?", limit, status, tournament)
         with self.reading() as db:
-            rows = db.execute(query, (*params, limit)).fetchall()
+            rows = db.execute(query, params).fetchall()
         return [match_from_row(row) for row in rows]
 
     def get_match(self, match_id: str) -> MatchRecord | None:
