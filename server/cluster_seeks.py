@@ -1,11 +1,19 @@
 """Seeks on a shared database: a seek on one node pairs with a seek on another.
 
-The pairing is decided in the database (`store.interface.NodeTable.offer_seek`):
-a seek takes the oldest waiting seek with the same terms (game, options, time
-control) or waits there itself, and two offers never take the same seek. The
-node whose seeker took the other seek plays the match. When the other seeker
-is on another node, that seat waits for its player (the reconnect grace,
-`MatchPolicy.reconnect_grace`) and the other node is told, over the
+A seek first pairs on its own node, in memory: with the oldest compatible seek
+(same game, options and time control) waiting there. One that finds none waits
+`ServerConfig.seek_hold` seconds on its node, where a compatible seek arriving
+there takes it, and then offers itself in the database
+(`store.interface.NodeTable.offer_seek`): it takes the oldest compatible seek
+waiting there, of any node, or waits there itself; two offers never take the
+same seek. A seeker here takes a seek of this node that waits in the database
+by withdrawing it (`withdraw_seek`), so a seek is taken once, here or by
+another node. The database thus sees only the seeks that their own node could
+not pair at once.
+
+The node whose seeker took the other seek plays the match. When the other
+seeker is on another node, that seat waits for its player (the reconnect
+grace, `MatchPolicy.reconnect_grace`) and the other node is told, over the
 database's notifications, to send its seeker ``redirect``: the address of the
 node that plays the match and the seat's token, for ``rejoin`` there.
 
@@ -17,7 +25,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -25,7 +33,7 @@ import structlog
 import trio
 
 from protocol.messages import Clock, Redirect, Seek, Seeking
-from server.errors import RequestError
+from store.interface import WaitingSeek
 from store.records import StoreError
 
 if TYPE_CHECKING:
@@ -43,19 +51,48 @@ def travels(message: Seek) -> bool:
     return not (message.pool or message.any_time)
 
 
-class ClusterSeeks:
-    """This node's seeks waiting in the shared database, and the redirects it sends."""
+@dataclass(frozen=True, eq=False)
+class _Terms:
+    """What two seeks must share to pair: game, options and time control."""
 
-    def __init__(self, lobby: Lobby, cluster: Cluster) -> None:
+    #: their JSON, the key in the database and here
+    key: str
+    game: Game[Any, Any]
+    move_time: float
+    clock: Clock | None
+
+
+@dataclass(eq=False)
+class _Seek:
+    """A seek of this node, from its arrival until it pairs or is withdrawn."""
+
+    id: str
+    conn: Connection
+    terms: _Terms
+    #: "held" (only here), "offering" (its offer is on its way to the database),
+    #: "waiting" (in the database), "taking" (a seeker here is withdrawing it to pair)
+    state: str = "held"
+    #: it was offered once: the database may hold it, so its end withdraws it there
+    offered: bool = False
+
+
+class ClusterSeeks:
+    """This node's plain seeks: paired here when possible, else through the database."""
+
+    def __init__(self, lobby: Lobby, cluster: Cluster, hold: float | None = None) -> None:
         self.lobby = lobby
         self.cluster = cluster
-        #: seek id -> the connection waiting with it here
-        self.waiting: dict[str, Connection] = {}
-        self.seek_of: dict[Connection, str] = {}
-        #: seek id -> its connection, while its offer is in the database
-        self.offering: dict[str, Connection] = {}
+        #: seconds a seek waits on its node before it is offered in the database
+        self.hold = lobby.config.seek_hold if hold is None else hold
+        self.seeks: dict[str, _Seek] = {}
+        self.seek_of: dict[Connection, _Seek] = {}
+        #: terms -> ids of the seeks a new seeker here may take (held or waiting), oldest first
+        self.open: dict[str, dict[str, None]] = {}
         #: seek id (still offering) -> the seeker here that took it; the offerer starts it
-        self.taken: dict[str, Connection] = {}
+        self.taken: dict[str, Connection | str] = {}
+        #: matches paired here in memory, and through the database (here or across nodes)
+        self.paired_here = 0
+        self.paired_in_database = 0
 
     async def seek(self, conn: Connection, message: Seek) -> None:
         """Answer a plain seek: ``seeking``, then a match here or, later, a ``redirect``."""
@@ -69,7 +106,7 @@ class ClusterSeeks:
         if clock is None and message.move_time is None and default_clock is not None:
             clock = Clock(*default_clock)
         options = msgspec.json.encode(game.options).decode()
-        terms = json.dumps(
+        key = json.dumps(
             [
                 game.name,
                 options,
@@ -77,48 +114,150 @@ class ClusterSeeks:
                 None if clock is None else [clock.initial, clock.increment],
             ]
         )
-        seek_id = secrets.token_urlsafe(12)
-        self.offering[seek_id] = conn  # a seeker here may take it before the offer returns
-        try:
-            other = await trio.to_thread.run_sync(
-                self.cluster.store.nodes.offer_seek, seek_id, self.cluster.node, conn.name, terms
-            )
-        except StoreError as exc:
-            raise RequestError("store_unavailable", f"cannot seek now: {exc}") from None
-        finally:
-            self.offering.pop(seek_id, None)
-        taker = self.taken.pop(seek_id, None)  # a seeker here took ours meanwhile
+        terms = _Terms(key, game, move_time, clock)
+        partner = await self._take_here(conn, terms)
+        if conn.closed:  # it left while a seek here was being taken
+            if partner is not None:
+                self._hold(partner)
+            return
         conn.send(
             Seeking(
                 game=game.name,
                 options=game.options,
                 move_time=move_time,
                 clock=clock,
-                paired=other is not None or taker is not None,
+                paired=partner is not None,
             ),
             urgent=False,
         )
+        if partner is not None:
+            self.paired_here += 1
+            self._start(terms, [conn, partner.conn])
+            return
+        self._hold(_Seek(secrets.token_urlsafe(12), conn, terms))
+
+    def _hold(self, seek: _Seek) -> None:
+        """Keep a seek here, open to seekers here; offer it in the database after the hold."""
+        seek.state = "held"
+        self.seeks[seek.id] = seek
+        self.seek_of[seek.conn] = seek
+        self.open.setdefault(seek.terms.key, {})[seek.id] = None
+        self.lobby.nursery.start_soon(self._offer, seek)
+
+    def _shut(self, seek: _Seek) -> None:
+        """No seeker here may take it any more."""
+        ids = self.open.get(seek.terms.key)
+        if ids is not None:
+            ids.pop(seek.id, None)
+            if not ids:
+                del self.open[seek.terms.key]
+
+    def _drop(self, seek: _Seek) -> None:
+        """It paired, was redirected or withdrawn: forget it."""
+        self._shut(seek)
+        if self.seeks.get(seek.id) is seek:
+            del self.seeks[seek.id]
+        if self.seek_of.get(seek.conn) is seek:
+            del self.seek_of[seek.conn]
+
+    async def _take_here(self, conn: Connection, terms: _Terms) -> _Seek | None:
+        """The oldest compatible seek of this node, taken for `conn`; None if there is none."""
+        while not conn.closed and (ids := self.open.get(terms.key)):
+            seek = self.seeks[next(iter(ids))]
+            self._shut(seek)
+            if seek.conn.closed or seek.conn is conn:
+                self._drop(seek)
+                continue
+            if seek.state == "held":
+                self._drop(seek)
+                if seek.offered:  # an offer that failed may have reached the database
+                    self.lobby.nursery.start_soon(self._withdraw, seek.id)
+                return seek
+            seek.state = "taking"  # it waits in the database: take it there first
+            try:
+                took = await trio.to_thread.run_sync(
+                    self.cluster.store.nodes.withdraw_seek, seek.id
+                )
+            except StoreError as exc:
+                log.warning("seek_take_failed", seek=seek.id, error=str(exc))
+                if self.seeks.get(seek.id) is seek:  # still ours to pair in the database
+                    seek.state = "waiting"
+                return None
+            if took and self.seeks.get(seek.id) is seek:
+                self._drop(seek)
+                return seek
+            # taken by another node (its redirect is on the way), or it left meanwhile
+        return None
+
+    async def _offer(self, seek: _Seek) -> None:
+        """After the hold, offer a seek nobody here took in the database; retry on failure."""
+        delay = self.hold
+        while True:
+            await trio.sleep(delay)
+            if self.seeks.get(seek.id) is not seek or seek.state != "held":
+                return  # paired here, or gone
+            self._shut(seek)
+            seek.state = "offering"
+            seek.offered = True
+            try:
+                other = await trio.to_thread.run_sync(
+                    self.cluster.store.nodes.offer_seek,
+                    seek.id,
+                    self.cluster.node,
+                    seek.conn.name,
+                    seek.terms.key,
+                )
+            except StoreError as exc:  # it still pairs here; offered again later
+                log.warning("seek_offer_failed", seek=seek.id, error=str(exc))
+                if self.seeks.get(seek.id) is not seek:
+                    return
+                seek.state = "held"
+                self.open.setdefault(seek.terms.key, {})[seek.id] = None
+                delay = min(max(2 * delay, 0.5), 5.0)
+                continue
+            self._offered(seek, other)
+            return
+
+    def _offered(self, seek: _Seek, other: WaitingSeek | None) -> None:
+        """What an offer found in the database: nothing (it waits there) or a seek to pair."""
+        # it left, or its connection asked something else, while the offer was on its way
+        # (or another node took it at once and it was redirected)
+        gone = self.seeks.get(seek.id) is not seek
+        me: Connection | str = seek.conn.name if gone else seek.conn
+        self._drop(seek)
+        taker = self.taken.pop(seek.id, None)  # a seeker here took ours meanwhile
         if taker is not None:
-            self._start(game, [conn, taker], move_time, clock)
+            self.paired_in_database += 1
+            self._start(seek.terms, [me, taker])
             return
         if other is None:
-            if conn.closed:  # it left while the database answered
-                await self._withdraw(seek_id)
-                return
-            self.waiting[seek_id] = conn
-            self.seek_of[conn] = seek_id
+            if gone:
+                self.lobby.nursery.start_soon(self._withdraw, seek.id)
+            else:
+                seek.state = "waiting"
+                self.seeks[seek.id] = seek
+                self.seek_of[seek.conn] = seek
+                self.open.setdefault(seek.terms.key, {})[seek.id] = None
             return
         if other.node == self.cluster.node:
-            partner = self.waiting.pop(other.id, None)
+            partner = self.seeks.get(other.id)
+            if partner is not None and partner.state == "offering":
+                # its offer is still on its way back: it starts the match
+                self.taken[other.id] = me
+                return
+            self.paired_in_database += 1
             if partner is not None:
-                self.seek_of.pop(partner, None)
-                self._start(game, [conn, partner], move_time, clock)
-            elif other.id in self.offering:  # its offer is still on its way back: it starts it
-                self.taken[other.id] = conn
+                self._drop(partner)
+                self._start(seek.terms, [me, partner.conn])
             else:  # it left: its seat waits out the grace
-                self._start(game, [conn, other.name], move_time, clock)
+                self._start(seek.terms, [me, other.name])
             return
-        match = self._start(game, [conn, other.name], move_time, clock)
+        self.paired_in_database += 1
+        match = self._start(seek.terms, [me, other.name])
+        self.lobby.nursery.start_soon(self._redirect, match, other)
+
+    async def _redirect(self, match: Match, other: WaitingSeek) -> None:
+        """Tell the other seeker's node to send it ``redirect`` to this node's match."""
         seat = next(s for s in match.seats if s.conn is None)
         host, _, port = self.cluster.address.rpartition(":")
         payload = json.dumps(
@@ -136,26 +275,24 @@ class ClusterSeeks:
             log.warning("redirect_not_sent", match=match.id, node=other.node, error=str(exc))
         log.info("paired_across_nodes", match=match.id, other_node=other.node)
 
-    def _start(
-        self,
-        game: Game[Any, Any],
-        players: list[Connection | str],
-        move_time: float,
-        clock: Clock | None,
-    ) -> Match:
-        """Start the match here, seats in random order (a name: a player still to come)."""
+    def _start(self, terms: _Terms, players: list[Connection | str]) -> Match:
+        """Start the match here, seats in random order (a name: a player still to come;
+        a seeker whose offer took a seek but who left meanwhile forfeits after the grace)."""
         lobby = self.lobby
+        players = [p if isinstance(p, str) or not p.closed else p.name for p in players]
         lobby.rng.shuffle(players)
-        policy = replace(lobby.config.policy, move_time=move_time)
-        return lobby.start_match(game, players, policy, clock=clock)
+        policy = replace(lobby.config.policy, move_time=terms.move_time)
+        return lobby.start_match(terms.game, players, policy, clock=terms.clock)
 
     def cancel(self, conn: Connection) -> None:
         """The connection's seek is over here (a new request, or it left): withdraw it."""
-        seek_id = self.seek_of.pop(conn, None)
-        if seek_id is None:
+        seek = self.seek_of.get(conn)
+        if seek is None:
             return
-        self.waiting.pop(seek_id, None)
-        self.lobby.nursery.start_soon(self._withdraw, seek_id)
+        self._drop(seek)
+        if seek.state in ("waiting", "taking") or (seek.state == "held" and seek.offered):
+            self.lobby.nursery.start_soon(self._withdraw, seek.id)
+        # "offering": the offer's answer withdraws it (`_offered`)
 
     async def _withdraw(self, seek_id: str) -> None:
         try:
@@ -177,11 +314,12 @@ class ClusterSeeks:
         except (ValueError, KeyError, TypeError):
             log.warning("node_message_unreadable", payload=payload[:200])
             return
-        conn = self.waiting.pop(seek_id, None)
-        if conn is None:
+        seek = self.seeks.get(seek_id)
+        if seek is None:
             log.info("redirect_for_a_gone_seeker", match=match)
             return
-        self.seek_of.pop(conn, None)
+        self._drop(seek)
+        conn = seek.conn
         self.lobby.member(conn).seek_key = None
         conn.send(redirect)
         log.info("redirected", match=match, to=f"{redirect.host}:{redirect.port}", conn=conn.id)

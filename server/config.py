@@ -104,6 +104,9 @@ class ServerConfig:
     #: on a shared database (PostgreSQL): seconds a node stays alive without renewing its
     #: lease; a node silent for longer is dead, and a survivor ends its matches
     node_lease: float = 10.0
+    #: on a shared database: seconds a plain seek waits for a partner on its own node before
+    #: it is offered to every node through the database (0: at once)
+    seek_hold: float = 0.2
     #: on a shared database: where clients reach this node ("host:port"; default: the
     #: address it listens on)
     advertise: str | None = None
@@ -125,6 +128,8 @@ class ServerConfig:
             raise ValueError(f"max_pending_results must be >= 1, not {self.max_pending_results!r}")
         if self.store_writer not in ("process", "thread"):
             raise ValueError(f"store_writer must be process or thread, not {self.store_writer!r}")
+        if not 0 <= self.seek_hold <= 60:
+            raise ValueError(f"seek_hold must be in 0..60 seconds, not {self.seek_hold!r}")
         if not self.node_lease >= 1.0:
             raise ValueError(f"node_lease must be >= 1 second, not {self.node_lease!r}")
         if self.record_wait < 0:
@@ -216,6 +221,7 @@ ENV_VARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "ARENA_TLS_CERT": ("tls_cert", str),
     "ARENA_TLS_KEY": ("tls_key", str),
     "ARENA_NODE_LEASE": ("node_lease", float),
+    "ARENA_SEEK_HOLD": ("seek_hold", float),
     "ARENA_ADVERTISE": ("advertise", str),
     "ARENA_PROXY_PROTOCOL": ("proxy_protocol", parse_flag),
     "ARENA_TRUSTED_PROXIES": ("trusted_proxies", parse_list),

@@ -179,6 +179,10 @@ class NodeTable(Protocol):
         """Remove a waiting seek; False if another offer took it meanwhile."""
         ...
 
+    def waiting_seeks(self) -> list[WaitingSeek]:
+        """The seeks waiting in the database, oldest first."""
+        ...
+
     def withdraw_node_seeks(self, node: str) -> int:
         """Remove every seek a node left (it stopped, or was declared dead)."""
         ...

@@ -114,6 +114,12 @@ class PostgresNodes:
         )
         return int(deleted) == 1
 
+    def waiting_seeks(self) -> list[WaitingSeek]:
+        rows = self.db.query(
+            lambda db: db.execute("SELECT id, node, name FROM seeks ORDER BY created_at, id").fetchall()
+        )
+        return [WaitingSeek(*row) for row in rows]
+
     def withdraw_node_seeks(self, node: str) -> int:
         with self.db.transaction() as db:
             return int(db.execute("DELETE FROM seeks WHERE node = %s", (node,)).rowcount)

@@ -101,6 +101,11 @@ class SQLiteNodes:
         with self.store.transaction() as db:
             return db.execute("DELETE FROM seeks WHERE id=?", (seek,)).rowcount == 1
 
+    def waiting_seeks(self) -> list[WaitingSeek]:
+        with self.store.reading() as db:
+            rows = db.execute("SELECT id, node, name FROM seeks ORDER BY created_at, id").fetchall()
+        return [WaitingSeek(*row) for row in rows]
+
     def withdraw_node_seeks(self, node: str) -> int:
         with self.store.transaction() as db:
             return int(db.execute("DELETE FROM seeks WHERE node=?", (node,)).rowcount)

@@ -354,6 +354,7 @@ def test_seeks_pair_in_the_database_and_never_twice(database: Database) -> None:
     nodes = database.nodes
     assert nodes.offer_seek("s1", "n1", "ann", "connect4|10") is None  # waits
     assert nodes.offer_seek("s2", "n2", "bob", "tictactoe|10") is None  # other terms: waits
+    assert [seek.id for seek in nodes.waiting_seeks()] == ["s1", "s2"]  # oldest first
     taken = nodes.offer_seek("s3", "n2", "cid", "connect4|10")
     assert taken is not None and (taken.id, taken.node, taken.name) == ("s1", "n1", "ann")
     assert not nodes.withdraw_seek("s1")  # taken: its owner learns it cannot withdraw it
@@ -373,3 +374,31 @@ def test_seeks_pair_in_the_database_and_never_twice(database: Database) -> None:
         thread.join()
     assert len(taken_by) == len(set(taken_by)) == 10  # 20 offers: 10 pairs, none twice
     assert nodes.withdraw_node_seeks("n1") == 0
+    assert nodes.waiting_seeks() == []
+
+
+def test_a_waiting_seek_is_taken_once_by_its_node_or_by_an_offer(database: Database) -> None:
+    """A seeker on the seek's own node takes it by withdrawing it while another node's offer
+    may take it too: exactly one of them gets it, every time."""
+    nodes = database.nodes
+    for round_ in range(10):
+        assert nodes.offer_seek(f"w{round_}", "n1", "ann", "reversi|1") is None
+        outcomes: list[str] = []
+
+        def withdraw() -> None:
+            if nodes.withdraw_seek(f"w{round_}"):
+                outcomes.append("here")
+
+        def offer() -> None:
+            taken = nodes.offer_seek(f"o{round_}", "n2", "bob", "reversi|1")
+            outcomes.append("there" if taken is not None else "waits")
+
+        threads = [threading.Thread(target=withdraw), threading.Thread(target=offer)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(outcomes) in (["here", "waits"], ["there"])
+        waiting = [seek.id for seek in nodes.waiting_seeks()]
+        assert waiting == ([f"o{round_}"] if "here" in outcomes else [])
+        nodes.withdraw_node_seeks("n2")
