@@ -5,10 +5,14 @@ or ``--db URL``), then measures, at the same load (``--matches`` concurrent
 matches of random movers, every move durable):
 
 - **one node**: one `arena serve` process, every player connected to it;
-- **two nodes**: two `arena serve` processes on the same database, the two
-  players of each pair on different nodes, so that pairs meet across nodes
-  (the database decides; one player follows ``redirect`` to the other node,
-  and goes home after the match to seek again there).
+- **two nodes**: two `arena serve` processes on the same database, half the
+  players living on each. A seek pairs on its own node when a partner waits
+  there, else, after the node's seek hold (``--seek-hold``, the server's
+  default 0.2 s), through the database with a seek of either node: then one
+  player follows ``redirect`` to the other node, and goes home after the
+  match to seek again there. The table shows how many matches were paired
+  across nodes; ``--seek-hold 0`` sends every seek through the database (about
+  half the matches then cross).
 
 It prints moves per second, each node's CPU per move (the server process and
 its records writer, read from /proc) and the p99 of a move's round trip (a
@@ -18,6 +22,7 @@ This machine has two cores, so CPU per move, not moves/s, is the figure that
 says whether throughput can grow with cores.
 
     python -m benchmarks.nodes [--matches 100] [--seconds 5] [--rounds 3] [--game connect4]
+                               [--seek-hold SECONDS]
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ async def run_clients(ports: list[int], matches: int, seconds: float, game: str)
     stop = start + seconds
     moves: dict[int, int] = dict.fromkeys(ports, 0)
     trips: list[float] = []
-    redirects = 0
+    redirects = ends = 0
 
     async def connect(port: int, name: str) -> tuple[trio.SocketStream, FrameReader]:
         stream = await trio.open_tcp_stream("127.0.0.1", port)
@@ -71,7 +76,7 @@ async def run_clients(ports: list[int], matches: int, seconds: float, game: str)
         return stream, FrameReader(stream, 1 << 20)
 
     async def player(index: int) -> None:
-        nonlocal redirects
+        nonlocal redirects, ends
         rng = random.Random(index)
         home = ports[index % len(ports)]
         name = f"p{index}"
@@ -96,13 +101,16 @@ async def run_clients(ports: list[int], matches: int, seconds: float, game: str)
                     if sent_at >= start:
                         moves[port] += 1
                 elif isinstance(message, Redirect):
-                    redirects += 1
+                    if trio.current_time() >= start:
+                        redirects += 1
                     await stream.aclose()
                     port = message.port
                     stream, reader = await connect(port, name)
                     await stream.send_all(encode_message(Rejoin(token=message.token)))
                 elif isinstance(message, MatchEnd):
                     sent_at = None
+                    if trio.current_time() >= start:
+                        ends += 1
                     if port != home:  # back home, to meet someone across nodes again
                         await stream.aclose()
                         port = home
@@ -115,15 +123,17 @@ async def run_clients(ports: list[int], matches: int, seconds: float, game: str)
     async with trio.open_nursery() as nursery:
         for index in range(2 * matches):
             nursery.start_soon(player, index)
-    print(json.dumps({"moves": moves, "trips": trips, "redirects": redirects}))
+    print(json.dumps({"moves": moves, "trips": trips, "redirects": redirects, "ends": ends}))
 
 
 # --- the servers ----------------------------------------------------------------
 
 
-def start_node(url: str, log: Path) -> tuple[subprocess.Popen[bytes], int]:
+def start_node(url: str, log: Path, hold: float | None) -> tuple[subprocess.Popen[bytes], int]:
     """An `arena serve` on the database; its pid and port (from its 'listening' line)."""
     env = {**os.environ, "ARENA_LOG_FORMAT": "json", "ARENA_LOG_LEVEL": "info"}
+    if hold is not None:
+        env["ARENA_SEEK_HOLD"] = str(hold)
     out = open(log, "wb")  # noqa: SIM115 - the child owns it
     process = subprocess.Popen(
         [sys.executable, "-m", "arena_cli.main", "serve", "--port", "0", "--db", url,
@@ -158,9 +168,9 @@ def cpu_seconds(pid: int) -> float:
 
 
 def measure(
-    url: str, nodes: int, matches: int, seconds: float, game: str, work: Path
+    url: str, nodes: int, matches: int, seconds: float, game: str, work: Path, hold: float | None
 ) -> dict[str, float]:
-    servers = [start_node(url, work / f"node{i}.log") for i in range(nodes)]
+    servers = [start_node(url, work / f"node{i}.log", hold) for i in range(nodes)]
     try:
         ports = ",".join(str(port) for _, port in servers)
         clients = subprocess.Popen(
@@ -188,6 +198,8 @@ def measure(
         "cpu_each": cpus,  # type: ignore[dict-item]
         "p99_ms": p99,
         "redirects": float(report["redirects"]),
+        # each match ends for both players; a redirect is one match paired across nodes
+        "across": float(report["redirects"]) / max(int(report["ends"]) / 2, 1),
     }
 
 
@@ -203,6 +215,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds per run")
     parser.add_argument("--rounds", type=int, default=3, help="one-node/two-node rounds (medians)")
     parser.add_argument("--game", default="connect4")
+    parser.add_argument(
+        "--seek-hold",
+        type=float,
+        default=None,
+        help="ARENA_SEEK_HOLD of the nodes (default: the server's, 0.2 s; 0: every seek"
+        " through the database)",
+    )
     parser.add_argument(
         "--db", default=None, help="a PostgreSQL URL (default: a throwaway cluster)"
     )
@@ -222,24 +241,28 @@ def main() -> None:
         " per setting (medians), every move durable in PostgreSQL, clients in another process"
     )
     print(
-        f"{'nodes':>6} {'moves/s':>9} {'CPU us/move (max node)':>24} {'p99 ms':>8} {'redirects':>10}"
+        f"{'nodes':>6} {'moves/s':>9} {'CPU us/move (max node)':>24} {'p99 ms':>8}"
+        f" {'redirects':>10} {'across':>7}"
     )
     try:
         rows: dict[int, list[dict[str, float]]] = {1: [], 2: []}
         for _ in range(args.rounds):
             for nodes in (1, 2):
                 url = args.db or cluster.new_database()  # type: ignore[union-attr]
-                rows[nodes].append(measure(url, nodes, args.matches, args.seconds, args.game, work))
+                rows[nodes].append(
+                    measure(url, nodes, args.matches, args.seconds, args.game, work, args.seek_hold)
+                )
         medians = {}
         for nodes, runs in rows.items():
             median = {
                 key: statistics.median(run[key] for run in runs)
-                for key in ("moves_per_s", "cpu_us", "p99_ms", "redirects")
+                for key in ("moves_per_s", "cpu_us", "p99_ms", "redirects", "across")
             }
             medians[nodes] = median
             print(
                 f"{nodes:>6} {median['moves_per_s']:>9,.0f} {median['cpu_us']:>24,.0f}"
                 f" {median['p99_ms']:>8.2f} {median['redirects']:>10,.0f}"
+                f" {median['across']:>7.0%}"
             )
         ratio = medians[2]["cpu_us"] / max(medians[1]["cpu_us"], 1e-9)
         verdict = "PASS" if ratio <= TARGET_CPU_RATIO else "MISS"

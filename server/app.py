@@ -28,7 +28,7 @@ from protocol.messages import (
     Welcome,
 )
 from server.accounts import AccountError, Accounts
-from server.cluster import Cluster
+from server.cluster import REAPED, Cluster
 from server.cluster_seeks import ClusterSeeks
 from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
@@ -182,6 +182,7 @@ class ArenaServer:
                         self.lobby.cluster_seeks = seeks
                         self.requests.cluster_seeks = seeks
                         self.cluster.on_message = seeks.on_message
+                        self.cluster.on_lease_lost = self._lease_lost
                     self.requests.lobby = self.lobby
                     yield nursery
             finally:
@@ -192,6 +193,16 @@ class ArenaServer:
                     if self.cluster is not None:
                         await self.cluster.leave()
                 log.info("server_stopped")
+
+    def _lease_lost(self) -> None:
+        """Another node declared this one dead and recorded our running matches as aborted:
+        end them here too (their results would be refused: a match is recorded once), and
+        offer our seeks again (the survivor removed them from the database)."""
+        assert self.lobby is not None
+        for match in list(self.lobby.matches.values()):
+            match.abort(REAPED)
+        if self.requests.cluster_seeks is not None:
+            self.requests.cluster_seeks.republish()
 
     async def handle_connection(self, stream: trio.abc.Stream, *, peer: str | None = None) -> None:
         """Serve one client connection until it closes.

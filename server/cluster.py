@@ -36,6 +36,8 @@ log = structlog.get_logger("arena.cluster")
 
 #: seconds between two reads of the other nodes' matches
 VIEW_INTERVAL = 1.0
+#: the reason recorded for the matches of a node declared dead (and that node gives them)
+REAPED = "its server (node) stopped answering"
 
 
 def new_node_id() -> str:
@@ -57,6 +59,9 @@ class Cluster:
         self.lost_lease = False
         #: what to do with a message another node sent us (set by the lobby's seeks)
         self.on_message: Callable[[str], None] | None = None
+        #: what to do when we learn we were declared dead (set by the server: end our matches,
+        #: which a survivor has recorded as aborted, and offer our seeks again)
+        self.on_lease_lost: Callable[[], None] | None = None
         self._stopping = False
 
     async def join(self, address: str) -> None:
@@ -110,6 +115,8 @@ class Cluster:
                 # node; come back as a live node so new matches are ours again
                 self.lost_lease = True
                 log.error("node_lease_lost", node=self.node)
+                if self.on_lease_lost is not None:
+                    self.on_lease_lost()
                 await trio.to_thread.run_sync(
                     self.store.nodes.register, self.node, self.address, self.lease
                 )
@@ -117,9 +124,7 @@ class Cluster:
 
     async def _reap(self) -> None:
         try:
-            reaped = await trio.to_thread.run_sync(
-                self.store.nodes.reap, "its server (node) stopped answering"
-            )
+            reaped = await trio.to_thread.run_sync(self.store.nodes.reap, REAPED)
         except StoreError as exc:
             log.warning("node_reap_failed", node=self.node, error=str(exc))
             return

@@ -300,6 +300,15 @@ class ClusterSeeks:
         except StoreError as exc:  # its node's seeks go when the node does
             log.warning("seek_withdraw_failed", seek=seek_id, error=str(exc))
 
+    def republish(self) -> None:
+        """This node was declared dead and its seeks removed from the database: hold the
+        seeks that waited there, to offer them again."""
+        for seek in list(self.seeks.values()):
+            if seek.state == "waiting":
+                seek.state = "held"
+                seek.offered = False
+                self.lobby.nursery.start_soon(self._offer, seek)
+
     def on_message(self, payload: str) -> None:
         """A message from another node: a seek of ours was taken there."""
         try:

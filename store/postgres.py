@@ -29,6 +29,7 @@ from store.postgres_tables import PostgresAccounts, PostgresTournaments, pg_prog
 from store.records import (
     BatchReport,
     MatchRecord,
+    MatchSuperseded,
     MatchWrite,
     MoveRecord,
     MoveRow,
@@ -36,6 +37,7 @@ from store.records import (
     StoreError,
     like_prefix,
     move_row,
+    own_match,
     to_json,
 )
 from store.rows import (
@@ -77,6 +79,9 @@ _FINISH_MATCH = (
     "UPDATE matches SET status=%s, scores=%s, winner=%s, termination=%s, reason=%s, points=%s,"
     " plies=%s, ended_at=%s WHERE id=%s"
 )
+#: a result of this server's own match: refused once the match has ended otherwise (a node
+#: that declared this one dead aborted it)
+_FINISH_RUNNING = _FINISH_MATCH + " AND status='running'"
 
 
 class _MatchRefused(Exception):
@@ -224,6 +229,7 @@ class PostgresDatabase:
         committed (none if the transaction itself failed) and the first error.
         """
         committed: list[str] = []
+        superseded: list[str] = []
         error: str | None = None
         try:
             with self.pool.connection() as db, db.transaction():
@@ -231,6 +237,9 @@ class PostgresDatabase:
                     try:
                         with db.transaction():
                             _write_one(db, item)
+                    except MatchSuperseded:
+                        superseded.append(item.match_id)
+                        continue
                     except (_MatchRefused, psycopg.IntegrityError, psycopg.DataError) as exc:
                         error = error or f"match {item.match_id}: {exc}"
                         continue
@@ -239,7 +248,7 @@ class PostgresDatabase:
             return BatchReport(frozenset(), f"cannot connect to {self.path}")
         except psycopg.Error as exc:
             return BatchReport(frozenset(), describe_error(self.path, exc))
-        return BatchReport(frozenset(committed), error)
+        return BatchReport(frozenset(committed), error, frozenset(superseded))
 
     def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool:
         """Store a whole match in one transaction; False (nothing written) if its id exists."""
@@ -382,7 +391,7 @@ def _write_one(db: Any, item: MatchWrite) -> None:
     if item.moves:
         _insert_moves(db, item.moves)
     if item.result is not None:
-        _finish_match(db, item.result)
+        _finish_match(db, item.result, running=own_match(item))
 
 
 def _insert_match(db: Any, record: MatchRecord) -> None:
@@ -418,9 +427,10 @@ def _insert_moves(db: Any, rows: Sequence[MoveRow]) -> None:
         )
 
 
-def _finish_match(db: Any, result: ResultRecord) -> None:
+def _finish_match(db: Any, result: ResultRecord, *, running: bool = False) -> None:
+    """Write a match's end; `running`: only over a running match (else `MatchSuperseded`)."""
     cursor = db.execute(
-        _FINISH_MATCH,
+        _FINISH_RUNNING if running else _FINISH_MATCH,
         (
             result.status,
             to_json(list(result.scores)),
@@ -434,6 +444,11 @@ def _finish_match(db: Any, result: ResultRecord) -> None:
         ),
     )
     if cursor.rowcount != 1:
+        if (
+            running
+            and db.execute("SELECT 1 FROM matches WHERE id=%s", (result.match_id,)).fetchone()
+        ):
+            raise MatchSuperseded(result.match_id)
         raise _MatchRefused(f"no match row {result.match_id!r} to finish")
 
 

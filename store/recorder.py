@@ -333,6 +333,15 @@ class Recorder:
         written = 0
         for item in batch:
             entry = self._logs[item.match_id]
+            if item.match_id in report.superseded:
+                # another node declared this one dead and ended the match: that end stands
+                log.warning("result_superseded", match=item.match_id)
+                if entry.result is not None and not entry.result_written:
+                    self._pending_results -= 1
+                entry.written.set()  # not recorded: its match_end says so
+                self._dirty.pop(item.match_id, None)
+                self._forget(entry)
+                continue
             if item.match_id not in report.committed:
                 self._dirty[item.match_id] = None
                 continue
@@ -403,13 +412,16 @@ def _game_key(record: MatchRecord) -> tuple[str, str, int]:
 def import_journal(store: Backend, journal: Journal) -> tuple[int, int]:
     """Write every journaled match into `store` (blocking); returns (imported, torn lines).
 
-    The journal is emptied only once everything in it has committed.
+    The journal is emptied only once everything in it has committed, or was superseded
+    (another node, which declared this one dead, ended that match first).
     """
     writes, torn = journal.read()
     if writes:
         report = store.write(writes)
-        if report.error is not None or len(report.committed) != len(writes):
+        if report.error is not None or len(report.committed | report.superseded) != len(writes):
             raise StoreError(f"cannot import the journal {journal.path}: {report.error}")
+        for match_id in sorted(report.superseded):
+            log.warning("result_superseded", match=match_id, source="journal")
     if writes or torn:
         journal.clear()
     return len(writes), torn

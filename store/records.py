@@ -223,12 +223,29 @@ class MatchWrite:
     result: ResultRecord | None = None
 
 
+class MatchSuperseded(Exception):
+    """A result for a match that the database already holds as ended (`BatchReport`)."""
+
+
+def own_match(item: MatchWrite) -> bool:
+    """Whether `item`'s result ends a match that this server plays (its row is running), so
+    that a result over an end already written is refused (`MatchSuperseded`), rather than a
+    whole ended match being written (an import)."""
+    return item.record is None or item.record.status == "running"
+
+
 @dataclass(frozen=True, slots=True)
 class BatchReport:
-    """The outcome of `Backend.write`: which matches committed, and the error if any failed."""
+    """The outcome of `Backend.write`: which matches committed, and the error if any failed.
+
+    `superseded`: matches whose result was refused because the database already
+    holds their end, written by another node that declared this one dead
+    (fencing: a match is recorded once). Not an error: they are never retried.
+    """
 
     committed: frozenset[str]
     error: str | None = None
+    superseded: frozenset[str] = frozenset()
 
 
 class Backend(Protocol):

@@ -26,6 +26,7 @@ import msgspec
 from store.records import (
     BatchReport,
     MatchRecord,
+    MatchSuperseded,
     MatchWrite,
     MoveRecord,
     MoveRow,
@@ -33,6 +34,7 @@ from store.records import (
     StoreError,
     like_prefix,
     move_row,
+    own_match,
     to_json,
 )
 from store.rows import (
@@ -72,6 +74,8 @@ _FINISH_MATCH = (
     "UPDATE matches SET status=?, scores=?, winner=?, termination=?, reason=?, points=?,"
     " plies=?, ended_at=? WHERE id=?"
 )
+#: a result of this server's own match: refused once the match has ended otherwise
+_FINISH_RUNNING = _FINISH_MATCH + " AND status='running'"
 
 
 def describe_error(path: str, exc: BaseException) -> str:
@@ -204,6 +208,7 @@ class Store:
         committed (none if the transaction itself failed) and the first error.
         """
         committed: list[str] = []
+        superseded: list[str] = []
         error: str | None = None
         with self._lock:
             try:
@@ -214,6 +219,11 @@ class Store:
                     db.execute("SAVEPOINT one_match")
                     try:
                         self._write_one(db, item)
+                    except MatchSuperseded:
+                        db.execute("ROLLBACK TO one_match")
+                        db.execute("RELEASE one_match")
+                        superseded.append(item.match_id)
+                        continue
                     except sqlite3.Error as exc:
                         if not db.in_transaction:
                             raise  # SQLite rolled the whole transaction back
@@ -229,7 +239,7 @@ class Store:
                 if not isinstance(exc, sqlite3.OperationalError) or "locked" not in str(exc):
                     self._broken = True  # I/O errors: reopen before the next try
                 return BatchReport(frozenset(), describe_error(self.path, exc))
-        return BatchReport(frozenset(committed), error)
+        return BatchReport(frozenset(committed), error, frozenset(superseded))
 
     @staticmethod
     def _write_one(db: sqlite3.Connection, item: MatchWrite) -> None:
@@ -238,7 +248,7 @@ class Store:
         if item.moves:
             _insert_moves(db, item.moves)
         if item.result is not None:
-            Store._finish_match(db, item.result)
+            Store._finish_match(db, item.result, running=own_match(item))
 
     @staticmethod
     def _insert_match(db: sqlite3.Connection, record: MatchRecord) -> None:
@@ -261,9 +271,12 @@ class Store:
         )
 
     @staticmethod
-    def _finish_match(db: sqlite3.Connection, result: ResultRecord) -> None:
+    def _finish_match(
+        db: sqlite3.Connection, result: ResultRecord, *, running: bool = False
+    ) -> None:
+        """Write a match's end; `running`: only over a running match (else `MatchSuperseded`)."""
         cursor = db.execute(
-            _FINISH_MATCH,
+            _FINISH_RUNNING if running else _FINISH_MATCH,
             (
                 result.status,
                 to_json(list(result.scores)),
@@ -277,6 +290,11 @@ class Store:
             ),
         )
         if cursor.rowcount != 1:
+            if (
+                running
+                and db.execute("SELECT 1 FROM matches WHERE id=?", (result.match_id,)).fetchone()
+            ):
+                raise MatchSuperseded(result.match_id)
             raise sqlite3.IntegrityError(f"no match row {result.match_id!r} to finish")
 
     def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool:

@@ -51,6 +51,7 @@ ANSWER_TIMEOUT = 30.0
 class _Report(msgspec.Struct):
     committed: list[str]
     error: str | None
+    superseded: list[str] = msgspec.field(default_factory=list)
 
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -116,7 +117,9 @@ class ProcessWriter:
             except (OSError, EOFError, TimeoutError, ValueError) as exc:
                 return BatchReport(frozenset(), self._child_failed(exc))
             report = _decode_report(body)
-            return BatchReport(frozenset(report.committed), report.error)
+            return BatchReport(
+                frozenset(report.committed), report.error, frozenset(report.superseded)
+            )
 
     def stop(self) -> None:
         """Let the child finish and exit (it ends when its input closes)."""
@@ -231,7 +234,8 @@ def main(argv: list[str]) -> int:
     try:
         while (body := _receive(stdin)) is not None:
             report = store.write(_decode_batch(body))
-            _send(stdout, _encode(_Report(sorted(report.committed), report.error)))
+            answer = _Report(sorted(report.committed), report.error, sorted(report.superseded))
+            _send(stdout, _encode(answer))
     except (EOFError, BrokenPipeError):
         pass  # the server is gone: nothing is waiting for an answer
     finally:

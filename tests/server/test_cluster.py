@@ -17,7 +17,7 @@ import trio
 
 from player.results import MatchResult
 from player.runtime import run_player
-from protocol.messages import Matches, MatchStart, Seeking
+from protocol.messages import MatchEnd, Matches, MatchStart, Move, Ping, Seeking, Turn, Update
 from store.open import open_database
 from tests.server.harness import RawClient
 from tests.server.serverproc import Outcomes, ServerProcess, play_matches, start_server
@@ -77,8 +77,7 @@ def status_of(url: str, match_id: str) -> tuple[str, str | None]:
     database = open_database(url)
     try:
         record = database.get_match(match_id)
-        assert record is not None
-        return record.status, record.reason
+        return ("absent", None) if record is None else (record.status, record.reason)
     finally:
         database.close()
 
@@ -174,6 +173,65 @@ async def test_a_seek_on_one_node_pairs_with_a_seek_on_another_and_the_player_fo
         assert redirected and redirected[0]["match"] == first_a.match
         assert events(tmp_path / "b.log", "paired_across_nodes")
     finally:
+        for server in (a, b):
+            if server.alive():
+                server.process.kill()
+                server.process.wait()
+
+
+async def test_a_node_frozen_past_its_lease_is_fenced_off_the_matches_ended_for_it(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """A node frozen (SIGSTOP) past its lease is declared dead and its match recorded as
+    aborted by the survivor. Woken, the node learns it and ends the match too; a result it
+    reaches first (the winning move was waiting in its socket) is refused by the database:
+    the match is recorded once, and its players are told the result is not recorded."""
+    a, b = node(postgres_url, tmp_path, "a"), node(postgres_url, tmp_path, "b")
+    clients: list[RawClient] = []
+    try:
+        for side in "xo":
+            client = await RawClient.connect(a.port)
+            await client.hello(f"{side}-fenced")
+            await client.send({"type": "seek", "game": "tictactoe", "move_time": 60.0})
+            clients.append(client)
+        starts = [await client.expect(MatchStart, skip=(Seeking,)) for client in clients]
+        match = starts[0].match
+        seat = {start.seat: client for start, client in zip(starts, clients, strict=True)}
+        for ply, cell in enumerate([0, 3, 1, 4]):  # X then O; X's row 0-1-2 is one move away
+            turn = await seat[ply % 2].expect(Turn, skip=(Update, Ping))
+            assert cell in turn.legal_moves
+            await seat[ply % 2].send(Move(match=match, ply=turn.ply, move=cell))
+        turn = await seat[0].expect(Turn, skip=(Update, Ping))
+
+        def has_status(wanted: str) -> Callable[[], Awaitable[bool]]:
+            async def check() -> bool:
+                status = await trio.to_thread.run_sync(status_of, postgres_url, match)
+                return status[0] == wanted
+
+            return check
+
+        await eventually(has_status("running"), 10)  # A's writer has stored the match
+        a.process.send_signal(signal.SIGSTOP)
+        try:
+            await eventually(has_status("aborted"), 15)
+            await seat[0].send(Move(match=match, ply=turn.ply, move=2))  # read when A wakes
+        finally:
+            a.process.send_signal(signal.SIGCONT)
+        for client in clients:
+            end = await client.expect(MatchEnd, skip=(Update, Turn, Ping))
+            assert not end.recorded  # whichever came first, the win or the lease's loss
+            assert end.termination == "aborted" or end.winner == 0
+        status, reason = await trio.to_thread.run_sync(status_of, postgres_url, match)
+        assert status == "aborted" and reason is not None and "stopped answering" in reason
+
+        async def a_knows() -> bool:
+            return bool(events(tmp_path / "a.log", "node_lease_lost"))
+
+        await eventually(a_knows, 10)
+        assert a.alive() and b.alive()
+    finally:
+        for client in clients:
+            await client.aclose()
         for server in (a, b):
             if server.alive():
                 server.process.kill()

@@ -143,6 +143,27 @@ def test_a_running_match_is_finished_by_its_result(database: Database) -> None:
     assert database.get_moves("m") == [again]
 
 
+def test_a_result_for_a_match_already_ended_elsewhere_is_superseded(database: Database) -> None:
+    """Fencing: a node declared dead (its matches aborted by a survivor) that finishes one of
+    them later is refused, distinctly and without an error: the match is recorded once."""
+    database.write([MatchWrite(name, running(name)) for name in ("late", "fine")])
+    assert database.abort_running("its server (node) stopped answering") == 2
+    database.write([MatchWrite("fine2", running("fine2"))])
+    late_move = move_row(MoveRecord("late", 0, 0, 4, "b2", 0.1, 1.0))
+    report = database.write(
+        [
+            MatchWrite("late", moves=[late_move], result=result("late")),
+            MatchWrite("fine2", result=result("fine2")),
+        ]
+    )
+    assert report.superseded == {"late"} and report.committed == {"fine2"}
+    assert report.error is None
+    late = database.get_match("late")
+    assert late is not None and late.status == "aborted" and late.reason is not None
+    assert "stopped answering" in late.reason and database.get_moves("late") == []
+    assert database.get_match("fine2").status == "finished"  # type: ignore[union-attr]
+
+
 def test_a_failing_match_in_a_batch_rolls_back_alone(database: Database) -> None:
     good = MatchWrite(
         "good", running("good"), [move_row(MoveRecord("good", 0, 0, 4, "b2", 0.1, 1.0))]
@@ -385,15 +406,18 @@ def test_a_waiting_seek_is_taken_once_by_its_node_or_by_an_offer(database: Datab
         assert nodes.offer_seek(f"w{round_}", "n1", "ann", "reversi|1") is None
         outcomes: list[str] = []
 
-        def withdraw() -> None:
-            if nodes.withdraw_seek(f"w{round_}"):
+        def withdraw(seek: str, outcomes: list[str] = outcomes) -> None:
+            if nodes.withdraw_seek(seek):
                 outcomes.append("here")
 
-        def offer() -> None:
-            taken = nodes.offer_seek(f"o{round_}", "n2", "bob", "reversi|1")
+        def offer(seek: str, outcomes: list[str] = outcomes) -> None:
+            taken = nodes.offer_seek(seek, "n2", "bob", "reversi|1")
             outcomes.append("there" if taken is not None else "waits")
 
-        threads = [threading.Thread(target=withdraw), threading.Thread(target=offer)]
+        threads = [
+            threading.Thread(target=withdraw, args=(f"w{round_}",)),
+            threading.Thread(target=offer, args=(f"o{round_}",)),
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:

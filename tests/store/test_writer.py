@@ -159,5 +159,7 @@ def test_every_record_crosses_the_pipe_unchanged() -> None:
     )
     assert move_row(move)[7:] == (0.875, 12, 2**53, ["7", "3", "4"])  # the move info rides
     assert _decode_batch(_encode([write])) == [write]
-    report = _every_field_set(_Report, committed=["m1", "m2"], error="disk I/O error")
+    report = _every_field_set(
+        _Report, committed=["m1", "m2"], error="disk I/O error", superseded=["m3"]
+    )
     assert _decode_report(_encode(report)) == report
