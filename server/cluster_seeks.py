@@ -90,9 +90,6 @@ class ClusterSeeks:
         self.open: dict[str, dict[str, None]] = {}
         #: seek id (still offering) -> the seeker here that took it; the offerer starts it
         self.taken: dict[str, Connection | str] = {}
-        #: matches paired here in memory, and through the database (here or across nodes)
-        self.paired_here = 0
-        self.paired_in_database = 0
 
     async def seek(self, conn: Connection, message: Seek) -> None:
         """Answer a plain seek: ``seeking``, then a match here or, later, a ``redirect``."""
@@ -131,7 +128,6 @@ class ClusterSeeks:
             urgent=False,
         )
         if partner is not None:
-            self.paired_here += 1
             self._start(terms, [conn, partner.conn])
             return
         self._hold(_Seek(secrets.token_urlsafe(12), conn, terms))
@@ -180,8 +176,9 @@ class ClusterSeeks:
                 )
             except StoreError as exc:
                 log.warning("seek_take_failed", seek=seek.id, error=str(exc))
-                if self.seeks.get(seek.id) is seek:  # still ours to pair in the database
+                if self.seeks.get(seek.id) is seek:  # it still waits in the database
                     seek.state = "waiting"
+                    self.open.setdefault(seek.terms.key, {})[seek.id] = None
                 return None
             if took and self.seeks.get(seek.id) is seek:
                 self._drop(seek)
@@ -227,7 +224,6 @@ class ClusterSeeks:
         self._drop(seek)
         taker = self.taken.pop(seek.id, None)  # a seeker here took ours meanwhile
         if taker is not None:
-            self.paired_in_database += 1
             self._start(seek.terms, [me, taker])
             return
         if other is None:
@@ -245,20 +241,18 @@ class ClusterSeeks:
                 # its offer is still on its way back: it starts the match
                 self.taken[other.id] = me
                 return
-            self.paired_in_database += 1
             if partner is not None:
                 self._drop(partner)
                 self._start(seek.terms, [me, partner.conn])
             else:  # it left: its seat waits out the grace
                 self._start(seek.terms, [me, other.name])
             return
-        self.paired_in_database += 1
         match = self._start(seek.terms, [me, other.name])
         self.lobby.nursery.start_soon(self._redirect, match, other)
 
     async def _redirect(self, match: Match, other: WaitingSeek) -> None:
         """Tell the other seeker's node to send it ``redirect`` to this node's match."""
-        seat = next(s for s in match.seats if s.conn is None)
+        seat = next(s for s in match.seats if s.conn is None and s.name == other.name)
         host, _, port = self.cluster.address.rpartition(":")
         payload = json.dumps(
             {
