@@ -223,32 +223,29 @@ class PostgresDatabase:
     # --- writes ------------------------------------------------------------------
 
     def write(self, batch: Sequence[MatchWrite]) -> BatchReport:
-        """Write `batch` in one transaction, each match in a savepoint of its own.
+        """Write `batch` in one transaction, in a few round trips: every new match row in
+        one pipelined statement, every move in another, then each result. If a match of
+        it fails, the batch is written again match by match, each in a savepoint of its own,
+        so that one match's failure is its own.
 
         Never raises for a database error: the report names the matches that
         committed (none if the transaction itself failed) and the first error.
         """
-        committed: list[str] = []
-        superseded: list[str] = []
-        error: str | None = None
+        if not batch:
+            return BatchReport(frozenset())
         try:
-            with self.pool.connection() as db, db.transaction():
-                for item in batch:
-                    try:
-                        with db.transaction():
-                            _write_one(db, item)
-                    except MatchSuperseded:
-                        superseded.append(item.match_id)
-                        continue
-                    except (_MatchRefused, psycopg.IntegrityError, psycopg.DataError) as exc:
-                        error = error or f"match {item.match_id}: {exc}"
-                        continue
-                    committed.append(item.match_id)
+            with self.pool.connection() as db:
+                try:
+                    with db.transaction():
+                        _write_all(db, batch)
+                    return BatchReport(frozenset(item.match_id for item in batch))
+                except (_MatchRefused, MatchSuperseded, psycopg.IntegrityError, psycopg.DataError):
+                    pass  # rolled back: find the match that fails, alone
+                return _write_each(db, batch)
         except psycopg_pool.PoolTimeout:
             return BatchReport(frozenset(), f"cannot connect to {self.path}")
         except psycopg.Error as exc:
             return BatchReport(frozenset(), describe_error(self.path, exc))
-        return BatchReport(frozenset(committed), error, frozenset(superseded))
 
     def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool:
         """Store a whole match in one transaction; False (nothing written) if its id exists."""
@@ -385,6 +382,40 @@ def _run(command: list[str]) -> None:
         raise StoreError(f"{name}: {message}")
 
 
+def _write_all(db: Any, batch: Sequence[MatchWrite]) -> None:
+    """The whole batch, with no savepoint (the common case: nothing in it fails)."""
+    records = [item.record for item in batch if item.record is not None]
+    if records:
+        with db.cursor() as cursor:
+            cursor.executemany(_INSERT_MATCH, [_match_params(record) for record in records])
+    moves = [row for item in batch for row in item.moves]
+    if moves:
+        _insert_moves(db, moves)
+    for item in batch:
+        if item.result is not None:
+            _finish_match(db, item.result, running=own_match(item))
+
+
+def _write_each(db: Any, batch: Sequence[MatchWrite]) -> BatchReport:
+    """The batch in one transaction, each match in a savepoint of its own."""
+    committed: list[str] = []
+    superseded: list[str] = []
+    error: str | None = None
+    with db.transaction():
+        for item in batch:
+            try:
+                with db.transaction():
+                    _write_one(db, item)
+            except MatchSuperseded:
+                superseded.append(item.match_id)
+                continue
+            except (_MatchRefused, psycopg.IntegrityError, psycopg.DataError) as exc:
+                error = error or f"match {item.match_id}: {exc}"
+                continue
+            committed.append(item.match_id)
+    return BatchReport(frozenset(committed), error, frozenset(superseded))
+
+
 def _write_one(db: Any, item: MatchWrite) -> None:
     if item.record is not None:
         _insert_match(db, item.record)
@@ -395,27 +426,28 @@ def _write_one(db: Any, item: MatchWrite) -> None:
 
 
 def _insert_match(db: Any, record: MatchRecord) -> None:
-    db.execute(
-        _INSERT_MATCH,
-        (
-            record.id,
-            record.game,
-            to_json(record.options),
-            record.move_time,
-            record.lag_margin,
-            to_json(record.players),
-            record.status,
-            record.plies,
-            record.started_at,
-            record.tournament,
-            to_json(record.tags),
-            record.game_index,
-        ),
+    db.execute(_INSERT_MATCH, _match_params(record))
+
+
+def _match_params(record: MatchRecord) -> tuple[Any, ...]:
+    return (
+        record.id,
+        record.game,
+        to_json(record.options),
+        record.move_time,
+        record.lag_margin,
+        to_json(record.players),
+        record.status,
+        record.plies,
+        record.started_at,
+        record.tournament,
+        to_json(record.tags),
+        record.game_index,
     )
 
 
 def _insert_moves(db: Any, rows: Sequence[MoveRow]) -> None:
-    """All of a match's new moves in one round trip (psycopg's pipelined executemany)."""
+    """Moves in one round trip (psycopg's pipelined executemany)."""
     padded = [
         row if len(row) == 7 else (*row[:10], None if row[10] is None else to_json(row[10]))
         for row in rows
