@@ -10,9 +10,12 @@ matches of random movers, every move durable):
   there, else, after the node's seek hold (``--seek-hold``, the server's
   default 0.2 s), through the database with a seek of either node: then one
   player follows ``redirect`` to the other node, and goes home after the
-  match to seek again there. The table shows how many matches were paired
-  across nodes; ``--seek-hold 0`` sends every seek through the database (about
-  half the matches then cross).
+  match to seek again there (on the connection it kept open, as
+  docs/PROTOCOL.md allows). Players that all seek alike nearly always find a
+  partner at home, so a share of the pairs (``--cross``, default 0.2) seek
+  with terms of their own (a move time that only their partner on the other
+  node shares): those matches are paired across nodes every time. The table
+  shows the share of the measured matches that were paired across nodes.
 
 It prints moves per second, each node's CPU per move (the server process and
 its records writer, read from /proc) and the p99 of a move's round trip (a
@@ -22,7 +25,7 @@ This machine has two cores, so CPU per move, not moves/s, is the figure that
 says whether throughput can grow with cores.
 
     python -m benchmarks.nodes [--matches 100] [--seconds 5] [--rounds 3] [--game connect4]
-                               [--seek-hold SECONDS]
+                               [--cross 0.2] [--seek-hold SECONDS]
 """
 
 from __future__ import annotations
@@ -61,9 +64,14 @@ WARM_UP = 1.5
 # --- the client process ---------------------------------------------------------
 
 
-async def run_clients(ports: list[int], matches: int, seconds: float, game: str) -> None:
-    """2 x `matches` random movers; player i lives on node i % len(ports). Prints, as JSON,
-    the moves each node relayed in the measured window and the round trips (ms)."""
+async def run_clients(
+    ports: list[int], matches: int, seconds: float, game: str, cross: float = 0.0
+) -> None:
+    """2 x `matches` random movers; player i lives on node i % len(ports). A share `cross`
+    of them seek in pairs, each pair (one player per node) with a move time of its own,
+    so that it can only meet across nodes. Prints, as JSON, the moves each node relayed in
+    the measured window and the round trips (ms)."""
+    crossing = 2 * round(cross * matches) if len(ports) > 1 else 0
     start = trio.current_time() + WARM_UP
     stop = start + seconds
     moves: dict[int, int] = dict.fromkeys(ports, 0)
@@ -81,9 +89,11 @@ async def run_clients(ports: list[int], matches: int, seconds: float, game: str)
         home = ports[index % len(ports)]
         name = f"p{index}"
         decoder = server_message_decoder()
-        seek = encode_message(Seek(game=game, move_time=30.0))
+        own = (index // 2 + 1) / 1024 if index < crossing else 0.0  # a pair's own terms
+        seek = encode_message(Seek(game=game, move_time=30.0 + own))
         port = home
         stream, reader = await connect(port, name)
+        home_stream, home_reader = stream, reader
         await stream.send_all(seek)
         sent_at = None
         with trio.move_on_at(stop):
@@ -100,10 +110,10 @@ async def run_clients(ports: list[int], matches: int, seconds: float, game: str)
                     )
                     if sent_at >= start:
                         moves[port] += 1
-                elif isinstance(message, Redirect):
+                elif isinstance(message, Redirect):  # the home connection stays open
                     if trio.current_time() >= start:
                         redirects += 1
-                    await stream.aclose()
+                    home_stream, home_reader = stream, reader
                     port = message.port
                     stream, reader = await connect(port, name)
                     await stream.send_all(encode_message(Rejoin(token=message.token)))
@@ -113,8 +123,7 @@ async def run_clients(ports: list[int], matches: int, seconds: float, game: str)
                         ends += 1
                     if port != home:  # back home, to meet someone across nodes again
                         await stream.aclose()
-                        port = home
-                        stream, reader = await connect(port, name)
+                        port, stream, reader = home, home_stream, home_reader
                     await stream.send_all(seek)
                 elif isinstance(message, Ping):
                     await stream.send_all(encode_message(Pong(id=message.id)))
@@ -168,14 +177,21 @@ def cpu_seconds(pid: int) -> float:
 
 
 def measure(
-    url: str, nodes: int, matches: int, seconds: float, game: str, work: Path, hold: float | None
+    url: str,
+    nodes: int,
+    matches: int,
+    seconds: float,
+    game: str,
+    work: Path,
+    hold: float | None,
+    cross: float,
 ) -> dict[str, float]:
     servers = [start_node(url, work / f"node{i}.log", hold) for i in range(nodes)]
     try:
         ports = ",".join(str(port) for _, port in servers)
         clients = subprocess.Popen(
             [sys.executable, "-m", "benchmarks.nodes", "--client-process", ports, str(matches),
-             str(seconds), game],
+             str(seconds), game, str(cross)],
             stdout=subprocess.PIPE,
         )  # fmt: skip
         time.sleep(WARM_UP)
@@ -205,9 +221,14 @@ def measure(
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--client-process":
-        ports, matches, seconds, game = sys.argv[2:6]
+        ports, matches, seconds, game, cross = sys.argv[2:7]
         trio.run(
-            run_clients, [int(p) for p in ports.split(",")], int(matches), float(seconds), game
+            run_clients,
+            [int(p) for p in ports.split(",")],
+            int(matches),
+            float(seconds),
+            game,
+            float(cross),
         )
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -215,6 +236,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds per run")
     parser.add_argument("--rounds", type=int, default=3, help="one-node/two-node rounds (medians)")
     parser.add_argument("--game", default="connect4")
+    parser.add_argument(
+        "--cross",
+        type=float,
+        default=0.2,
+        help="share of the matches whose two players can only meet across nodes (default 0.2)",
+    )
     parser.add_argument(
         "--seek-hold",
         type=float,
@@ -238,7 +265,8 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="arena-nodes-"))
     print(
         f"nodes benchmark: {args.game}, {args.matches} matches, {args.rounds} x {args.seconds:g}s"
-        " per setting (medians), every move durable in PostgreSQL, clients in another process"
+        " per setting (medians), every move durable in PostgreSQL, clients in another process;"
+        f" on two nodes {args.cross:.0%} of the pairs can only meet across nodes"
     )
     print(
         f"{'nodes':>6} {'moves/s':>9} {'CPU us/move (max node)':>24} {'p99 ms':>8}"
@@ -250,7 +278,16 @@ def main() -> None:
             for nodes in (1, 2):
                 url = args.db or cluster.new_database()  # type: ignore[union-attr]
                 rows[nodes].append(
-                    measure(url, nodes, args.matches, args.seconds, args.game, work, args.seek_hold)
+                    measure(
+                        url,
+                        nodes,
+                        args.matches,
+                        args.seconds,
+                        args.game,
+                        work,
+                        args.seek_hold,
+                        args.cross,
+                    )
                 )
         medians = {}
         for nodes, runs in rows.items():

@@ -89,27 +89,21 @@ class PostgresNodes:
         seekers arriving together pair with each other instead of both waiting."""
 
         def offer(db: Any) -> WaitingSeek | None:
-            db.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_SEEK_LOCKS, terms))
-            row = db.execute(
-                "SELECT id, node, name FROM seeks WHERE terms = %s AND id <> %s"
-                " ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
-                (terms, seek),
-            ).fetchone()
-            if row is not None:
-                db.execute("DELETE FROM seeks WHERE id = %s", (row[0],))
-                return WaitingSeek(*row)
-            db.execute(
-                f"INSERT INTO seeks (id, node, name, terms, created_at) VALUES"
-                f" (%s, %s, %s, %s, {_NOW}) ON CONFLICT (id) DO NOTHING",
-                (seek, node, name, terms),
-            )
-            return None
+            # one round trip: the transaction, the lock and the statement are pipelined (the
+            # statement's snapshot is taken after the lock: it sees the offer before it)
+            with db.pipeline(), db.transaction():
+                db.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_SEEK_LOCKS, terms))
+                cursor = db.execute(
+                    _OFFER, {"id": seek, "node": node, "name": name, "terms": terms}
+                )
+            row = cursor.fetchone()
+            return None if row is None else WaitingSeek(*row)
 
-        result: WaitingSeek | None = self.db.transact(offer)
+        result: WaitingSeek | None = self.db.query(offer)
         return result
 
     def withdraw_seek(self, seek: str) -> bool:
-        deleted = self.db.transact(
+        deleted = self.db.query(
             lambda db: db.execute("DELETE FROM seeks WHERE id = %s", (seek,)).rowcount
         )
         return int(deleted) == 1
@@ -149,6 +143,22 @@ class PostgresNodes:
                         yield message.payload
             except psycopg.Error as exc:
                 raise StoreError(f"{self.db.path}: lost the node's channel: {exc}") from None
+
+
+#: take the oldest waiting seek of the same terms, or else wait: one statement
+_OFFER = f"""
+WITH taken AS (
+    DELETE FROM seeks WHERE id = (
+        SELECT id FROM seeks WHERE terms = %(terms)s AND id <> %(id)s
+        ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
+    ) RETURNING id, node, name
+), waits AS (
+    INSERT INTO seeks (id, node, name, terms, created_at)
+    SELECT %(id)s, %(node)s, %(name)s, %(terms)s, {_NOW} WHERE NOT EXISTS (SELECT 1 FROM taken)
+    ON CONFLICT (id) DO NOTHING
+)
+SELECT id, node, name FROM taken
+"""
 
 
 def _channel(node: str) -> str:
