@@ -45,6 +45,7 @@ from store.rows import (
     MOVE_COLUMNS,
     list_query,
     match_from_row,
+    match_params,
     move_from_row,
     result_of,
 )
@@ -387,7 +388,7 @@ def _write_all(db: Any, batch: Sequence[MatchWrite]) -> None:
     records = [item.record for item in batch if item.record is not None]
     if records:
         with db.cursor() as cursor:
-            cursor.executemany(_INSERT_MATCH, [_match_params(record) for record in records])
+            cursor.executemany(_INSERT_MATCH, [match_params(record) for record in records])
     moves = [row for item in batch for row in item.moves]
     if moves:
         _insert_moves(db, moves)
@@ -426,24 +427,7 @@ def _write_one(db: Any, item: MatchWrite) -> None:
 
 
 def _insert_match(db: Any, record: MatchRecord) -> None:
-    db.execute(_INSERT_MATCH, _match_params(record))
-
-
-def _match_params(record: MatchRecord) -> tuple[Any, ...]:
-    return (
-        record.id,
-        record.game,
-        to_json(record.options),
-        record.move_time,
-        record.lag_margin,
-        to_json(record.players),
-        record.status,
-        record.plies,
-        record.started_at,
-        record.tournament,
-        to_json(record.tags),
-        record.game_index,
-    )
+    db.execute(_INSERT_MATCH, match_params(record))
 
 
 def _insert_moves(db: Any, rows: Sequence[MoveRow]) -> None:

@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from store.records import MatchRecord, MoveRecord, ResultRecord, from_json, tags_from_json
+from store.records import (
+    MatchRecord,
+    MoveRecord,
+    ResultRecord,
+    from_json,
+    tags_from_json,
+    to_json,
+)
 
 MATCH_COLUMNS = (
     "id, game, options, move_time, lag_margin, players, status, scores, winner,"
@@ -31,6 +38,26 @@ def result_of(record: MatchRecord) -> ResultRecord:
         points=record.points,
         plies=record.plies,
         ended_at=record.ended_at if record.ended_at is not None else record.started_at,
+    )
+
+
+def match_params(record: MatchRecord) -> tuple[Any, ...]:
+    """A new match row's values, in the column order of both backends' insert statement:
+    id, game, options, move_time, lag_margin, players, status, plies, started_at,
+    tournament, tags, game_index."""
+    return (
+        record.id,
+        record.game,
+        to_json(record.options),
+        record.move_time,
+        record.lag_margin,
+        to_json(record.players),
+        record.status,
+        record.plies,
+        record.started_at,
+        record.tournament,
+        to_json(record.tags),
+        record.game_index,
     )
 
 

@@ -42,6 +42,7 @@ from store.rows import (
     MOVE_COLUMNS,
     list_query,
     match_from_row,
+    match_params,
     move_from_row,
     result_of,
 )
@@ -252,23 +253,7 @@ class Store:
 
     @staticmethod
     def _insert_match(db: sqlite3.Connection, record: MatchRecord) -> None:
-        db.execute(
-            _INSERT_MATCH,
-            (
-                record.id,
-                record.game,
-                to_json(record.options),
-                record.move_time,
-                record.lag_margin,
-                to_json(record.players),
-                record.status,
-                record.plies,
-                record.started_at,
-                record.tournament,
-                to_json(record.tags),
-                record.game_index,
-            ),
-        )
+        db.execute(_INSERT_MATCH, match_params(record))
 
     @staticmethod
     def _finish_match(
