@@ -8,12 +8,12 @@ row, so when two survivors reap at once, exactly one of them finds it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from store.interface import NodeRow, RunningMatch, WaitingSeek
+from store.interface import MatchProgress, NodeRow, RunningMatch, WaitingSeek
 from store.postgres_tables import Connections
-from store.rows import MATCH_COLUMNS, match_from_row
+from store.rows import MATCH_COLUMNS, MOVE_COLUMNS, match_from_row, move_from_row
 
 _NOW = "extract(epoch from clock_timestamp())"
 #: the first key of the per-terms seek locks (pg_advisory_xact_lock(int, int)); "sk"
@@ -83,6 +83,27 @@ class PostgresNodes:
                 (exclude or "",),
             ).fetchall()
         return [_running(row) for row in rows]
+
+    def progress(self, since: Mapping[str, int], limit: int) -> list[MatchProgress]:
+        """Two statements on one connection, the matches first (each its own snapshot)."""
+        if not since:
+            return []
+        ids, plies = list(since), list(since.values())
+
+        def read(db: Any) -> tuple[list[Any], list[Any]]:
+            matches = db.execute(
+                f"SELECT {MATCH_COLUMNS} FROM matches WHERE id = ANY(%s)", (ids,)
+            ).fetchall()
+            moves = db.execute(
+                "SELECT v.* FROM unnest(%s::text[], %s::int[]) AS w(id, after)"
+                f" CROSS JOIN LATERAL (SELECT {MOVE_COLUMNS} FROM moves"
+                " WHERE match_id = w.id AND ply >= w.after ORDER BY ply LIMIT %s) v",
+                (ids, plies, limit),
+            ).fetchall()
+            return matches, moves
+
+        matches, moves = self.db.query(read)
+        return _progress(matches, moves)
 
     def offer_seek(self, seek: str, node: str, name: str, terms: str) -> WaitingSeek | None:
         """Offers of the same terms take turns (a transaction lock on the terms), so two
@@ -156,3 +177,15 @@ def _channel(node: str) -> str:
 
 def _running(row: Any) -> RunningMatch:
     return RunningMatch(match_from_row(row[:-1]), int(row[-1]))
+
+
+def _progress(matches: list[Any], moves: list[Any]) -> list[MatchProgress]:
+    """`MatchProgress` of match rows and move rows (`MOVE_COLUMNS`), moves in ply order."""
+    found = {row[0]: MatchProgress(match_from_row(row), []) for row in matches}
+    for row in moves:
+        progress = found.get(row[0])
+        if progress is not None:
+            progress.moves.append(move_from_row(row))
+    for progress in found.values():
+        progress.moves.sort(key=lambda move: move.ply)
+    return list(found.values())
