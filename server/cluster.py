@@ -57,6 +57,8 @@ class Cluster:
         self.lost_lease = False
         #: what to do with a message another node sent us (set by the lobby's seeks)
         self.on_message: Callable[[str], None] | None = None
+        #: told each new read of `remote` (server/remote_watch.py: followers follow new ones)
+        self.on_view: Callable[[list[RunningMatch]], None] | None = None
         self._stopping = False
 
     async def join(self, address: str) -> None:
@@ -154,4 +156,7 @@ class Cluster:
                 self.remote = await trio.to_thread.run_sync(self.store.nodes.running, self.node)
             except StoreError as exc:
                 log.debug("node_view_failed", error=str(exc))
+            else:
+                if self.on_view is not None:
+                    self.on_view(self.remote)
             await trio.sleep(VIEW_INTERVAL)

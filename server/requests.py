@@ -46,6 +46,7 @@ from server.config import ServerConfig
 from server.connection import Connection
 from server.limits import Addresses, ClientBudget, address_of
 from server.lobby import Lobby, RequestError
+from server.remote_watch import RemoteWatch
 from store import Recorder, StoreUnavailable
 
 log = structlog.get_logger("arena.server")
@@ -76,6 +77,8 @@ class Requests:
         self.cluster: Cluster | None = None
         #: its seeks, which pair through the database
         self.cluster_seeks: ClusterSeeks | None = None
+        #: the other nodes' matches, relayed to spectators here
+        self.remote_watch: RemoteWatch | None = None
 
     def match_list(self) -> list[MatchInfo]:
         """The ``list`` answer: this server's matches, then those of the other nodes."""
@@ -111,6 +114,8 @@ class Requests:
             return False
         if type(message) is Seek and self.cluster_seeks is not None and travels(message):
             return False  # pairs through the shared database: the task waits for it
+        if type(message) is Spectate and not self._known(message):
+            return False  # perhaps another node's match: the task looks for it in the database
         if not self._charge(conn, budget, shared, conn.last_received):
             return False
         try:
@@ -118,6 +123,10 @@ class Requests:
         except RequestError as exc:
             self.refuse(conn, message, exc)
         return True
+
+    def _known(self, message: Spectate) -> bool:
+        """Whether `spectate` is answered without a database read (True on a single server)."""
+        return self.remote_watch is None or self.remote_watch.knows(message.match)
 
     def refuse(self, conn: Connection, message: Any, exc: RequestError) -> None:
         """Tell the client why `message` was refused (a non-fatal error)."""
@@ -136,6 +145,10 @@ class Requests:
                     "rate_limited", "too many failed secrets, tokens or owner keys: wait and retry"
                 )
             await seeks.seek(conn, message)
+            return
+        if isinstance(message, Spectate) and not self._known(message):
+            assert self.remote_watch is not None
+            await self.remote_watch.spectate_found(conn, message.match)
             return
         if not isinstance(message, Pair):
             self._answer(conn, message)

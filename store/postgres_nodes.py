@@ -137,7 +137,9 @@ class PostgresNodes:
 
     def waiting_seeks(self) -> list[WaitingSeek]:
         rows = self.db.query(
-            lambda db: db.execute("SELECT id, node, name FROM seeks ORDER BY created_at, id").fetchall()
+            lambda db: db.execute(
+                "SELECT id, node, name FROM seeks ORDER BY created_at, id"
+            ).fetchall()
         )
         return [WaitingSeek(*row) for row in rows]
 
