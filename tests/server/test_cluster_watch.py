@@ -9,12 +9,16 @@ ended for them by the stored abort.
 
 from __future__ import annotations
 
+import json
 import random
 import signal
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import msgspec
 import trio
+from trio_websocket import open_websocket_url
 
 from games import make_game
 from protocol.messages import (
@@ -35,10 +39,48 @@ from tests.server.serverproc import ServerProcess, start_server
 LEASE = "2"  # seconds: ARENA_NODE_LEASE
 
 
-def node(url: str, tmp_path: Path, name: str) -> ServerProcess:
+def node(url: str, tmp_path: Path, name: str, *extra: str) -> ServerProcess:
     return start_server(
-        url, log=tmp_path / f"{name}.log", cwd=tmp_path, env={"ARENA_NODE_LEASE": LEASE}
+        url,
+        log=tmp_path / f"{name}.log",
+        cwd=tmp_path,
+        env={"ARENA_NODE_LEASE": LEASE},
+        extra=list(extra),
     )
+
+
+def web_url(server: ServerProcess) -> str:
+    """The web app's address, from the node's log (it starts listening with the server)."""
+    assert server.log is not None
+    for _ in range(100):
+        for line in server.log.read_text(errors="replace").splitlines():
+            if '"web_listening"' in line:
+                return str(json.loads(line)["url"])
+        time.sleep(0.05)
+    raise AssertionError("the web app did not start")
+
+
+async def watch_on_the_web(url: str, match_id: str, seen: list[ServerMessage]) -> None:
+    """What the watch page does (server/web/static/live.js): spectate over the WebSocket,
+    JSON framing, until the match_end."""
+    ws_url = url.replace("http://", "ws://") + "/ws"
+    async with open_websocket_url(ws_url, subprotocols=["arena.json"]) as ws:
+        await ws.send_message(
+            json.dumps({"type": "hello", "version": 1, "name": "web", "role": "spectator"})
+        )
+        await ws.send_message(json.dumps({"type": "spectate", "match": match_id}))
+        while True:
+            with trio.fail_after(30):
+                message = _json_messages.decode(await ws.get_message())
+            if isinstance(message, Ping):
+                await ws.send_message(json.dumps({"type": "pong", "id": message.id}))
+            elif getattr(message, "match", None) == match_id:
+                seen.append(message)
+                if isinstance(message, MatchEnd | Error):
+                    return
+
+
+_json_messages = msgspec.json.Decoder(ServerMessage)
 
 
 def stop(*servers: ServerProcess) -> None:
@@ -48,13 +90,17 @@ def stop(*servers: ServerProcess) -> None:
             server.process.wait()
 
 
-async def seated(port: int, tag: str, game: str = "connect4") -> tuple[str, list[RawClient]]:
-    """Two players seated in a match of `game` on the node at `port` (nobody has moved)."""
+async def seated(port: int, tag: str) -> tuple[str, list[RawClient]]:
+    """Two players seated in a match on the node at `port` (nobody has moved): connect 5
+    on 9x8, a long game (with the seeds below, random players play 35 moves)."""
     clients = []
     for side in "xy":
         client = await RawClient.connect(port)
         await client.hello(f"{side}-{tag}")
-        await client.send({"type": "seek", "game": game, "move_time": 30.0})
+        options = {"width": 9, "height": 8, "k": 5}
+        await client.send(
+            {"type": "seek", "game": "connect4", "options": options, "move_time": 30.0}
+        )
         clients.append(client)
     starts = [await client.expect(MatchStart, skip=(Seeking,)) for client in clients]
     return starts[0].match, clients
@@ -82,8 +128,10 @@ async def spectator(port: int, name: str) -> RawClient:
     return client
 
 
-async def watch(client: RawClient, match_id: str, seen: list[ServerMessage]) -> None:
-    """Keep what the spectator is told of `match_id` until its match_end."""
+async def watch(
+    client: RawClient, match_id: str, seen: list[ServerMessage], at: list[float] | None = None
+) -> None:
+    """Keep what the spectator is told of `match_id` until its match_end (and when, in `at`)."""
     while True:
         message = await client.receive()
         if isinstance(message, Ping):
@@ -92,6 +140,8 @@ async def watch(client: RawClient, match_id: str, seen: list[ServerMessage]) -> 
         if getattr(message, "match", None) != match_id:
             continue
         seen.append(message)
+        if at is not None:
+            at.append(time.time())
         if isinstance(message, MatchEnd | Error):
             return
 
@@ -140,7 +190,10 @@ def check_feed(seen: Sequence[ServerMessage], record: MatchRecord, moves: list[M
 async def test_spectators_on_one_node_watch_a_match_of_another_to_its_end(
     tmp_path: Path, postgres_url: str
 ) -> None:
-    a, b = node(postgres_url, tmp_path, "a"), node(postgres_url, tmp_path, "b")
+    a, b = (
+        node(postgres_url, tmp_path, "a", "--web", "127.0.0.1:0"),
+        node(postgres_url, tmp_path, "b"),
+    )
     try:
         follower = await spectator(a.port, "follower")
         await follower.send({"type": "spectate", "match": "*"})
@@ -150,20 +203,28 @@ async def test_spectators_on_one_node_watch_a_match_of_another_to_its_end(
         await early.send({"type": "spectate", "match": match_id})
         first = await early.expect(MatchStart, skip=(Ping,))
         feeds: dict[str, list[ServerMessage]] = {"early": [first], "late": [], "follower": []}
+        feeds["web"] = []
         ends: list[MatchEnd] = []
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(watch, early, match_id, feeds["early"])
+            arrivals: list[float] = [time.time()]
+            nursery.start_soon(watch, early, match_id, feeds["early"], arrivals)
             nursery.start_soon(watch, follower, match_id, feeds["follower"])
             for seed, player in enumerate(players):
                 nursery.start_soon(play, player, seed, 0.12, ends)
-            await trio.sleep(1.5)  # a few moves in: A's view has it
+            await trio.sleep(2.5)  # moves written (a second apart) and read: A mirrors them
             late = await spectator(a.port, "late")
             await late.send({"type": "spectate", "match": match_id})
             nursery.start_soon(watch, late, match_id, feeds["late"])
+            nursery.start_soon(watch_on_the_web, web_url(a), match_id, feeds["web"])
         record, moves = await trio.to_thread.run_sync(stored, postgres_url, match_id)
-        assert record.status == "finished" and len(moves) == record.plies >= 7
+        assert record.status == "finished" and len(moves) == record.plies > 20
         joined = {name: check_feed(feed, record, moves) for name, feed in feeds.items()}
-        assert joined["early"] == 0 and joined["late"] > 0, joined
+        assert joined["early"] == 0 and joined["late"] > 0 and joined["web"] > 0, joined
+        # each move reached A's spectator from the database: written within a second by B,
+        # read within half a second by A
+        behind = sorted(when - move.at for when, move in zip(arrivals[1:], moves, strict=False))
+        print(f"behind: median {behind[len(behind) // 2]:.2f}s, max {behind[-1]:.2f}s")
+        assert 0 < behind[len(behind) // 2] < 2.0 and behind[-1] < 5.0, behind
         assert ends[0].scores == record.scores and ends[0].termination == record.termination
         # nobody on A watches a remote match any more: A reads nothing more
         for client in (follower, early, late, *players):
