@@ -13,7 +13,9 @@ The node also keeps a view of the matches the other nodes are playing, read
 from the database once a second, so that ``list`` and the web app's live
 page show the whole arena without a database read per request. A remote
 match appears once its row is written (at its start) and shows the plies
-flushed so far (at most about a second behind).
+flushed so far (at most about a second behind). Each read is also handed to
+`on_view`: server/remote_watch.py relays the other nodes' matches to the
+spectators here, and its ``spectate "*"`` followers follow the new ones.
 
 A clean stop ends this node's matches itself (as a single server does) and
 removes its row at once.
