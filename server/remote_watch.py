@@ -29,7 +29,7 @@ followers once it is written and the cluster's view reads it
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -175,6 +175,8 @@ class RemoteWatch:
         #: mirrors ended since the view was last read (it may still list them)
         self._ended: set[str] = set()
         self._wake = trio.Event()
+        #: how a database call is made: in a worker thread (a test on virtual time: inline)
+        self.blocking: Callable[..., Awaitable[Any]] = trio.to_thread.run_sync
 
     # --- requests (on the event loop, never waiting) -----------------------------
 
@@ -217,7 +219,7 @@ class RemoteWatch:
                 self.lobby.spectate(conn, match_id)
                 return
             try:
-                record = await trio.to_thread.run_sync(self.cluster.store.get_match, match_id)
+                record = await self.blocking(self.cluster.store.get_match, match_id)
             except StoreError as exc:
                 raise RequestError("store_unavailable", str(exc)) from None
             if record is not None:
@@ -294,7 +296,7 @@ class RemoteWatch:
             last = trio.current_time()
             since = {match_id: mirror.ply for match_id, mirror in self.mirrors.items()}
             try:
-                found = await trio.to_thread.run_sync(
+                found = await self.blocking(
                     self.cluster.store.nodes.progress, since, MOVES_PER_POLL
                 )
             except StoreError as exc:
