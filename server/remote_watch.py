@@ -39,6 +39,7 @@ from games import Game, GameError, Outcome, Termination, make_game
 from protocol.codec import encode_message
 from protocol.messages import FOLLOW_ALL, MatchEnd, MatchStart, TimeControl, Update
 from protocol.messages import Clock as WireClock
+from server.clock import GameClock
 from server.errors import RequestError
 from server.fanout import Fanout
 from store.interface import MatchProgress, RunningMatch
@@ -74,6 +75,16 @@ class RemoteMatch:
         self.notations: list[str] = []
         #: its spectators here (the same bytes to each, as for a local match)
         self.spectators = fanout
+        tag = record.tags.clock
+        #: on a clock: the seats' time replayed from the recorded think times (exact unless a
+        #: seat was away or played an illegal move: then its recorded time is the last part)
+        self.clock = (
+            None
+            if tag is None
+            else GameClock(
+                WireClock(tag.initial, tag.increment), record.lag_margin, game.num_players
+            )
+        )
         #: spectators who came before the first read caught up: their match_start waits for it
         self.waiting: list[Connection] = []
         self.loaded = False
@@ -129,6 +140,8 @@ class RemoteMatch:
         self.state = self.game.play(self.state, self.game.decode_move(move.move))
         self.moves.append(move.move)
         self.notations.append(move.notation)
+        if self.clock is not None:
+            self.clock.move_made(move.seat, move.think_time, move.think_time)
         if not self.loaded or not len(self.spectators):
             return
         update = Update(
@@ -139,6 +152,7 @@ class RemoteMatch:
             notation=move.notation,
             state=self.game.encode_state(self.state),
             think_time=move.think_time,
+            clocks=None if self.clock is None else self.clock.view(),
             eval=move.eval,
             depth=move.depth,
             visits=move.visits,

@@ -15,12 +15,13 @@ import struct
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, cast
 
+import msgspec
 import pytest
 import trio
 import trio.testing
 
 from protocol.codec import server_message_decoder
-from protocol.messages import Error, MatchEnd, MatchStart, ServerMessage, Update
+from protocol.messages import Clock, Error, MatchEnd, MatchStart, ServerMessage, Update
 from server import remote_watch
 from server.config import ServerConfig
 from server.connection import Connection, SharedFrames
@@ -29,7 +30,7 @@ from server.lobby import Lobby
 from server.remote_watch import RemoteWatch
 from store import Recorder
 from store.interface import MatchProgress, RunningMatch
-from store.records import MatchRecord, MatchTags, MoveRecord
+from store.records import ClockTag, MatchRecord, MatchTags, MoveRecord
 
 _decoder = server_message_decoder()
 
@@ -105,11 +106,11 @@ class FakeNodes:
         self.moves[match_id] = []
         return record
 
-    def play(self, match_id: str, *columns: int) -> None:
+    def play(self, match_id: str, *columns: int, think: float = 0.1) -> None:
         moves = self.moves[match_id]
         for column in columns:
             ply = len(moves)
-            moves.append(MoveRecord(match_id, ply, ply % 2, column, str(column + 1), 0.1, 0.0))
+            moves.append(MoveRecord(match_id, ply, ply % 2, column, str(column + 1), think, 0.0))
 
     def end(self, match_id: str, **result: Any) -> None:
         self.records[match_id] = dataclasses.replace(self.records[match_id], **result)
@@ -237,6 +238,27 @@ async def test_the_stored_result_ends_the_match_for_its_spectators(
     with pytest.raises(RequestError) as refused:  # the view may list it a second longer
         lobby.spectate(conn("late"), "r")
     assert refused.value.code == "unknown_match"
+
+
+async def test_a_clocked_match_shows_the_clocks_replayed_from_the_think_times(
+    setup: tuple[RemoteWatch, FakeNodes, Lobby], autojump_clock: trio.testing.MockClock
+) -> None:
+    watch, nodes, lobby = setup
+    record = nodes.start("clocked")
+    nodes.records["clocked"] = dataclasses.replace(
+        record, tags=msgspec.structs.replace(record.tags, clock=ClockTag(60.0, 2.0))
+    )
+    view(watch, nodes)
+    spectator = conn("s")
+    lobby.spectate(spectator, "clocked")
+    await trio.sleep(0.01)
+    start = spectator.seen[0]
+    assert isinstance(start, MatchStart) and start.time_control.clock == Clock(60.0, 2.0)
+    nodes.play("clocked", 3, 3, think=1.5)
+    await trio.sleep(remote_watch.POLL_INTERVAL)
+    # as the playing node counts: 1.5 s spent, 0.2 s of it refunded as lag, 2 s increment
+    clocks = [u.clocks for u in spectator.seen if isinstance(u, Update)]
+    assert clocks == [[60.7, 60.0], [60.7, 60.7]]
 
 
 async def test_followers_follow_new_remote_matches_within_the_limits(
