@@ -229,6 +229,8 @@ class RemoteWatch:
         record = None
         for pause in LOOKUP_PAUSES:
             await trio.sleep(pause)
+            if conn.closed:  # gone while we looked: the lobby has forgotten it already
+                return
             if self.knows(match_id):  # it started here, or the view read it, meanwhile
                 self.lobby.spectate(conn, match_id)
                 return
@@ -238,6 +240,8 @@ class RemoteWatch:
                 raise RequestError("store_unavailable", str(exc)) from None
             if record is not None:
                 break
+        if _closed(conn):
+            return
         if (
             record is None
             or record.id != match_id
@@ -289,6 +293,7 @@ class RemoteWatch:
         except ValueError as exc:  # a game this node does not have
             raise RequestError("unknown_match", f"cannot show match {record.id}: {exc}") from None
         mirror = self.mirrors[record.id] = RemoteMatch(record, game, Fanout(self.lobby.flusher))
+        log.info("remote_watch_started", match=record.id, node=record.tags.node)
         self._wake.set()  # its first read now, not at the next poll
         return mirror
 
@@ -299,6 +304,7 @@ class RemoteWatch:
         idle while nobody here watches one."""
         task_status.started()
         last = -math.inf
+        failing = False
         while True:
             self._wake = trio.Event()
             self._drop_unwatched()
@@ -314,8 +320,13 @@ class RemoteWatch:
                     self.cluster.store.nodes.progress, since, MOVES_PER_POLL
                 )
             except StoreError as exc:
-                log.warning("remote_watch_read_failed", error=str(exc))
+                if not failing:  # once per outage, not twice a second
+                    log.warning("remote_watch_read_failed", error=str(exc))
+                failing = True
             else:
+                if failing:
+                    log.info("remote_watch_read_recovered")
+                failing = False
                 self._advance(since, {progress.record.id: progress for progress in found})
             with trio.move_on_after(POLL_INTERVAL):
                 await self._wake.wait()
@@ -370,3 +381,8 @@ class RemoteWatch:
             mirror.spectators.discard(conn)
         mirror.waiting = []
         log.info("remote_watch_ended", match=mirror.id, spectators=len(conns))
+
+
+def _closed(conn: Connection) -> bool:
+    """Whether `conn` is closed now (a call: mypy keeps no narrowing across the `await`)."""
+    return conn.closed
