@@ -181,8 +181,9 @@ class NodeTable(Protocol):
         """The matches named in `since`, each with its moves from ply ``since[id]`` on (at most
         `limit` of them, in order), in one read (matches that do not exist are left out).
 
-        The match rows are read before the moves: a match read as no longer running
-        comes with every move it was played with, unless `limit` cut them short.
+        The match rows are read before the moves, or with them in one snapshot: a match
+        read as no longer running comes with every move it was played with, unless
+        `limit` cut them short.
         """
         ...
 

@@ -85,25 +85,29 @@ class PostgresNodes:
         return [_running(row) for row in rows]
 
     def progress(self, since: Mapping[str, int], limit: int) -> list[MatchProgress]:
-        """Two statements on one connection, the matches first (each its own snapshot)."""
+        """One statement (one snapshot): each match row with its new moves beside it."""
         if not since:
             return []
-        ids, plies = list(since), list(since.values())
-
-        def read(db: Any) -> tuple[list[Any], list[Any]]:
-            matches = db.execute(
-                f"SELECT {MATCH_COLUMNS} FROM matches WHERE id = ANY(%s)", (ids,)
+        rows = self.db.query(
+            lambda db: db.execute(
+                f"SELECT {MATCH_COLUMNS}, v.* FROM unnest(%s::text[], %s::int[]) AS w(want, since)"
+                " JOIN matches m ON m.id = w.want LEFT JOIN LATERAL"
+                f" (SELECT {MOVE_COLUMNS} FROM moves WHERE match_id = w.want AND ply >= w.since"
+                " ORDER BY ply LIMIT %s) v ON true",
+                (list(since), list(since.values()), limit),
             ).fetchall()
-            moves = db.execute(
-                "SELECT v.* FROM unnest(%s::text[], %s::int[]) AS w(id, after)"
-                f" CROSS JOIN LATERAL (SELECT {MOVE_COLUMNS} FROM moves"
-                " WHERE match_id = w.id AND ply >= w.after ORDER BY ply LIMIT %s) v",
-                (ids, plies, limit),
-            ).fetchall()
-            return matches, moves
-
-        matches, moves = self.db.query(read)
-        return _progress(matches, moves)
+        )
+        found: dict[str, MatchProgress] = {}
+        width = len(MATCH_COLUMNS.split(","))
+        for row in rows:
+            progress = found.get(row[0])
+            if progress is None:
+                progress = found[row[0]] = MatchProgress(match_from_row(row[:width]), [])
+            if row[width] is not None:  # a move (else a match without new moves)
+                progress.moves.append(move_from_row(row[width:]))
+        for progress in found.values():
+            progress.moves.sort(key=lambda move: move.ply)
+        return list(found.values())
 
     def offer_seek(self, seek: str, node: str, name: str, terms: str) -> WaitingSeek | None:
         """Offers of the same terms take turns (a transaction lock on the terms), so two
@@ -179,15 +183,3 @@ def _channel(node: str) -> str:
 
 def _running(row: Any) -> RunningMatch:
     return RunningMatch(match_from_row(row[:-1]), int(row[-1]))
-
-
-def _progress(matches: list[Any], moves: list[Any]) -> list[MatchProgress]:
-    """`MatchProgress` of match rows and move rows (`MOVE_COLUMNS`), moves in ply order."""
-    found = {row[0]: MatchProgress(match_from_row(row), []) for row in matches}
-    for row in moves:
-        progress = found.get(row[0])
-        if progress is not None:
-            progress.moves.append(move_from_row(row))
-    for progress in found.values():
-        progress.moves.sort(key=lambda move: move.ply)
-    return list(found.values())
