@@ -5,7 +5,8 @@ reads from an idle connection: everything that needs no waiting is answered
 there, in the same task step (a move in turn; a request within the client's
 message rate). The connection's own task takes the rest: `pace` makes a
 client over its rate wait (the flood waits in the kernel's buffers), and
-`answer` may wait for the records database (`pair`). A refusal is an
+`answer` may wait for the records database (`pair`; on a shared database a
+plain seek, and `spectate` of a match of another node it does not know yet). A refusal is an
 ``error`` with a documented code (`refuse`); wrong credentials also spend the
 much tighter failure budget (`credential_failed`).
 """
@@ -135,8 +136,9 @@ class Requests:
         conn.send_error(exc.code, exc.message, match=getattr(message, "match", None))
 
     async def answer(self, conn: Connection, message: Any) -> None:
-        """Answer a paced message (RequestError for a refusal); `pair` may wait for the
-        records database."""
+        """Answer a paced message (RequestError for a refusal); `pair`, a plain seek on a
+        shared database and a `spectate` of a match this node does not know (another
+        node's, perhaps) may wait for the records database."""
         seeks = self.cluster_seeks
         if isinstance(message, Seek) and seeks is not None and travels(message):
             _check_role(conn, message)
