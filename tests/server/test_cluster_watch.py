@@ -226,7 +226,6 @@ async def test_spectators_on_one_node_watch_a_match_of_another_to_its_end(
         print(f"behind: median {behind[len(behind) // 2]:.2f}s, max {behind[-1]:.2f}s")
         assert 0 < behind[len(behind) // 2] < 2.0 and behind[-1] < 5.0, behind
         assert ends[0].scores == record.scores and ends[0].termination == record.termination
-        # nobody on A watches a remote match any more: A reads nothing more
         for client in (follower, early, late, *players):
             await client.aclose()
     finally:
