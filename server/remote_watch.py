@@ -354,13 +354,14 @@ class RemoteWatch:
                 log.warning("remote_watch_replay_failed", match=match_id, error=str(exc))
                 self._close(mirror, None, f"its moves cannot be replayed: {exc}")
                 continue
-            complete = mirror.ply - ply == len(progress.moves) < MOVES_PER_POLL
-            if not complete:
+            over = progress.record.status != "running"
+            gap = mirror.ply - ply < len(progress.moves)  # a gap in a match that is over stays
+            if len(progress.moves) >= MOVES_PER_POLL or (gap and not over):
                 continue  # more to read: the next poll
             if not mirror.loaded:
                 mirror.release()
             mirror.spectators.flush_now()
-            if progress.record.status != "running":
+            if over:
                 self._close(mirror, progress.record, "")
 
     def _close(self, mirror: RemoteMatch, record: MatchRecord | None, why: str) -> None:

@@ -240,6 +240,28 @@ async def test_the_stored_result_ends_the_match_for_its_spectators(
     assert refused.value.code == "unknown_match"
 
 
+async def test_a_gap_in_the_moves_waits_while_the_match_runs_and_not_after(
+    setup: tuple[RemoteWatch, FakeNodes, Lobby], autojump_clock: trio.testing.MockClock
+) -> None:
+    watch, nodes, lobby = setup
+    nodes.start("gappy")
+    nodes.play("gappy", 0, 1, 2)
+    del nodes.moves["gappy"][1]  # ply 1 not (yet) there
+    view(watch, nodes)
+    spectator = conn("s")
+    lobby.spectate(spectator, "gappy")
+    await trio.sleep(remote_watch.POLL_INTERVAL * 4)
+    assert spectator.seen == []  # it waits for the missing move, reading twice a second
+    assert len(nodes.reads) >= 4 and nodes.reads[1:] == [{"gappy": 1}] * (len(nodes.reads) - 1)
+    nodes.end("gappy", status="finished", scores=[1.0, 0.0], winner=0, termination="line")
+    await trio.sleep(remote_watch.POLL_INTERVAL)
+    assert kinds(spectator) == ["MatchStart", "MatchEnd"]  # the rest can never come
+    start, end = spectator.seen
+    assert isinstance(start, MatchStart) and start.moves == [0]
+    assert isinstance(end, MatchEnd) and end.ply == 1 and end.winner == 0
+    assert watch.mirrors == {}
+
+
 async def test_a_clocked_match_shows_the_clocks_replayed_from_the_think_times(
     setup: tuple[RemoteWatch, FakeNodes, Lobby], autojump_clock: trio.testing.MockClock
 ) -> None:
