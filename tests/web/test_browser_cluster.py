@@ -12,7 +12,6 @@ import json
 import os
 import re
 import subprocess
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -20,21 +19,11 @@ from typing import Any
 import pytest
 
 from tests.server.serverproc import ServerProcess, start_server
+from tests.server.test_cluster_watch import web_url
 from tests.web.browser import ARENA, ROOT, screenshot
 from tests.web.test_browser import MOVE_LIST, TIMEOUT, browser, page  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
-
-
-def web_url(server: ServerProcess) -> str:
-    assert server.log is not None
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        for line in server.log.read_text(errors="replace").splitlines():
-            if '"web_listening"' in line:
-                return str(re.search(r'"url": ?"([^"]+)"', line).group(1))  # type: ignore[union-attr]
-        time.sleep(0.05)
-    raise AssertionError("the web app did not start")
 
 
 def b_log_line(server: ServerProcess, match_id: str) -> str:
