@@ -37,6 +37,7 @@ from server.lobby import Lobby, RequestError
 from server.match import Stats
 from server.proxy_protocol import ProxyHeaderError, TrustedProxies, read_header
 from server.reactor import Reactor
+from server.remote_watch import RemoteWatch
 from server.requests import Requests
 from store import (
     Database,
@@ -183,6 +184,11 @@ class ArenaServer:
                         self.requests.cluster_seeks = seeks
                         self.cluster.on_message = seeks.on_message
                         self.cluster.on_lease_lost = self._lease_lost
+                        remote = RemoteWatch(self.lobby, self.cluster)
+                        self.lobby.remote = remote
+                        self.requests.remote_watch = remote
+                        self.cluster.on_view = remote.view_changed
+                        nursery.start_soon(remote.run)
                     self.requests.lobby = self.lobby
                     yield nursery
             finally:

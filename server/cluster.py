@@ -13,7 +13,9 @@ The node also keeps a view of the matches the other nodes are playing, read
 from the database once a second, so that ``list`` and the web app's live
 page show the whole arena without a database read per request. A remote
 match appears once its row is written (at its start) and shows the plies
-flushed so far (at most about a second behind).
+flushed so far (at most about a second behind). Each read is also handed to
+`on_view`: server/remote_watch.py relays the other nodes' matches to the
+spectators here, and its ``spectate "*"`` followers follow the new ones.
 
 A clean stop ends this node's matches itself (as a single server does) and
 removes its row at once.
@@ -62,6 +64,8 @@ class Cluster:
         #: what to do when we learn we were declared dead (set by the server: end our matches,
         #: which a survivor has recorded as aborted, and offer our seeks again)
         self.on_lease_lost: Callable[[], None] | None = None
+        #: told each new read of `remote` (server/remote_watch.py: followers follow new ones)
+        self.on_view: Callable[[list[RunningMatch]], None] | None = None
         self._stopping = False
 
     async def join(self, address: str) -> None:
@@ -159,4 +163,7 @@ class Cluster:
                 self.remote = await trio.to_thread.run_sync(self.store.nodes.running, self.node)
             except StoreError as exc:
                 log.debug("node_view_failed", error=str(exc))
+            else:
+                if self.on_view is not None:
+                    self.on_view(self.remote)
             await trio.sleep(VIEW_INTERVAL)

@@ -71,6 +71,14 @@ class SeekCanceller(Protocol):
     def cancel(self, conn: Connection) -> None: ...
 
 
+class RemoteSpectating(Protocol):
+    """The matches of other nodes, relayed to spectators here (server/remote_watch.py)."""
+
+    def spectate(self, conn: Connection, match_id: str) -> None: ...
+
+    def follow_all(self, conn: Connection) -> None: ...
+
+
 @dataclass
 class Lobby:
     config: ServerConfig
@@ -93,6 +101,8 @@ class Lobby:
     #: on a shared database: plain seeks pair through it (server/cluster_seeks.py); told
     #: when a connection's seek is over here
     cluster_seeks: SeekCanceller | None = None
+    #: on a shared database: the other nodes' matches, for spectators here
+    remote: RemoteSpectating | None = None
 
     def __post_init__(self) -> None:
         self.desk = PoolDesk(self)
@@ -449,9 +459,14 @@ class Lobby:
             self.followers.add(conn)
             for playing in list(self.matches.values()):
                 if playing.phase != "over" and not self._follow(conn, playing):
-                    break
+                    return
+            if self.remote is not None:
+                self.remote.follow_all(conn)
             return
         match = self.matches.get(match_id)
+        if match is None and self.remote is not None:
+            self.remote.spectate(conn, match_id)
+            return
         if match is None:
             raise RequestError("unknown_match", f"no match {match_id!r} is being played")
         limit = self.config.max_spectating
@@ -496,8 +511,8 @@ class Lobby:
         for match in list(held.observing):
             match.observers.discard(conn)
         self.leave_rooms(conn)
-        for match in list(held.watching):
-            match.spectators.discard(conn)
+        for watched in list(held.watching):
+            watched.spectators.discard(conn)
         for match, seat_index in list(held.seats):
             seat = match.seats[seat_index]
             if seat.conn is conn:

@@ -9,10 +9,19 @@ connection so that forgetting one costs O(what it holds).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from server.fanout import Fanout
     from server.match import Match
+
+
+class Watched(Protocol):
+    """What a spectator watches: a match of this node (`server.match.Match`), or of another
+    node relayed from the database (`server.remote_watch.RemoteMatch`)."""
+
+    id: str
+    spectators: Fanout
 
 
 @dataclass(eq=False, slots=True)
@@ -21,8 +30,8 @@ class Membership:
 
     #: (match, seat) pairs it currently holds
     seats: set[tuple[Match, int]] = field(default_factory=set)
-    #: matches it spectates
-    watching: set[Match] = field(default_factory=set)
+    #: matches it spectates (here, or another node's)
+    watching: set[Watched] = field(default_factory=set)
     #: the open seek it waits in, if any
     seek_key: tuple[Any, ...] | None = None
     #: pools it seeks in

@@ -5,7 +5,8 @@ reads from an idle connection: everything that needs no waiting is answered
 there, in the same task step (a move in turn; a request within the client's
 message rate). The connection's own task takes the rest: `pace` makes a
 client over its rate wait (the flood waits in the kernel's buffers), and
-`answer` may wait for the records database (`pair`). A refusal is an
+`answer` may wait for the records database (`pair`; on a shared database a
+plain seek, and `spectate` of a match of another node it does not know yet). A refusal is an
 ``error`` with a documented code (`refuse`); wrong credentials also spend the
 much tighter failure budget (`credential_failed`).
 """
@@ -46,6 +47,7 @@ from server.config import ServerConfig
 from server.connection import Connection
 from server.limits import Addresses, ClientBudget, address_of
 from server.lobby import Lobby, RequestError
+from server.remote_watch import RemoteWatch
 from store import Recorder, StoreUnavailable
 
 log = structlog.get_logger("arena.server")
@@ -76,6 +78,8 @@ class Requests:
         self.cluster: Cluster | None = None
         #: its seeks, which pair through the database
         self.cluster_seeks: ClusterSeeks | None = None
+        #: the other nodes' matches, relayed to spectators here
+        self.remote_watch: RemoteWatch | None = None
 
     def match_list(self) -> list[MatchInfo]:
         """The ``list`` answer: this server's matches, then those of the other nodes."""
@@ -111,6 +115,8 @@ class Requests:
             return False
         if type(message) is Seek and self.cluster_seeks is not None and travels(message):
             return False  # pairs through the shared database: the task waits for it
+        if type(message) is Spectate and not self._known(message):
+            return False  # perhaps another node's match: the task looks for it in the database
         if not self._charge(conn, budget, shared, conn.last_received):
             return False
         try:
@@ -119,6 +125,10 @@ class Requests:
             self.refuse(conn, message, exc)
         return True
 
+    def _known(self, message: Spectate) -> bool:
+        """Whether `spectate` is answered without a database read (True on a single server)."""
+        return self.remote_watch is None or self.remote_watch.knows(message.match)
+
     def refuse(self, conn: Connection, message: Any, exc: RequestError) -> None:
         """Tell the client why `message` was refused (a non-fatal error)."""
         if exc.code in CREDENTIAL_FAILURES:
@@ -126,8 +136,9 @@ class Requests:
         conn.send_error(exc.code, exc.message, match=getattr(message, "match", None))
 
     async def answer(self, conn: Connection, message: Any) -> None:
-        """Answer a paced message (RequestError for a refusal); `pair` may wait for the
-        records database."""
+        """Answer a paced message (RequestError for a refusal); `pair`, a plain seek on a
+        shared database and a `spectate` of a match this node does not know (another
+        node's, perhaps) may wait for the records database."""
         seeks = self.cluster_seeks
         if isinstance(message, Seek) and seeks is not None and travels(message):
             _check_role(conn, message)
@@ -136,6 +147,10 @@ class Requests:
                     "rate_limited", "too many failed secrets, tokens or owner keys: wait and retry"
                 )
             await seeks.seek(conn, message)
+            return
+        if isinstance(message, Spectate) and not self._known(message):
+            assert self.remote_watch is not None
+            await self.remote_watch.spectate_found(conn, message.match)
             return
         if not isinstance(message, Pair):
             self._answer(conn, message)

@@ -17,7 +17,7 @@ retry and journal what did not commit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -129,6 +129,14 @@ class RunningMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchProgress:
+    """A match as stored now, with its moves from a given ply on (`NodeTable.progress`)."""
+
+    record: MatchRecord
+    moves: list[MoveRecord]
+
+
+@dataclass(frozen=True, slots=True)
 class WaitingSeek:
     """A seek another connection left in the database, taken by `NodeTable.offer_seek`."""
 
@@ -167,6 +175,16 @@ class NodeTable(Protocol):
 
     def running(self, exclude: str | None = None) -> list[RunningMatch]:
         """The running matches of every node but `exclude`, oldest first."""
+        ...
+
+    def progress(self, since: Mapping[str, int], limit: int) -> list[MatchProgress]:
+        """The matches named in `since`, each with its moves from ply ``since[id]`` on (at most
+        `limit` of them, in order), in one read (matches that do not exist are left out).
+
+        The match rows are read before the moves, or with them in one snapshot: a match
+        read as no longer running comes with every move it was played with, unless
+        `limit` cut them short.
+        """
         ...
 
     def offer_seek(self, seek: str, node: str, name: str, terms: str) -> WaitingSeek | None:
@@ -310,6 +328,7 @@ class Database(Protocol):
 __all__ = [
     "AccountTable",
     "Database",
+    "MatchProgress",
     "NodeRow",
     "NodeTable",
     "RunningMatch",

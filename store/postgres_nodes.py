@@ -8,12 +8,12 @@ row, so when two survivors reap at once, exactly one of them finds it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from store.interface import NodeRow, RunningMatch, WaitingSeek
+from store.interface import MatchProgress, NodeRow, RunningMatch, WaitingSeek
 from store.postgres_tables import Connections
-from store.rows import MATCH_COLUMNS, match_from_row
+from store.rows import MATCH_COLUMNS, MOVE_COLUMNS, match_from_row, move_from_row
 
 _NOW = "extract(epoch from clock_timestamp())"
 #: the first key of the per-terms seek locks (pg_advisory_xact_lock(int, int)); "sk"
@@ -83,6 +83,31 @@ class PostgresNodes:
                 (exclude or "",),
             ).fetchall()
         return [_running(row) for row in rows]
+
+    def progress(self, since: Mapping[str, int], limit: int) -> list[MatchProgress]:
+        """One statement (one snapshot): each match row with its new moves beside it."""
+        if not since:
+            return []
+        rows = self.db.query(
+            lambda db: db.execute(
+                f"SELECT {MATCH_COLUMNS}, v.* FROM unnest(%s::text[], %s::int[]) AS w(want, since)"
+                " JOIN matches m ON m.id = w.want LEFT JOIN LATERAL"
+                f" (SELECT {MOVE_COLUMNS} FROM moves WHERE match_id = w.want AND ply >= w.since"
+                " ORDER BY ply LIMIT %s) v ON true",
+                (list(since), list(since.values()), limit),
+            ).fetchall()
+        )
+        found: dict[str, MatchProgress] = {}
+        width = len(MATCH_COLUMNS.split(","))
+        for row in rows:
+            progress = found.get(row[0])
+            if progress is None:
+                progress = found[row[0]] = MatchProgress(match_from_row(row[:width]), [])
+            if row[width] is not None:  # a move (else a match without new moves)
+                progress.moves.append(move_from_row(row[width:]))
+        for progress in found.values():
+            progress.moves.sort(key=lambda move: move.ply)
+        return list(found.values())
 
     def offer_seek(self, seek: str, node: str, name: str, terms: str) -> WaitingSeek | None:
         """Offers of the same terms take turns (a transaction lock on the terms), so two

@@ -9,12 +9,12 @@ store suite holds both backends to it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from store.interface import NodeRow, RunningMatch, WaitingSeek
+from store.interface import MatchProgress, NodeRow, RunningMatch, WaitingSeek
 from store.records import StoreError
-from store.rows import MATCH_COLUMNS, match_from_row
+from store.rows import MATCH_COLUMNS, MOVE_COLUMNS, match_from_row, move_from_row
 from store.sqlite_tournaments import Connections
 
 
@@ -81,6 +81,24 @@ class SQLiteNodes:
                 (exclude or "",),
             ).fetchall()
         return [_running(row) for row in rows]
+
+    def progress(self, since: Mapping[str, int], limit: int) -> list[MatchProgress]:
+        if not since:
+            return []
+        marks = ",".join("?" * len(since))
+        with self.store.reading() as db:
+            matches = db.execute(
+                f"SELECT {MATCH_COLUMNS} FROM matches WHERE id IN ({marks})", list(since)
+            ).fetchall()
+            found = {row[0]: MatchProgress(match_from_row(row), []) for row in matches}
+            for match_id, progress in found.items():
+                rows = db.execute(
+                    f"SELECT {MOVE_COLUMNS} FROM moves WHERE match_id=? AND ply>=?"
+                    " ORDER BY ply LIMIT ?",
+                    (match_id, since[match_id], limit),
+                ).fetchall()
+                progress.moves.extend(move_from_row(row) for row in rows)
+        return list(found.values())
 
     def offer_seek(self, seek: str, node: str, name: str, terms: str) -> WaitingSeek | None:
         with self.store.transaction() as db:  # BEGIN IMMEDIATE: one writer at a time

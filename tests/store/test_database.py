@@ -371,6 +371,29 @@ def test_nodes_live_while_their_lease_runs_and_are_reaped_once(database: Databas
     assert nodes.live() == []
 
 
+def test_the_progress_of_several_matches_is_read_at_once(database: Database) -> None:
+    """What a node mirrors of other nodes' matches: each one's row, and its moves past a ply."""
+    moves = {
+        name: [
+            move_row(MoveRecord(name, ply, ply % 2, ply, f"m{ply}", 0.1, 1.0)) for ply in range(n)
+        ]
+        for name, n in (("p1", 5), ("p2", 3))
+    }
+    database.write([MatchWrite(name, running(name), rows) for name, rows in moves.items()])
+    database.write([MatchWrite("p2", running("p2"), result=result("p2"))])
+    nodes = database.nodes
+    assert nodes.progress({}, 10) == []
+    found = {p.record.id: p for p in nodes.progress({"p1": 2, "p2": 0, "nope": 0}, 10)}
+    assert set(found) == {"p1", "p2"}
+    assert [m.ply for m in found["p1"].moves] == [2, 3, 4] and found[
+        "p1"
+    ].record.status == "running"
+    assert [m.notation for m in found["p2"].moves] == ["m0", "m1", "m2"]
+    assert found["p2"].record.status == "finished" and found["p2"].record.winner == 0
+    cut = {p.record.id: p for p in nodes.progress({"p1": 0, "p2": 3}, 2)}
+    assert [m.ply for m in cut["p1"].moves] == [0, 1] and cut["p2"].moves == []
+
+
 def test_seeks_pair_in_the_database_and_never_twice(database: Database) -> None:
     nodes = database.nodes
     assert nodes.offer_seek("s1", "n1", "ann", "connect4|10") is None  # waits
