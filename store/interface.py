@@ -184,7 +184,8 @@ class NodeTable(Protocol):
         ...
 
     def withdraw_node_seeks(self, node: str) -> int:
-        """Remove every seek a node left (it stopped, or was declared dead)."""
+        """Remove every seek a node left, plain and pool seeks (it stopped, or was declared
+        dead; `reap` removes a dead node's seeks of both kinds too)."""
         ...
 
     def notify(self, node: str, payload: str) -> None:
@@ -193,6 +194,54 @@ class NodeTable(Protocol):
 
     def listen(self, node: str, stop: Callable[[], bool]) -> Iterator[str]:
         """The payloads sent to `node`, as they come, until `stop()` (checked each second)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSeeker:
+    """A seek waiting in a tournament pool on some node (`PoolSeekTable`)."""
+
+    id: str
+    pool: str
+    #: the node whose connection seeks (where a ``redirect`` is sent)
+    node: str
+    name: str
+    #: a digest of the seeker's join secret, compared with the admitted player's
+    secret: str
+    #: what it plays (game and options), as the server wrote it: equal text, equal terms
+    terms: str
+
+
+class PoolSeekTable(Protocol):
+    """The seeks waiting in tournament pools, of every node of a shared database.
+
+    A pool spans the nodes: a seeker waits on its own node, and the pool's
+    director, on any node, sees every seeker here and takes those it pairs.
+    """
+
+    def add(self, seeker: PoolSeeker) -> None:
+        """Publish a waiting pool seek (again: nothing changes)."""
+        ...
+
+    def withdraw(self, seek: str) -> bool:
+        """Remove a waiting pool seek; False if it was taken (or withdrawn) already."""
+        ...
+
+    def waiting(self, pools: Sequence[str]) -> list[PoolSeeker]:
+        """The seeks waiting in these pools, oldest first."""
+        ...
+
+    def take(
+        self, pool: str, seats: Sequence[tuple[str, str]], terms: str, prefer: str = ""
+    ) -> list[PoolSeeker] | None:
+        """Take the seekers of a match, all or none, in one transaction.
+
+        For each seat, a (name, secret digest), the oldest seek of that name and
+        secret waiting in `pool` with these `terms` (those of node `prefer` first),
+        each seek for one seat only; all are removed and returned in seat order, or,
+        if some seat has none, nothing is removed and the answer is None. Concurrent
+        takes and withdrawals never get the same seek twice.
+        """
         ...
 
 
@@ -247,6 +296,11 @@ class Database(Protocol):
     @property
     def nodes(self) -> NodeTable:
         """The servers sharing this database (used when `shared`)."""
+        ...
+
+    @property
+    def pool_seeks(self) -> PoolSeekTable:
+        """The seeks waiting in tournament pools on every node (used when `shared`)."""
         ...
 
     #: whether several servers may use this database at once (PostgreSQL: True)
@@ -312,6 +366,8 @@ __all__ = [
     "Database",
     "NodeRow",
     "NodeTable",
+    "PoolSeekTable",
+    "PoolSeeker",
     "RunningMatch",
     "StoredGame",
     "StoredTournament",

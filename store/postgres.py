@@ -22,8 +22,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from store.interface import AccountTable, NodeTable, TournamentTables
+from store.interface import AccountTable, NodeTable, PoolSeekTable, TournamentTables
 from store.postgres_nodes import PostgresNodes
+from store.postgres_pools import PostgresPoolSeeks
 from store.postgres_schema import migrate
 from store.postgres_tables import PostgresAccounts, PostgresTournaments, pg_program
 from store.records import (
@@ -139,6 +140,7 @@ class PostgresDatabase:
         self._tournaments = PostgresTournaments(self)
         self._accounts = PostgresAccounts(self)
         self._nodes = PostgresNodes(self)
+        self._pool_seeks = PostgresPoolSeeks(self)
         #: several servers may share it (`store.interface.NodeTable`)
         self.shared = True
 
@@ -153,6 +155,10 @@ class PostgresDatabase:
     @property
     def nodes(self) -> NodeTable:
         return self._nodes
+
+    @property
+    def pool_seeks(self) -> PoolSeekTable:
+        return self._pool_seeks
 
     def close(self) -> None:
         self.pool.close()

@@ -72,6 +72,7 @@ class PostgresNodes:
                 )
                 reaped[node] = int(cursor.rowcount)
                 db.execute("DELETE FROM seeks WHERE node = %s", (node,))
+                db.execute("DELETE FROM pool_seeks WHERE node = %s", (node,))
         return reaped
 
     def running(self, exclude: str | None = None) -> list[RunningMatch]:
@@ -116,13 +117,17 @@ class PostgresNodes:
 
     def waiting_seeks(self) -> list[WaitingSeek]:
         rows = self.db.query(
-            lambda db: db.execute("SELECT id, node, name FROM seeks ORDER BY created_at, id").fetchall()
+            lambda db: db.execute(
+                "SELECT id, node, name FROM seeks ORDER BY created_at, id"
+            ).fetchall()
         )
         return [WaitingSeek(*row) for row in rows]
 
     def withdraw_node_seeks(self, node: str) -> int:
         with self.db.transaction() as db:
-            return int(db.execute("DELETE FROM seeks WHERE node = %s", (node,)).rowcount)
+            plain = db.execute("DELETE FROM seeks WHERE node = %s", (node,)).rowcount
+            pooled = db.execute("DELETE FROM pool_seeks WHERE node = %s", (node,)).rowcount
+            return int(plain) + int(pooled)
 
     def notify(self, node: str, payload: str) -> None:
         # a retry may deliver twice: a second redirect finds no seeker and is dropped

@@ -2,8 +2,8 @@
 
 Both backends share one version number (`store.schema.SCHEMA_VERSION`): a
 change to the records is a migration in each. PostgreSQL support began at
-version 6, so its first migration creates the whole version-6 schema; the
-next change adds ``MIGRATIONS[7]`` here and ``_V7`` in `store.schema`.
+version 6, so its first migration creates the whole version-6 schema; each
+later change adds ``MIGRATIONS[n]`` here and ``_Vn`` in `store.schema`.
 
 The version lives in the table ``arena_schema``. Several servers may open
 the database at once: a migration runs under a transaction-level advisory
@@ -105,8 +105,23 @@ CREATE TABLE IF NOT EXISTS seeks (
 CREATE INDEX IF NOT EXISTS seeks_terms ON seeks(terms, created_at)
 """
 
+#: version 8: the seeks waiting in a tournament pool, whatever their node (a pool spans the
+#: nodes); `secret` is a digest of the join secret
+_V8 = """
+CREATE TABLE IF NOT EXISTS pool_seeks (
+    id TEXT PRIMARY KEY,
+    pool TEXT NOT NULL,
+    node TEXT NOT NULL,
+    name TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pool_seeks_pool ON pool_seeks(pool, created_at)
+"""
+
 #: schema version -> the statements that bring version - 1 to it
-MIGRATIONS: dict[int, str] = {6: _V6, 7: _V7}
+MIGRATIONS: dict[int, str] = {6: _V6, 7: _V7, 8: _V8}
 FIRST_VERSION = min(MIGRATIONS)
 assert max(MIGRATIONS) == SCHEMA_VERSION, "every schema version needs a PostgreSQL migration"
 
@@ -121,6 +136,7 @@ ARENA_TABLES = frozenset(
         "accounts",
         "nodes",
         "seeks",
+        "pool_seeks",
     }
 )
 
