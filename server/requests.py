@@ -152,7 +152,10 @@ class Requests:
                 )
             except StoreUnavailable as exc:
                 raise RequestError("store_unavailable", str(exc)) from None
-        lobby.desk.pair(conn, message, ended)
+        if lobby.desk.span is not None:  # the pool spans the nodes: pair in the database
+            await lobby.desk.span.pair(conn, message, ended)
+        else:
+            lobby.desk.pair(conn, message, ended)
 
     def _answer(self, conn: Connection, message: Any) -> None:
         """Answer any message but `pair` (raises RequestError for a refusal)."""

@@ -1,0 +1,228 @@
+"""Pools on several nodes (server/cluster_pools.py): a pool spans the nodes, and its
+director, on any node, pairs seekers of every node.
+
+Real `arena serve` processes on a real PostgreSQL, players and directors over TCP.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from player.results import MatchResult
+from player.runtime import run_player
+from protocol.messages import Directing, Error, MatchEnd, Paired, Ping, PoolStatus, Seeking
+from store.open import open_database
+from tests.server.harness import RawClient
+from tests.server.serverproc import ARENA, ServerProcess
+from tests.server.test_cluster import events, node
+
+SECRETS = {f"p{i}": f"secret-{i}" for i in range(1, 5)}
+
+
+class Director:
+    """A director speaking the protocol by hand: what it was told, by kind."""
+
+    def __init__(self, client: RawClient) -> None:
+        self.client = client
+        self.idle: dict[str, int] = {}
+        self.paired: list[Paired] = []
+        self.ends: dict[str, MatchEnd] = {}
+
+    @classmethod
+    async def direct(cls, port: int, pool: str) -> Director:
+        client = await RawClient.connect(port)
+        await client.hello("director")
+        players = [{"name": name, "secret": secret} for name, secret in SECRETS.items()]
+        await client.send({"type": "direct", "pool": pool, "players": players, "owner": "k"})
+        await client.expect(Directing)
+        return cls(client)
+
+    async def until(self, done: Any) -> None:
+        """Read until `done(self)` holds."""
+        while not done(self):
+            message = await self.client.receive()
+            if isinstance(message, PoolStatus):
+                self.idle = {name: n for name, n in message.idle.items() if n}
+            elif isinstance(message, Paired):
+                self.paired.append(message)
+            elif isinstance(message, MatchEnd):
+                self.ends[message.match] = message
+            elif not isinstance(message, Ping):
+                raise AssertionError(f"the director got {message!r}")
+
+    async def idle_is(self, idle: dict[str, int]) -> None:
+        await self.until(lambda d: d.idle == idle)
+
+
+def kill(*servers: ServerProcess) -> None:
+    for server in servers:
+        if server.alive():
+            server.process.kill()
+            server.process.wait()
+
+
+async def test_a_director_on_one_node_pairs_the_seekers_of_every_node(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """The director talks to A; p1 seeks on A, p2..p4 on B. It pairs p1 (A) with p2 (B)
+    and p3 with p4 (both on B): every match is played on A, the seekers of B follow their
+    ``redirect``, each result is recorded once and the director gets every match_end. An
+    impostor on B is refused; a seeker that leaves, or whose node dies, leaves the pool."""
+    a, b = node(postgres_url, tmp_path, "a"), node(postgres_url, tmp_path, "b")
+    try:
+        director = await Director.direct(a.port, "cup")
+        results: dict[str, list[MatchResult]] = {}
+
+        async def player(name: str, port: int) -> None:
+            results[name] = await run_player(
+                "127.0.0.1",
+                port,
+                "random",
+                "tictactoe",
+                name=name,
+                pool="cup",
+                secret=SECRETS[name],
+                move_time=5.0,
+            )
+
+        impostor = await RawClient.connect(b.port)
+        await impostor.hello("p4")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(player, "p1", a.port)
+            for name in ("p2", "p3", "p4"):
+                nursery.start_soon(player, name, b.port)
+            await impostor.send(
+                {"type": "seek", "game": "tictactoe", "pool": "cup", "secret": "guess"}
+            )
+            # the director on A sees the seekers of both nodes (the impostor does not count)
+            await director.idle_is({"p1": 1, "p2": 1, "p3": 1, "p4": 1})
+            refused = await impostor.expect(Error, skip=(Seeking, Ping))
+            assert refused.code == "bad_secret"
+            for index, seats in enumerate((["p1", "p2"], ["p3", "p4"])):
+                await director.client.send(
+                    {
+                        "type": "pair",
+                        "pool": "cup",
+                        "seats": seats,
+                        "game": "tictactoe",
+                        "move_time": 5.0,
+                        "tournament": "t1",
+                        "index": index,
+                    }
+                )
+            await director.until(lambda d: len(d.ends) == 2)
+        await impostor.aclose()
+        matches = [paired.match for paired in director.paired]
+        assert sorted(matches) == sorted(director.ends)
+        assert results["p1"][0].match == results["p2"][0].match == matches[0]
+        assert results["p3"][0].match == results["p4"][0].match == matches[1]
+        for name, played in results.items():
+            assert len(played) == 1 and played[0].outcome is not None, name
+        database = open_database(postgres_url)
+        try:
+            a_node = next(n.id for n in database.nodes.live() if n.address.endswith(f":{a.port}"))
+            records = database.list_matches(tournament="t1")
+            assert sorted(r.id for r in records) == sorted(matches)  # each recorded once
+            for record in records:
+                assert record.status == "finished" and record.tags.node == a_node
+                assert record.tags.pool == "cup"
+                assert director.ends[record.id].scores == record.scores
+        finally:
+            database.close()
+        redirected = events(tmp_path / "b.log", "redirected")
+        assert sorted(str(e["match"]) for e in redirected) == sorted(
+            [matches[0], *[matches[1]] * 2]
+        )
+        assert len(events(tmp_path / "a.log", "pool_paired_across_nodes")) == 2
+
+        # a seeker that leaves is withdrawn everywhere; so are those of a node that dies
+        leaver = await RawClient.connect(b.port)
+        await leaver.hello("p2")
+        await leaver.send(
+            {"type": "seek", "game": "tictactoe", "pool": "cup", "secret": SECRETS["p2"]}
+        )
+        await director.idle_is({"p2": 1})
+        await leaver.aclose()
+        await director.idle_is({})
+        stays = await RawClient.connect(b.port)
+        await stays.hello("p3")
+        await stays.send(
+            {"type": "seek", "game": "tictactoe", "pool": "cup", "secret": SECRETS["p3"]}
+        )
+        await director.idle_is({"p3": 1})
+        b.process.send_signal(signal.SIGKILL)
+        b.process.wait()
+        with trio.fail_after(15):  # A reaps B once its 2 s lease is over
+            await director.idle_is({})
+        await stays.aclose()
+        await director.client.aclose()
+    finally:
+        kill(a, b)
+
+
+async def test_a_tournament_directed_on_one_node_plays_players_of_both(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """`arena tournament --server A` with remote players on A and on B: every game is
+    played, once."""
+    a, b = node(postgres_url, tmp_path, "a"), node(postgres_url, tmp_path, "b")
+    try:
+        results: dict[str, list[MatchResult]] = {}
+
+        async def player(name: str, port: int) -> None:
+            results[name] = await run_player(
+                "127.0.0.1",
+                port,
+                "random",
+                "tictactoe",
+                games=4,  # three players, two games a pair: four each
+                name=name,
+                pool="cup",
+                secret="s3cret",
+                move_time=1.0,
+            )
+
+        command = [
+            *ARENA,
+            "tournament",
+            "tictactoe",
+            *("--remote", "r1", "--remote", "r2", "--remote", "r3"),
+            *("--server", f"127.0.0.1:{a.port}", "--pool", "cup", "--secret", "s3cret"),
+            *("--db", str(tmp_path / "director.sqlite"), "--move-time", "1.0"),
+            *("--concurrency", "2", "--json", "--no-progress"),
+        ]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(player, "r1", a.port)
+            nursery.start_soon(player, "r2", b.port)
+            nursery.start_soon(player, "r3", b.port)
+            with trio.fail_after(60):
+                done = await trio.run_process(
+                    command, capture_stdout=True, capture_stderr=True, check=False, cwd=tmp_path
+                )
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+        document = json.loads(done.stdout)
+        assert document["status"] == "finished"
+        games = {game["index"]: game["match"] for game in document["games"]}
+        assert sorted(games) == list(range(6))  # three pairs, two games each
+        assert {row["name"]: row["games"] for row in document["standings"]} == dict.fromkeys(
+            ("r1", "r2", "r3"), 4
+        )
+        assert {name: len(played) for name, played in results.items()} == dict.fromkeys(
+            ("r1", "r2", "r3"), 4
+        )
+        database = open_database(postgres_url)
+        try:
+            records = database.list_matches(tournament=document["tournament"])
+            assert sorted(r.id for r in records) == sorted(games.values())  # each played once
+            assert all(r.status == "finished" for r in records)
+            assert len({r.tags.node for r in records}) == 1  # all on A, the director's node
+        finally:
+            database.close()
+        assert events(tmp_path / "a.log", "pool_paired_across_nodes")
+    finally:
+        kill(a, b)
