@@ -2,7 +2,7 @@
 
 Behind a load balancer a tournament's players land on different nodes. Each
 pool seek still waits on its own node (its connection is there), and is also
-published in the database (`store.interface.PoolSeekTable`), so that the
+published in the database (`store.interface.PoolTables`), so that the
 pool's director, on whatever node, sees every seeker of the arena: its node
 reads the seekers of the pools it directs whenever something changes here and
 every `VIEW_INTERVAL` seconds, and sends the director ``pool`` when the idle
@@ -154,7 +154,7 @@ class ClusterPools:
         delay = 0.5
         while not local.gone:
             try:
-                await trio.to_thread.run_sync(self.cluster.store.pool_seeks.add, row)
+                await trio.to_thread.run_sync(self.cluster.store.pools.add, row)
             except StoreError as exc:  # the seeker waits here; written again later
                 log.warning("pool_seek_publish_failed", seek=entry.id, error=str(exc))
                 await trio.sleep(delay)
@@ -171,7 +171,7 @@ class ClusterPools:
 
     async def _withdraw(self, seek_id: str) -> None:
         try:
-            await trio.to_thread.run_sync(self.cluster.store.pool_seeks.withdraw, seek_id)
+            await trio.to_thread.run_sync(self.cluster.store.pools.withdraw, seek_id)
         except StoreError as exc:  # its node's seekers go when the node does
             log.warning("pool_seek_withdraw_failed", seek=seek_id, error=str(exc))
 
@@ -207,7 +207,7 @@ class ClusterPools:
             return
         takes = dict(self._takes)
         try:
-            rows = await trio.to_thread.run_sync(self.cluster.store.pool_seeks.waiting, directed)
+            rows = await trio.to_thread.run_sync(self.cluster.store.pools.waiting, directed)
         except StoreError as exc:
             log.warning("pool_view_failed", error=str(exc))
             return
@@ -262,7 +262,7 @@ class ClusterPools:
         self._takes[pool.name] = self._takes.get(pool.name, 0) + 1
         try:
             taken = await trio.to_thread.run_sync(
-                self.cluster.store.pool_seeks.take, pool.name, seats, pool_terms(game), node
+                self.cluster.store.pools.take, pool.name, seats, pool_terms(game), node
             )
         except StoreError as exc:
             raise RequestError("store_unavailable", str(exc)) from None
@@ -283,7 +283,7 @@ class ClusterPools:
             try:
                 for row in taken:
                     if row not in stale:
-                        await trio.to_thread.run_sync(self.cluster.store.pool_seeks.add, row)
+                        await trio.to_thread.run_sync(self.cluster.store.pools.add, row)
             except StoreError as exc:
                 log.warning("pool_seek_restore_failed", error=str(exc))
             self._force(pool.name)

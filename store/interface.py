@@ -184,8 +184,8 @@ class NodeTable(Protocol):
         ...
 
     def withdraw_node_seeks(self, node: str) -> int:
-        """Remove every seek a node left, plain and pool seeks (it stopped, or was declared
-        dead; `reap` removes a dead node's seeks of both kinds too)."""
+        """Remove every seek a node left, plain and pool seeks, and release the pools it
+        directed (it stopped, or was declared dead: `reap` does the same)."""
         ...
 
     def notify(self, node: str, payload: str) -> None:
@@ -199,7 +199,7 @@ class NodeTable(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class PoolSeeker:
-    """A seek waiting in a tournament pool on some node (`PoolSeekTable`)."""
+    """A seek waiting in a tournament pool on some node (`PoolTables`)."""
 
     id: str
     pool: str
@@ -212,12 +212,39 @@ class PoolSeeker:
     terms: str
 
 
-class PoolSeekTable(Protocol):
-    """The seeks waiting in tournament pools, of every node of a shared database.
+@dataclass(frozen=True, slots=True)
+class PoolClaim:
+    """What `PoolTables.claim` found: the pool's owner and where its director was."""
+
+    #: the digest of the pool's owner key (the claimant's, if the claim succeeded)
+    owner: str
+    #: the node its director talked to before ("" if it had none)
+    previous: str
+
+
+class PoolTables(Protocol):
+    """Tournament pools of a shared database: their owners and the seeks waiting in them.
 
     A pool spans the nodes: a seeker waits on its own node, and the pool's
     director, on any node, sees every seeker here and takes those it pairs.
+    Its owner (a digest of the owner key) is the arena's, not a node's.
     """
+
+    def claim(self, pool: str, owner: str, node: str, grace: float) -> PoolClaim:
+        """Direct `pool` from `node` with the owner digest `owner`, in one transaction.
+
+        A new pool, one that `owner` owns, or one that has had no director for
+        `grace` seconds and has no seeker waiting (its name is free again)
+        becomes (or stays) `owner`'s, directed from `node`. Another owner's pool
+        is left as it is. The answer names the pool's owner and the node that
+        directed it before: the claim succeeded if that owner is `owner`.
+        """
+        ...
+
+    def release(self, pool: str, node: str) -> None:
+        """The director of `pool` on `node` left: the pool has none (its idle time begins).
+        Nothing changes if another node directs it now."""
+        ...
 
     def add(self, seeker: PoolSeeker) -> None:
         """Publish a waiting pool seek (again: nothing changes)."""
@@ -299,8 +326,8 @@ class Database(Protocol):
         ...
 
     @property
-    def pool_seeks(self) -> PoolSeekTable:
-        """The seeks waiting in tournament pools on every node (used when `shared`)."""
+    def pools(self) -> PoolTables:
+        """Tournament pools of every node: owners and waiting seeks (used when `shared`)."""
         ...
 
     #: whether several servers may use this database at once (PostgreSQL: True)
@@ -366,7 +393,8 @@ __all__ = [
     "Database",
     "NodeRow",
     "NodeTable",
-    "PoolSeekTable",
+    "PoolClaim",
+    "PoolTables",
     "PoolSeeker",
     "RunningMatch",
     "StoredGame",

@@ -73,6 +73,9 @@ class PostgresNodes:
                 reaped[node] = int(cursor.rowcount)
                 db.execute("DELETE FROM seeks WHERE node = %s", (node,))
                 db.execute("DELETE FROM pool_seeks WHERE node = %s", (node,))
+                db.execute(
+                    f"UPDATE pools SET node = '', idle_since = {_NOW} WHERE node = %s", (node,)
+                )
         return reaped
 
     def running(self, exclude: str | None = None) -> list[RunningMatch]:
@@ -127,6 +130,7 @@ class PostgresNodes:
         with self.db.transaction() as db:
             plain = db.execute("DELETE FROM seeks WHERE node = %s", (node,)).rowcount
             pooled = db.execute("DELETE FROM pool_seeks WHERE node = %s", (node,)).rowcount
+            db.execute(f"UPDATE pools SET node = '', idle_since = {_NOW} WHERE node = %s", (node,))
             return int(plain) + int(pooled)
 
     def notify(self, node: str, payload: str) -> None:

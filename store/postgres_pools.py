@@ -1,4 +1,4 @@
-"""The pool seeks of a shared PostgreSQL database (`store.interface.PoolSeekTable`).
+"""The pool seeks of a shared PostgreSQL database (`store.interface.PoolTables`).
 
 A take locks the rows it chooses (``FOR UPDATE SKIP LOCKED``): a second
 take at the same moment passes them by and chooses others, and a
@@ -11,18 +11,53 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from store.interface import PoolSeeker
+from store.interface import PoolClaim, PoolSeeker
 from store.postgres_tables import Connections
 
 _NOW = "extract(epoch from clock_timestamp())"
 _COLUMNS = "id, pool, node, name, secret, terms"
 
 
-class PostgresPoolSeeks:
-    """`PoolSeekTable` on PostgreSQL."""
+class PostgresPools:
+    """`PoolTables` on PostgreSQL."""
 
     def __init__(self, db: Connections) -> None:
         self.db = db
+
+    def claim(self, pool: str, owner: str, node: str, grace: float) -> PoolClaim:
+        def claim(db: Any) -> PoolClaim:
+            created = db.execute(
+                "INSERT INTO pools (name, owner, node) VALUES (%s, %s, %s)"
+                " ON CONFLICT (name) DO NOTHING",
+                (pool, owner, node),
+            ).rowcount
+            if created:
+                return PoolClaim(owner, "")
+            row = db.execute(
+                f"SELECT owner, node, idle_since < {_NOW} - %s AND NOT EXISTS"
+                " (SELECT 1 FROM pool_seeks WHERE pool = %s) FROM pools WHERE name = %s"
+                " FOR UPDATE",
+                (grace, pool, pool),
+            ).fetchone()
+            held_by, previous, free = row[0], row[1], bool(row[2]) and not row[1]
+            if held_by != owner and not free:
+                return PoolClaim(held_by, previous)
+            db.execute(
+                "UPDATE pools SET owner = %s, node = %s, idle_since = NULL WHERE name = %s",
+                (owner, node, pool),
+            )
+            return PoolClaim(owner, previous if held_by == owner else "")
+
+        claimed: PoolClaim = self.db.transact(claim)
+        return claimed
+
+    def release(self, pool: str, node: str) -> None:
+        self.db.transact(
+            lambda db: db.execute(
+                f"UPDATE pools SET node = '', idle_since = {_NOW} WHERE name = %s AND node = %s",
+                (pool, node),
+            )
+        )
 
     def add(self, seeker: PoolSeeker) -> None:
         self.db.transact(

@@ -105,8 +105,9 @@ CREATE TABLE IF NOT EXISTS seeks (
 CREATE INDEX IF NOT EXISTS seeks_terms ON seeks(terms, created_at)
 """
 
-#: version 8: the seeks waiting in a tournament pool, whatever their node (a pool spans the
-#: nodes); `secret` is a digest of the join secret
+#: version 8: tournament pools span the nodes: the seeks waiting in a pool, whatever their
+#: node (`secret` is a digest of the join secret), and each pool's owner (a digest of its
+#: key) and the node its director talks to
 _V8 = """
 CREATE TABLE IF NOT EXISTS pool_seeks (
     id TEXT PRIMARY KEY,
@@ -117,7 +118,13 @@ CREATE TABLE IF NOT EXISTS pool_seeks (
     terms TEXT NOT NULL,
     created_at DOUBLE PRECISION NOT NULL
 );
-CREATE INDEX IF NOT EXISTS pool_seeks_pool ON pool_seeks(pool, created_at)
+CREATE INDEX IF NOT EXISTS pool_seeks_pool ON pool_seeks(pool, created_at);
+CREATE TABLE IF NOT EXISTS pools (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    node TEXT NOT NULL,
+    idle_since DOUBLE PRECISION
+)
 """
 
 #: schema version -> the statements that bring version - 1 to it
@@ -137,6 +144,7 @@ ARENA_TABLES = frozenset(
         "nodes",
         "seeks",
         "pool_seeks",
+        "pools",
     }
 )
 

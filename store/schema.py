@@ -128,8 +128,9 @@ CREATE TABLE IF NOT EXISTS seeks (
 CREATE INDEX IF NOT EXISTS seeks_terms ON seeks(terms, created_at);
 """
 
-#: version 8: the seeks waiting in a tournament pool, whatever their node (a pool spans the
-#: nodes: its director, on any node, pairs them); `secret` is a digest of the join secret
+#: version 8: tournament pools span the nodes: the seeks waiting in a pool, whatever their
+#: node (its director, on any node, pairs them; `secret` is a digest of the join secret),
+#: and each pool's owner (a digest of its key) and the node its director talks to
 _V8 = """
 CREATE TABLE IF NOT EXISTS pool_seeks (
     id TEXT PRIMARY KEY,
@@ -141,6 +142,12 @@ CREATE TABLE IF NOT EXISTS pool_seeks (
     created_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS pool_seeks_pool ON pool_seeks(pool, created_at);
+CREATE TABLE IF NOT EXISTS pools (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    node TEXT NOT NULL,
+    idle_since REAL
+);
 """
 
 MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
@@ -157,6 +164,7 @@ ARENA_TABLES = frozenset(
         "nodes",
         "seeks",
         "pool_seeks",
+        "pools",
     }
 )
 

@@ -71,6 +71,7 @@ class SQLiteNodes:
                 reaped[node] = cursor.rowcount
                 db.execute("DELETE FROM seeks WHERE node=?", (node,))
                 db.execute("DELETE FROM pool_seeks WHERE node=?", (node,))
+                db.execute("UPDATE pools SET node='', idle_since=? WHERE node=?", (now, node))
         return reaped
 
     def running(self, exclude: str | None = None) -> list[RunningMatch]:
@@ -111,6 +112,7 @@ class SQLiteNodes:
         with self.store.transaction() as db:
             plain = db.execute("DELETE FROM seeks WHERE node=?", (node,)).rowcount
             pooled = db.execute("DELETE FROM pool_seeks WHERE node=?", (node,)).rowcount
+            db.execute("UPDATE pools SET node='', idle_since=? WHERE node=?", (time.time(), node))
             return int(plain) + int(pooled)
 
     def notify(self, node: str, payload: str) -> None:

@@ -1,10 +1,10 @@
-"""The pool seeks on SQLite (`store.interface.PoolSeekTable`).
+"""The pool seeks on SQLite (`store.interface.PoolTables`).
 
 An SQLite file has one server, which keeps its pools in memory and never
 needs this table; it is here so that SQLite implements the whole interface,
 with the same meaning, and the store suite holds both backends to it. A
-take is one ``BEGIN IMMEDIATE`` transaction: takes and withdrawals run one
-at a time.
+claim or a take is one ``BEGIN IMMEDIATE`` transaction: they run one at a
+time.
 """
 
 from __future__ import annotations
@@ -12,17 +12,46 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from store.interface import PoolSeeker
+from store.interface import PoolClaim, PoolSeeker
 from store.sqlite_tournaments import Connections
 
 _COLUMNS = "id, pool, node, name, secret, terms"
 
 
-class SQLitePoolSeeks:
-    """`PoolSeekTable` on SQLite (this host's clock)."""
+class SQLitePools:
+    """`PoolTables` on SQLite (this host's clock)."""
 
     def __init__(self, store: Connections) -> None:
         self.store = store
+
+    def claim(self, pool: str, owner: str, node: str, grace: float) -> PoolClaim:
+        now = time.time()
+        with self.store.transaction() as db:
+            row = db.execute(
+                "SELECT owner, node, idle_since < ? AND NOT EXISTS"
+                " (SELECT 1 FROM pool_seeks WHERE pool = ?) FROM pools WHERE name = ?",
+                (now - grace, pool, pool),
+            ).fetchone()
+            if row is None:
+                db.execute(
+                    "INSERT INTO pools (name, owner, node) VALUES (?,?,?)", (pool, owner, node)
+                )
+                return PoolClaim(owner, "")
+            held_by, previous, free = row[0], row[1], bool(row[2]) and not row[1]
+            if held_by != owner and not free:
+                return PoolClaim(held_by, previous)
+            db.execute(
+                "UPDATE pools SET owner=?, node=?, idle_since=NULL WHERE name=?",
+                (owner, node, pool),
+            )
+            return PoolClaim(owner, previous if held_by == owner else "")
+
+    def release(self, pool: str, node: str) -> None:
+        with self.store.transaction() as db:
+            db.execute(
+                "UPDATE pools SET node='', idle_since=? WHERE name=? AND node=?",
+                (time.time(), pool, node),
+            )
 
     def add(self, seeker: PoolSeeker) -> None:
         with self.store.transaction() as db:

@@ -25,7 +25,7 @@ from store import (
     StoreError,
     move_row,
 )
-from store.interface import Database, PoolSeeker, StoredGame
+from store.interface import Database, PoolClaim, PoolSeeker, StoredGame
 from store.open import open_database
 from store.records import ClockTag, MatchTags
 from tests.postgres import postgres_server as postgres_server
@@ -407,7 +407,7 @@ def test_a_waiting_seek_is_taken_once_by_its_node_or_by_an_offer(database: Datab
 def test_pool_seekers_are_taken_all_or_none_and_never_twice(database: Database) -> None:
     """A pool's director takes the seekers of a match in one transaction: every seat's or
     none, the right secret only, its own node's first; concurrent takes share nothing."""
-    seeks = database.pool_seeks
+    seeks = database.pools
     c4 = '["connect4",{}]'
 
     def seeker(seek: str, node: str, name: str, pool: str = "cup", terms: str = c4) -> PoolSeeker:
@@ -459,3 +459,36 @@ def test_pool_seekers_are_taken_all_or_none_and_never_twice(database: Database) 
     taken_ids = [seek for pair in takes for seek in pair]
     assert len(taken_ids) == len(set(taken_ids)) == 20  # 10 matches, no seeker twice
     assert len(failed) == 4 and seeks.waiting(["cup"]) == []
+
+
+def test_a_pool_has_one_owner_in_the_arena(database: Database) -> None:
+    """Directors claim pools from any node: the first owner keeps it while it is directed
+    or has seekers; its name is free again once idle for the grace."""
+    pools = database.pools
+    assert pools.claim("cup", "key-1", "n1", 60.0) == PoolClaim("key-1", "")  # new: claimed
+    assert pools.claim("cup", "key-2", "n2", 60.0) == PoolClaim("key-1", "n1")  # refused
+    assert pools.claim("cup", "key-1", "n2", 60.0) == PoolClaim("key-1", "n1")  # taken over
+    pools.release("cup", "n1")  # n1's director left long ago: n2 directs it still
+    assert pools.claim("cup", "key-2", "n3", 0.0) == PoolClaim("key-1", "n2")
+    pools.release("cup", "n2")  # no director now, but a seeker waits: still key-1's
+    pools.add(PoolSeeker("s1", "cup", "n3", "ann", "digest", "[]"))
+    assert pools.claim("cup", "key-2", "n3", 0.0) == PoolClaim("key-1", "")
+    assert pools.withdraw("s1")
+    assert pools.claim("cup", "key-2", "n3", 60.0) == PoolClaim("key-1", "")  # not idle long
+    assert pools.claim("cup", "key-2", "n3", 0.0) == PoolClaim("key-2", "")  # free: claimed
+    # a node that stops (or dies) leaves its pools without director, and their owners
+    assert database.nodes.withdraw_node_seeks("n3") == 0
+    assert pools.claim("cup", "key-1", "n1", 60.0) == PoolClaim("key-2", "")
+    # many directors at once, from many nodes: one owner
+    claims: list[PoolClaim] = []
+
+    def claim(index: int) -> None:
+        claims.append(pools.claim("new", f"key-{index}", f"n{index}", 60.0))
+
+    threads = [threading.Thread(target=claim, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({c.owner for c in claims}) == 1
+    assert sum(c.previous == "" for c in claims) == 1  # the winner found no director
