@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING, Any
 import structlog
 import trio
 
-from protocol.messages import Pair, PoolStatus, Redirect
+from protocol.messages import Direct, Pair, PoolStatus, Redirect
 from server.errors import RequestError
 from server.pool_desk import not_available
-from server.pools import PooledSeek, secret_digest
+from server.pools import PooledSeek, new_owner_key, owner_digest, secret_digest
 from store.interface import PoolSeeker
 from store.records import StoreError
 
@@ -93,6 +93,8 @@ class ClusterPools:
         #: pool -> takes begun or ended: a read that a take overlapped may show its seekers
         self._takes: dict[str, int] = {}
         self._wake = trio.Event()
+        #: pools whose director talks to this node, as the database knows it
+        self._directed: set[str] = set()
         #: matches paired with seekers of other nodes
         self.paired_across = 0
 
@@ -125,6 +127,9 @@ class ClusterPools:
         if pool is not None and pool.director is not None:
             self._forced.add(name)
             self._wake.set()
+        elif name in self._directed:  # its director left this node
+            self._directed.discard(name)
+            self.lobby.nursery.start_soon(self._release_pool, name)
 
     def _forget(self, local: _Local) -> None:
         """It no longer waits here (paired, redirected, withdrawn): withdraw its row."""
@@ -243,6 +248,41 @@ class ClusterPools:
         self._forced.add(name)
         self._wake.set()
 
+    async def direct(self, conn: Connection, message: Direct) -> None:
+        """``direct`` a pool of the arena: its owner is the database's, whatever node its
+        director talked to before (that node's director is told ``director_replaced``)."""
+        self.desk.check_directing(conn, message.pool)
+        key = message.owner or new_owner_key()
+        node = self.cluster.node
+        try:
+            claim = await trio.to_thread.run_sync(
+                self.cluster.store.pools.claim,
+                message.pool,
+                owner_digest(key),
+                node,
+                self.lobby.config.pool_grace,
+            )
+        except StoreError as exc:
+            raise RequestError("store_unavailable", str(exc)) from None
+        if claim.owner != owner_digest(key):
+            raise RequestError(
+                "not_owner",
+                f"pool {message.pool!r} belongs to another owner: direct it with its owner key",
+            )
+        self._directed.add(message.pool)
+        if conn.closed:  # it left while the claim was on its way
+            self.changed(message.pool)
+            return
+        self.desk.take_direction(conn, message, key)
+        if claim.previous and claim.previous != node:
+            self._send(claim.previous, {"pool": message.pool, "kind": "replaced"})
+
+    async def _release_pool(self, name: str) -> None:
+        try:
+            await trio.to_thread.run_sync(self.cluster.store.pools.release, name, self.cluster.node)
+        except StoreError as exc:  # it stays ours until this node goes
+            log.warning("pool_release_failed", pool=name, error=str(exc))
+
     async def pair(self, conn: Connection, message: Pair, ended: TournamentGame | None) -> None:
         """``pair`` in a pool that spans the nodes: take the seekers in the database, play
         here, redirect those of other nodes."""
@@ -315,8 +355,10 @@ class ClusterPools:
     # --- between the nodes --------------------------------------------------------------
 
     def _tell(self, row: PoolSeeker, message: dict[str, Any]) -> None:
-        payload = json.dumps({"pool": row.pool, "seek": row.id, **message})
-        self.lobby.nursery.start_soon(self._notify, row.node, payload)
+        self._send(row.node, {"pool": row.pool, "seek": row.id, **message})
+
+    def _send(self, node: str, message: dict[str, Any]) -> None:
+        self.lobby.nursery.start_soon(self._notify, node, json.dumps(message))
 
     async def _notify(self, node: str, payload: str) -> None:
         try:
@@ -340,7 +382,11 @@ class ClusterPools:
         return deliver
 
     def on_message(self, message: dict[str, Any]) -> None:
-        """Another node took a seeker of ours (``redirect`` it) or does not admit it."""
+        """Another node took a seeker of ours (``redirect`` it), does not admit it, or has
+        the director of a pool directed here before."""
+        if message.get("kind") == "replaced":
+            self._replaced(str(message["pool"]))
+            return
         try:
             seek_id, kind = str(message["seek"]), str(message["kind"])
             redirect = None
@@ -375,6 +421,15 @@ class ClusterPools:
                 " (unknown name or wrong secret)",
             )
         self.desk.pool_changed(local.pool)
+
+    def _replaced(self, name: str) -> None:
+        """The pool's owner directs it from another node now: our director is replaced.
+        (Two takeovers by one owner key within the same instant are not ordered here.)"""
+        self._directed.discard(name)
+        pool = self.desk.pools.get(name)
+        if pool is not None and pool.director is not None:
+            log.info("pool_director_moved", pool=name)
+            self.desk.replace_director(pool, None)
 
 
 def _missing(seats: list[str]) -> str:

@@ -41,6 +41,8 @@ class PoolSpan(Protocol):
 
     def changed(self, pool: str) -> None: ...
 
+    async def direct(self, conn: Connection, message: Direct) -> None: ...
+
     async def pair(self, conn: Connection, message: Pair, ended: TournamentGame | None) -> None: ...
 
 
@@ -131,28 +133,29 @@ class PoolDesk:
                 "not_owner",
                 f"pool {message.pool!r} belongs to another owner: direct it with its owner key",
             )
-        limit = self.config.max_pools_per_connection
-        if (
-            message.pool not in self.host.member(conn).directing
-            and len(self.host.member(conn).directing) >= limit
-        ):
-            raise RequestError("limit_reached", f"a connection may direct at most {limit} pools")
-        if pool is None:
-            self.check_pool_room()
-            pool = self.pools[message.pool] = Pool(message.pool)
+        self.check_directing(conn, message.pool)
         key = message.owner
-        if pool.owner is None:
+        if pool is None or pool.owner is None:
             key = key or new_owner_key()
-            pool.owner = owner_digest(key)
-        previous = pool.director
-        if previous is not None and previous is not conn:
-            self.host.member(previous).directing.discard(pool.name)
-            previous.send_error(
-                "director_replaced",
-                f"pool {pool.name!r} is now directed by another connection with its owner key",
-            )
-        pool.director = conn
-        pool.idle_since = None
+        self.take_direction(conn, message, key)
+
+    def check_directing(self, conn: Connection, name: str) -> None:
+        """Refuse a ``direct`` over this server's limits (pools, pools per connection)."""
+        limit = self.config.max_pools_per_connection
+        directing = self.host.member(conn).directing
+        if name not in directing and len(directing) >= limit:
+            raise RequestError("limit_reached", f"a connection may direct at most {limit} pools")
+        if name not in self.pools:
+            self.check_pool_room()
+
+    def take_direction(self, conn: Connection, message: Direct, key: str) -> None:
+        """Make `conn` the director of the pool (made now if new), whose owner key is `key`;
+        its previous director is told ``director_replaced``."""
+        pool = self.pools.get(message.pool)
+        if pool is None:
+            pool = self.pools[message.pool] = Pool(message.pool)
+        pool.owner = owner_digest(key)
+        self.replace_director(pool, conn)
         self.host.member(conn).directing.add(pool.name)
         pool.players = {p.name: p.secret for p in message.players}
         kept = []  # drop waiting seekers the director does not admit
@@ -170,6 +173,21 @@ class PoolDesk:
         log.info("pool_directed", pool=pool.name, players=sorted(pool.players))
         conn.send(Directing(pool=pool.name, owner=key))
         self.pool_changed(pool.name)
+
+    def replace_director(self, pool: Pool, conn: Connection | None) -> None:
+        """`conn` directs the pool now (None: nobody here); the previous director is told."""
+        previous = pool.director
+        if previous is not None and previous is not conn:
+            self.host.member(previous).directing.discard(pool.name)
+            previous.send_error(
+                "director_replaced",
+                f"pool {pool.name!r} is now directed by another connection with its owner key",
+            )
+        pool.director = conn
+        if conn is None:
+            self.pool_maybe_idle(pool)
+        else:
+            pool.idle_since = None
 
     def check_director(self, conn: Connection, pool: str) -> Pool:
         found = self.pools.get(pool)

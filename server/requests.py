@@ -109,6 +109,8 @@ class Requests:
         budget, shared = conn.budget, conn.shared_budget
         if type(message) is Pair or budget is None or shared is None:
             return False
+        if type(message) is Direct and self.lobby.desk.span is not None:
+            return False  # the pool's owner is the shared database's: the task asks it
         if type(message) is Seek and self.cluster_seeks is not None and travels(message):
             return False  # pairs through the shared database: the task waits for it
         if not self._charge(conn, budget, shared, conn.last_received):
@@ -137,11 +139,19 @@ class Requests:
                 )
             await seeks.seek(conn, message)
             return
+        lobby = self.lobby
+        assert lobby is not None
+        if isinstance(message, Direct) and lobby.desk.span is not None:
+            _check_role(conn, message)
+            if not self.credential_budget(conn):
+                raise RequestError(
+                    "rate_limited", "too many failed secrets, tokens or owner keys: wait and retry"
+                )
+            await lobby.desk.span.direct(conn, message)
+            return
         if not isinstance(message, Pair):
             self._answer(conn, message)
             return
-        lobby = self.lobby
-        assert lobby is not None
         _check_role(conn, message)
         lobby.desk.check_director(conn, message.pool)
         ended = None

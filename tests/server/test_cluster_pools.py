@@ -11,17 +11,31 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from player.results import MatchResult
 from player.runtime import run_player
-from protocol.messages import Directing, Error, MatchEnd, Paired, Ping, PoolStatus, Seeking
+from protocol.messages import (
+    Directing,
+    Error,
+    MatchEnd,
+    Paired,
+    Ping,
+    PoolStatus,
+    Redirect,
+    Seeking,
+)
 from store.open import open_database
 from tests.server.harness import RawClient
-from tests.server.serverproc import ARENA, ServerProcess
+from tests.server.serverproc import ARENA, ServerProcess, start_server
 from tests.server.test_cluster import events, node
 
 SECRETS = {f"p{i}": f"secret-{i}" for i in range(1, 5)}
+
+
+class DirectRefused(Exception):
+    pass
 
 
 class Director:
@@ -34,12 +48,15 @@ class Director:
         self.ends: dict[str, MatchEnd] = {}
 
     @classmethod
-    async def direct(cls, port: int, pool: str) -> Director:
+    async def direct(cls, port: int, pool: str, owner: str = "k") -> Director:
         client = await RawClient.connect(port)
         await client.hello("director")
         players = [{"name": name, "secret": secret} for name, secret in SECRETS.items()]
-        await client.send({"type": "direct", "pool": pool, "players": players, "owner": "k"})
-        await client.expect(Directing)
+        await client.send({"type": "direct", "pool": pool, "players": players, "owner": owner})
+        answer = await client.receive()
+        if isinstance(answer, Error):
+            raise DirectRefused(answer.code)
+        assert isinstance(answer, Directing), answer
         return cls(client)
 
     async def until(self, done: Any) -> None:
@@ -57,6 +74,13 @@ class Director:
 
     async def idle_is(self, idle: dict[str, int]) -> None:
         await self.until(lambda d: d.idle == idle)
+
+
+async def seeker(port: int, name: str) -> RawClient:
+    client = await RawClient.connect(port)
+    await client.hello(name)
+    await client.send({"type": "seek", "game": "tictactoe", "pool": "cup", "secret": SECRETS[name]})
+    return client
 
 
 def kill(*servers: ServerProcess) -> None:
@@ -224,5 +248,47 @@ async def test_a_tournament_directed_on_one_node_plays_players_of_both(
         finally:
             database.close()
         assert events(tmp_path / "a.log", "pool_paired_across_nodes")
+    finally:
+        kill(a, b)
+
+
+async def test_a_pool_has_one_owner_and_its_director_may_move_to_another_node(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """The owner key is the arena's: another key is refused on every node; the owner's
+    director moves from A to B (A's is told ``director_replaced``) and pairs seekers of A
+    there. A pool its director left is free again after the grace, on any node."""
+    env = {"ARENA_NODE_LEASE": "2", "ARENA_POOL_GRACE": "1"}
+    a, b = (
+        start_server(postgres_url, log=tmp_path / f"{n}.log", cwd=tmp_path, env=env) for n in "ab"
+    )
+    try:
+        first = await Director.direct(a.port, "cup", "k")
+        for port in (a.port, b.port):
+            with pytest.raises(DirectRefused, match="not_owner"):
+                await Director.direct(port, "cup", "someone else")
+        moved = await Director.direct(b.port, "cup", "k")
+        replaced = await first.client.expect(Error, skip=(PoolStatus, Ping))
+        assert replaced.code == "director_replaced"
+        p1, p2 = await seeker(a.port, "p1"), await seeker(a.port, "p2")
+        await moved.idle_is({"p1": 1, "p2": 1})
+        await moved.client.send(
+            {"type": "pair", "pool": "cup", "seats": ["p1", "p2"], "game": "tictactoe"}
+        )
+        await moved.until(lambda d: d.paired)
+        for client in (p1, p2):  # both wait on A, the match is on B
+            redirect = await client.expect(Redirect, skip=(Seeking, Ping))
+            assert redirect.port == b.port and redirect.match == moved.paired[0].match
+            await client.aclose()
+        await moved.client.aclose()
+        await first.client.aclose()
+        with trio.fail_after(10):  # idle for the grace (1 s): anyone may claim it
+            while True:
+                try:
+                    other = await Director.direct(a.port, "cup", "someone else")
+                    break
+                except DirectRefused:
+                    await trio.sleep(0.3)
+        await other.client.aclose()
     finally:
         kill(a, b)
