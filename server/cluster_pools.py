@@ -137,9 +137,7 @@ class ClusterPools:
         self.local.pop(seek_id, None)
         known = self._by_pool.get(local.pool)
         if known is not None:
-            known.pop(seek_id, None)
-            if not known:
-                del self._by_pool[local.pool]
+            known.pop(seek_id, None)  # (an empty record goes at the pool's next change)
         if not local.gone:
             local.gone = True
             if local.state == "waiting":
@@ -204,9 +202,9 @@ class ClusterPools:
     async def _refresh(self) -> None:
         """Read the seekers of the pools directed here; tell each director what changed."""
         directed = [name for name, pool in self.desk.pools.items() if pool.director is not None]
-        for name in list(self._sent):
-            if name not in directed:
-                del self._sent[name]
+        for record in (self._sent, self._takes):
+            for name in [name for name in record if name not in directed]:
+                del record[name]
         if not directed:
             self._forced.clear()
             return
@@ -307,7 +305,7 @@ class ClusterPools:
         except StoreError as exc:
             raise RequestError("store_unavailable", str(exc)) from None
         finally:
-            self._takes[pool.name] += 1
+            self._takes[pool.name] = self._takes.get(pool.name, 0) + 1
         if taken is None:
             self._force(pool.name)
             raise not_available(_missing(message.seats), game, message.pool)
