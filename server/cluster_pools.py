@@ -4,8 +4,9 @@ Behind a load balancer a tournament's players land on different nodes. Each
 pool seek still waits on its own node (its connection is there), and is also
 published in the database (`store.interface.PoolTables`), so that the
 pool's director, on whatever node, sees every seeker of the arena: its node
-reads the seekers of the pools it directs whenever something changes here and
-every `VIEW_INTERVAL` seconds, and sends the director ``pool`` when the idle
+reads the seekers of the pools it directs whenever something changes there
+(a seeker's node tells the director's, which the database names) and every
+`VIEW_INTERVAL` seconds, and sends the director ``pool`` when the idle
 counts change (only seekers whose name and secret the director admitted
 count; a seeker on another node that is not admitted is told ``bad_secret``
 through its node).
@@ -18,6 +19,11 @@ rule stay where they are on a single server); a seeker waiting on another
 node is sent ``redirect`` by its node (told over the database's
 notifications, as for plain seeks, server/cluster_seeks.py) and rejoins with
 the seat's token.
+
+A pool's owner is the arena's, not a node's: ``direct`` claims the pool in
+the database (`PoolTables.claim`), so another owner key is refused on every
+node, and the owner's director may move to another node (the one it leaves
+is told, and tells its director ``director_replaced``).
 
 A seek that ends here (the seeker asks for something else, or leaves) is
 withdrawn from the database; a node that stops or dies takes its seekers with
@@ -155,9 +161,10 @@ class ClusterPools:
             pool_terms(entry.game),
         )
         delay = 0.5
+        director = ""
         while not local.gone:
             try:
-                await trio.to_thread.run_sync(self.cluster.store.pools.add, row)
+                director = await trio.to_thread.run_sync(self.cluster.store.pools.add, row)
             except StoreError as exc:  # the seeker waits here; written again later
                 log.warning("pool_seek_publish_failed", seek=entry.id, error=str(exc))
                 await trio.sleep(delay)
@@ -169,8 +176,10 @@ class ClusterPools:
             await self._withdraw(entry.id)
             return
         pool = self.desk.pools.get(local.pool)
-        if pool is not None and pool.director is not None:
+        if director == self.cluster.node or (pool is not None and pool.director is not None):
             self._wake.set()
+        elif director:  # its director reads at once, not at its next look
+            self._send(director, {"pool": local.pool, "kind": "changed"})
 
     async def _withdraw(self, seek_id: str) -> None:
         try:
@@ -380,10 +389,14 @@ class ClusterPools:
         return deliver
 
     def on_message(self, message: dict[str, Any]) -> None:
-        """Another node took a seeker of ours (``redirect`` it), does not admit it, or has
-        the director of a pool directed here before."""
+        """Another node took a seeker of ours (``redirect`` it), does not admit it, has the
+        director of a pool directed here before, or has a new seeker in a pool directed
+        here."""
         if message.get("kind") == "replaced":
             self._replaced(str(message["pool"]))
+            return
+        if message.get("kind") == "changed":  # a seeker of another node came
+            self._wake.set()
             return
         try:
             seek_id, kind = str(message["seek"]), str(message["kind"])

@@ -246,8 +246,9 @@ class PoolTables(Protocol):
         Nothing changes if another node directs it now."""
         ...
 
-    def add(self, seeker: PoolSeeker) -> None:
-        """Publish a waiting pool seek (again: nothing changes)."""
+    def add(self, seeker: PoolSeeker) -> str:
+        """Publish a waiting pool seek (again: nothing changes); the node its pool's director
+        talks to ("" if none), to be told."""
         ...
 
     def withdraw(self, seek: str) -> bool:

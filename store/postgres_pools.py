@@ -59,9 +59,9 @@ class PostgresPools:
             )
         )
 
-    def add(self, seeker: PoolSeeker) -> None:
-        self.db.transact(
-            lambda db: db.execute(
+    def add(self, seeker: PoolSeeker) -> str:
+        def add(db: Any) -> str:
+            db.execute(
                 f"INSERT INTO pool_seeks ({_COLUMNS}, created_at)"
                 f" VALUES (%s, %s, %s, %s, %s, %s, {_NOW}) ON CONFLICT (id) DO NOTHING",
                 (
@@ -73,7 +73,11 @@ class PostgresPools:
                     seeker.terms,
                 ),
             )
-        )
+            row = db.execute("SELECT node FROM pools WHERE name = %s", (seeker.pool,)).fetchone()
+            return "" if row is None else str(row[0])
+
+        director: str = self.db.transact(add)
+        return director
 
     def withdraw(self, seek: str) -> bool:
         deleted = self.db.transact(

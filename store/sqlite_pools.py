@@ -53,7 +53,7 @@ class SQLitePools:
                 (time.time(), pool, node),
             )
 
-    def add(self, seeker: PoolSeeker) -> None:
+    def add(self, seeker: PoolSeeker) -> str:
         with self.store.transaction() as db:
             db.execute(
                 f"INSERT INTO pool_seeks ({_COLUMNS}, created_at) VALUES (?,?,?,?,?,?,?)"
@@ -68,6 +68,8 @@ class SQLitePools:
                     time.time(),
                 ),
             )
+            row = db.execute("SELECT node FROM pools WHERE name=?", (seeker.pool,)).fetchone()
+            return "" if row is None else str(row[0])
 
     def withdraw(self, seek: str) -> bool:
         with self.store.transaction() as db:

@@ -421,7 +421,11 @@ def test_pool_seekers_are_taken_all_or_none_and_never_twice(database: Database) 
         seeker("t1", "n1", "bob", terms='["tictactoe",{}]'),
     ):
         seeks.add(row)
-    seeks.add(seeker("a1", "n1", "ann"))  # published again: nothing changes
+    assert seeks.add(seeker("a1", "n1", "ann")) == ""  # published again: nothing changes
+    seeks.claim("cup", "owner", "n2", 60.0)  # a director on n2: a new seeker's node tells it
+    assert seeks.add(seeker("a3", "n1", "ann", pool="other")) == ""
+    assert seeks.add(seeker("a4", "n1", "ann")) == "n2"
+    assert seeks.withdraw("a3") and seeks.withdraw("a4")
     assert [s.id for s in seeks.waiting(["cup"])] == ["a1", "b1", "a2", "t1"]  # oldest first
     assert [s.id for s in seeks.waiting(["cup", "other"])] == ["a1", "b1", "a2", "x1", "t1"]
     assert seeks.waiting([]) == []
