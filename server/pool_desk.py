@@ -5,6 +5,11 @@ and touch only pools, their seekers and the tournament games they start. The
 lobby (open seeks, rooms, seats) owns the desk and lends it the few things it
 needs through `PoolHost` (games, the move-time policy, the store's health,
 starting a match), so neither reaches into the other's state.
+
+On a database shared by several servers a pool spans them: the desk's
+`span` (server/cluster_pools.py) is told of every change of a pool here,
+claims pools and pairs their seekers in the database; the desk keeps the
+checks and starts the matches, as on a single server.
 """
 
 from __future__ import annotations
