@@ -45,7 +45,7 @@ import trio
 from protocol.messages import Direct, Pair, PoolStatus, Redirect
 from server.errors import RequestError
 from server.pool_desk import not_available
-from server.pools import PooledSeek, new_owner_key, owner_digest, secret_digest
+from server.pools import Pool, PooledSeek, new_owner_key, owner_digest, secret_digest
 from store.interface import PoolSeeker
 from store.records import StoreError
 
@@ -135,6 +135,7 @@ class ClusterPools:
             self._wake.set()
         elif name in self._directed:  # its director left this node
             self._directed.discard(name)
+            self._disown(pool)
             self.lobby.nursery.start_soon(self._release_pool, name)
 
     def _forget(self, local: _Local) -> None:
@@ -441,6 +442,15 @@ class ClusterPools:
         if pool is not None and pool.director is not None:
             log.info("pool_director_moved", pool=name)
             self.desk.replace_director(pool, None)
+        self._disown(pool)
+
+    def _disown(self, pool: Pool | None) -> None:
+        """No director here: the database keeps the pool's owner, and whichever node its
+        next director talks to judges its seekers (this node forgets its list)."""
+        if pool is not None and pool.director is None:
+            pool.owner = None
+            pool.players = {}
+            self.desk.pool_maybe_idle(pool)
 
 
 def _missing(seats: list[str]) -> str:
