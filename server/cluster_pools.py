@@ -37,8 +37,9 @@ import hmac
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
 import structlog
 import trio
 
@@ -65,6 +66,20 @@ VIEW_INTERVAL = 0.25
 def pool_terms(game: Game[Any, Any]) -> str:
     """What a pool seek plays, as the database compares it (equal text, equal terms)."""
     return json.dumps([game.name, game.options], sort_keys=True)
+
+
+class _Note(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What one node tells another about a pool (over the database's notifications):
+    a seeker of yours is taken (``redirect`` it to `host`:`port` with `token`) or is
+    ``refused``; your director of the pool is ``replaced``; a seeker ``changed`` it."""
+
+    pool: str
+    kind: Literal["redirect", "refused", "replaced", "changed"]
+    seek: str = ""
+    match: str = ""
+    token: str = ""
+    host: str = ""
+    port: int = 0
 
 
 @dataclass(eq=False)
@@ -180,7 +195,7 @@ class ClusterPools:
         if director == self.cluster.node or (pool is not None and pool.director is not None):
             self._wake.set()
         elif director:  # its director reads at once, not at its next look
-            self._send(director, {"pool": local.pool, "kind": "changed"})
+            self._send(director, _Note(local.pool, "changed"))
 
     async def _withdraw(self, seek_id: str) -> None:
         try:
@@ -244,7 +259,7 @@ class ClusterPools:
                     idle[row.name] = idle.get(row.name, 0) + 1
                 elif pool.owner is not None and row.id not in self._refused:
                     self._refused.add(row.id)
-                    self._tell(row, {"kind": "refused"})
+                    self._send(row.node, _Note(name, "refused", seek=row.id))
             if idle != self._sent.get(name) or name in self._forced:
                 self._forced.discard(name)
                 self._sent[name] = idle
@@ -283,7 +298,7 @@ class ClusterPools:
             return
         self.desk.take_direction(conn, message, key)
         if claim.previous and claim.previous != node:
-            self._send(claim.previous, {"pool": message.pool, "kind": "replaced"})
+            self._send(claim.previous, _Note(message.pool, "replaced"))
 
     async def _release_pool(self, name: str) -> None:
         try:
@@ -349,24 +364,14 @@ class ClusterPools:
             log.info("pool_paired_across_nodes", match=match.id, pool=pool.name, seats=len(away))
         host, _, port = self.cluster.address.rpartition(":")
         for seat, row in away:
-            self._tell(
-                row,
-                {
-                    "kind": "redirect",
-                    "match": match.id,
-                    "token": match.seats[seat].token,
-                    "host": host,
-                    "port": int(port),
-                },
-            )
+            token = match.seats[seat].token
+            note = _Note(pool.name, "redirect", row.id, match.id, token, host, int(port))
+            self._send(row.node, note)
 
     # --- between the nodes --------------------------------------------------------------
 
-    def _tell(self, row: PoolSeeker, message: dict[str, Any]) -> None:
-        self._send(row.node, {"pool": row.pool, "seek": row.id, **message})
-
-    def _send(self, node: str, message: dict[str, Any]) -> None:
-        self.lobby.nursery.start_soon(self._notify, node, json.dumps(message))
+    def _send(self, node: str, note: _Note) -> None:
+        self.lobby.nursery.start_soon(self._notify, node, msgspec.json.encode(note).decode())
 
     async def _notify(self, node: str, payload: str) -> None:
         try:
@@ -375,54 +380,41 @@ class ClusterPools:
             log.warning("pool_message_not_sent", node=node, error=str(exc))
 
     def route(self, other: Callable[[str], None] | None) -> Callable[[str], None]:
-        """The node's message handler: pool messages here, the others to `other`."""
+        """The node's message handler: pool notes here, the other messages to `other`."""
+        decode = msgspec.json.Decoder(_Note).decode
 
         def deliver(payload: str) -> None:
             try:
-                message = json.loads(payload)
-            except ValueError:
-                message = None
-            if isinstance(message, dict) and "pool" in message:
-                self.on_message(message)
-            elif other is not None:
-                other(payload)
+                note = decode(payload)
+            except msgspec.DecodeError:  # (a ValidationError too) not ours
+                if other is not None:
+                    other(payload)
+                return
+            self.on_note(note)
 
         return deliver
 
-    def on_message(self, message: dict[str, Any]) -> None:
+    def on_note(self, note: _Note) -> None:
         """Another node took a seeker of ours (``redirect`` it), does not admit it, has the
         director of a pool directed here before, or has a new seeker in a pool directed
         here."""
-        if message.get("kind") == "replaced":
-            self._replaced(str(message["pool"]))
+        if note.kind == "replaced":
+            self._replaced(note.pool)
             return
-        if message.get("kind") == "changed":  # a seeker of another node came
+        if note.kind == "changed":
             self._wake.set()
             return
-        try:
-            seek_id, kind = str(message["seek"]), str(message["kind"])
-            redirect = None
-            if kind == "redirect":
-                redirect = Redirect(
-                    match=str(message["match"]),
-                    host=str(message["host"]),
-                    port=int(message["port"]),
-                    token=str(message["token"]),
-                )
-        except (ValueError, KeyError, TypeError):
-            log.warning("node_message_unreadable", payload=str(message)[:200])
-            return
-        local = self._release(seek_id, taken=kind == "redirect")
+        local = self._release(note.seek, taken=note.kind == "redirect")
         if local is None:
-            log.info("pool_message_for_a_gone_seeker", kind=kind, seek=seek_id)
+            log.info("pool_note_for_a_gone_seeker", kind=note.kind, seek=note.seek)
             return
         conn = local.entry.conn
-        if redirect is not None:
-            conn.send(redirect)
+        if note.kind == "redirect":
+            conn.send(Redirect(match=note.match, host=note.host, port=note.port, token=note.token))
             log.info(
                 "redirected",
-                match=redirect.match,
-                to=f"{redirect.host}:{redirect.port}",
+                match=note.match,
+                to=f"{note.host}:{note.port}",
                 conn=conn.id,
                 pool=local.pool,
             )
