@@ -89,7 +89,7 @@ class _Local:
     entry: PooledSeek
     pool: str
     #: its row is being written ("publishing") or is in the database ("waiting")
-    state: str = "publishing"
+    state: Literal["publishing", "waiting"] = "publishing"
     #: it no longer waits here: once written, its row is withdrawn
     gone: bool = False
 
