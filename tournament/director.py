@@ -64,6 +64,9 @@ CLIENT = "mcts-arena-director/1"
 MAX_FRAME = 1 << 24
 HANDSHAKE_SECONDS = 10.0
 
+#: seconds before a ``pair`` refused with ``store_unavailable`` is asked again
+STORE_RETRY = 1.0
+
 #: server error codes that are expected races, not problems
 _RACES = frozenset({"stale_position", "unknown_match"})
 
@@ -239,6 +242,14 @@ class TournamentDirector:
             # a player left between our view of the pool and the request
             self.pending.insert(0, self.requested.popleft())
             await trio.sleep(0.05)
+        elif message.code == "store_unavailable" and self.requested:
+            # the records (on several servers: the shared database) cannot answer now
+            log.warning("pair_retry", error=message.message)
+            scheduled = self.requested.popleft()
+            self.pending.insert(0, scheduled)
+            for name in scheduled.seats:  # nobody was taken: they are idle still
+                self.idle[name] = self.idle.get(name, 0) + 1
+            await trio.sleep(STORE_RETRY)
         elif message.fatal or message.code in {"not_owner", "not_director", "bad_request"}:
             raise TournamentError(
                 f"the server refused: {message.code}: {message.message}", message.code
