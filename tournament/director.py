@@ -30,6 +30,7 @@ from protocol.errors import ClientError, ServerRejected
 from protocol.messages import (
     Adjudicate,
     Direct,
+    Directing,
     Error,
     MatchEnd,
     MatchStart,
@@ -135,6 +136,8 @@ class TournamentDirector:
         # a watched game's evaluations in a row, as seat 0's expected score
         self._evals: dict[str, list[float]] = {}
         self._conn: Connection | None = None
+        #: the server accepted our ``direct``
+        self._directing = False
         # the main loop, the reader (pongs) and the solvers all send: one frame at a time
         self._queue_send, self._queue = trio.open_memory_channel[Any](256)
 
@@ -168,13 +171,7 @@ class TournamentDirector:
         except ClientError as exc:
             raise TournamentError(f"cannot direct at {host}:{port}: {exc}") from None
         try:
-            await self._send(
-                Direct(
-                    pool=self.pool,
-                    players=[PoolPlayer(p.name, p.secret) for p in self.players.values()],
-                    owner=self.owner,
-                )
-            )
+            await self._send(self._direct_request())
             error: TournamentError | None = None
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._read, conn)
@@ -188,6 +185,13 @@ class TournamentDirector:
         if error is not None:
             raise error
         return self.results
+
+    def _direct_request(self) -> Direct:
+        return Direct(
+            pool=self.pool,
+            players=[PoolPlayer(p.name, p.secret) for p in self.players.values()],
+            owner=self.owner,
+        )
 
     async def _send(self, message: Any) -> None:
         assert self._conn is not None
@@ -215,7 +219,9 @@ class TournamentDirector:
             message = await self._queue.receive()
             if isinstance(message, TournamentError):
                 raise message
-            if isinstance(message, PoolStatus):
+            if isinstance(message, Directing):
+                self._directing = True
+            elif isinstance(message, PoolStatus):
                 self.idle = dict(message.idle)
             elif isinstance(message, Paired):
                 scheduled = self.requested.popleft()
@@ -250,6 +256,11 @@ class TournamentDirector:
             for name in scheduled.seats:  # nobody was taken: they are idle still
                 self.idle[name] = self.idle.get(name, 0) + 1
             await trio.sleep(STORE_RETRY)
+        elif message.code == "store_unavailable" and not self._directing:
+            # the pool's owner is the shared database's, which cannot answer now
+            log.warning("direct_retry", error=message.message)
+            await trio.sleep(STORE_RETRY)
+            await self._send(self._direct_request())
         elif message.fatal or message.code in {"not_owner", "not_director", "bad_request"}:
             raise TournamentError(
                 f"the server refused: {message.code}: {message.message}", message.code

@@ -207,15 +207,17 @@ async def test_games_are_adjudicated_on_the_engines_evaluations(tmp_path: Path) 
     assert director.adjudicated == 2
 
 
-async def test_a_pair_the_records_cannot_answer_is_asked_again() -> None:
+async def test_a_direct_or_pair_the_records_cannot_answer_is_asked_again() -> None:
     """A server whose records (on several servers: the shared database) cannot answer a
-    ``pair`` refuses it with ``store_unavailable``: the director asks again, later."""
+    ``direct`` or a ``pair`` refuses it with ``store_unavailable``: the director asks
+    again, later."""
     config = TournamentConfig(
         game="tictactoe",
         options={},
         players=(TournamentPlayer("p0", None), TournamentPlayer("p1", None)),
         games_per_pair=2,
     )
+    directs: list[Direct] = []
     pairs: list[Pair] = []
 
     async def scripted_server(stream: trio.SocketStream) -> None:
@@ -229,6 +231,10 @@ async def test_a_pair_the_records_cannot_answer_is_asked_again() -> None:
             if isinstance(message, Hello):
                 await send(Welcome(PROTOCOL_VERSION, "scripted", "s", 1 << 16))
             elif isinstance(message, Direct):
+                directs.append(message)
+                if len(directs) == 1:
+                    await send(Error("store_unavailable", "the database cannot be reached"))
+                    continue
                 await send(Directing(pool=message.pool, owner="key"))
                 await send(PoolStatus(pool=message.pool, idle={"p0": 1, "p1": 1}))
             elif isinstance(message, Pair):
@@ -251,4 +257,5 @@ async def test_a_pair_the_records_cannot_answer_is_asked_again() -> None:
             results = await director.run("127.0.0.1", port)
         nursery.cancel_scope.cancel()
     assert sorted(results) == [0, 1]
+    assert len(directs) == 2
     assert [pair.index for pair in pairs] == [0, 0, 1]  # the refused game, again, then on
