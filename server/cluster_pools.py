@@ -313,6 +313,7 @@ class ClusterPools:
         pool = desk.check_director(conn, message.pool)
         if desk.answer_existing(conn, message, ended):
             return
+        self._check_elsewhere(pool.owner or "", message)
         terms = desk.pair_terms(message)
         game = terms[0]
         seats = []
@@ -367,6 +368,24 @@ class ClusterPools:
             token = match.seats[seat].token
             note = _Note(pool.name, "redirect", row.id, match.id, token, host, int(port))
             self._send(row.node, note)
+
+    def _check_elsewhere(self, owner: str, message: Pair) -> None:
+        """A tournament game is played once: refuse one that another node plays (its
+        director talked to that node before; seen as of this node's last look, a second)."""
+        if not message.tournament:
+            return
+        for running in self.cluster.remote:
+            record = running.record
+            if (
+                record.tournament == message.tournament
+                and record.tags.index == message.index
+                and (record.tags.owner or "") == owner
+            ):
+                raise RequestError(
+                    "not_available",
+                    f"game {message.index} of {message.tournament!r} is being played on node"
+                    f" {record.tags.node}: ask again once it has ended",
+                )
 
     # --- between the nodes --------------------------------------------------------------
 

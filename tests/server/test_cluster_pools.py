@@ -20,16 +20,18 @@ from protocol.messages import (
     Directing,
     Error,
     MatchEnd,
+    MatchStart,
     Paired,
     Ping,
     PoolStatus,
     Redirect,
     Seeking,
+    Turn,
 )
 from store.open import open_database
 from tests.server.harness import RawClient
 from tests.server.serverproc import ARENA, ServerProcess, start_server
-from tests.server.test_cluster import events, node
+from tests.server.test_cluster import events, eventually, listed, node
 
 SECRETS = {f"p{i}": f"secret-{i}" for i in range(1, 5)}
 
@@ -46,6 +48,7 @@ class Director:
         self.idle: dict[str, int] = {}
         self.paired: list[Paired] = []
         self.ends: dict[str, MatchEnd] = {}
+        self.errors: list[Error] = []
 
     @classmethod
     async def direct(cls, port: int, pool: str, owner: str = "k") -> Director:
@@ -69,8 +72,15 @@ class Director:
                 self.paired.append(message)
             elif isinstance(message, MatchEnd):
                 self.ends[message.match] = message
+            elif isinstance(message, Error) and not message.fatal:
+                self.errors.append(message)
             elif not isinstance(message, Ping):
                 raise AssertionError(f"the director got {message!r}")
+
+    async def pair(self, seats: list[str], **more: Any) -> None:
+        await self.client.send(
+            {"type": "pair", "pool": "cup", "seats": seats, "game": "tictactoe", **more}
+        )
 
     async def idle_is(self, idle: dict[str, int]) -> None:
         await self.until(lambda d: d.idle == idle)
@@ -257,7 +267,8 @@ async def test_a_pool_has_one_owner_and_its_director_may_move_to_another_node(
 ) -> None:
     """The owner key is the arena's: another key is refused on every node; the owner's
     director moves from A to B (A's is told ``director_replaced``) and pairs seekers of A
-    there. A pool its director left is free again after the grace, on any node."""
+    there; a tournament game still being played on A is not played again. A pool its
+    director left is free again after the grace, on any node."""
     env = {"ARENA_NODE_LEASE": "2", "ARENA_POOL_GRACE": "1"}
     a, b = (
         start_server(postgres_url, log=tmp_path / f"{n}.log", cwd=tmp_path, env=env) for n in "ab"
@@ -267,19 +278,39 @@ async def test_a_pool_has_one_owner_and_its_director_may_move_to_another_node(
         for port in (a.port, b.port):
             with pytest.raises(DirectRefused, match="not_owner"):
                 await Director.direct(port, "cup", "someone else")
+        seekers = {name: await seeker(a.port, name) for name in SECRETS}
+        await first.idle_is({"p1": 1, "p2": 1, "p3": 1, "p4": 1})
+        await first.pair(["p1", "p2"], tournament="t", index=0, move_time=60.0)
+        await first.until(lambda d: d.paired)
+        game = first.paired[0].match
+        for name in ("p1", "p2"):  # nobody moves: it is played on A until p1 resigns
+            await seekers[name].expect(MatchStart, skip=(Seeking, Ping))
         moved = await Director.direct(b.port, "cup", "k")
         replaced = await first.client.expect(Error, skip=(PoolStatus, Ping))
         assert replaced.code == "director_replaced"
-        p1, p2 = await seeker(a.port, "p1"), await seeker(a.port, "p2")
-        await moved.idle_is({"p1": 1, "p2": 1})
-        await moved.client.send(
-            {"type": "pair", "pool": "cup", "seats": ["p1", "p2"], "game": "tictactoe"}
-        )
-        await moved.until(lambda d: d.paired)
-        for client in (p1, p2):  # both wait on A, the match is on B
-            redirect = await client.expect(Redirect, skip=(Seeking, Ping))
-            assert redirect.port == b.port and redirect.match == moved.paired[0].match
-            await client.aclose()
+        await moved.idle_is({"p3": 1, "p4": 1})
+
+        async def b_sees_it() -> bool:
+            return game in dict(await listed(b.port))
+
+        await eventually(b_sees_it, 10)
+        await moved.pair(["p3", "p4"], tournament="t", index=0)  # played on A already
+        await moved.until(lambda d: d.errors)
+        assert moved.errors[0].code == "not_available" and "being played" in moved.errors[0].message
+        await seekers["p1"].send({"type": "resign", "match": game})
+        for name in ("p1", "p2"):
+            assert (await seekers[name].expect(MatchEnd, skip=(Ping, Turn))).recorded
+            await seekers[name].aclose()
+        await moved.pair(["p3", "p4"], tournament="t", index=0)  # its result, not a new game
+        await moved.until(lambda d: d.ends)
+        assert moved.paired[0].existing and moved.paired[0].match == game
+        assert moved.ends[game].termination == "resignation"
+        await moved.pair(["p3", "p4"])  # both wait on A, the match is on B
+        await moved.until(lambda d: len(d.paired) == 2)
+        for name in ("p3", "p4"):
+            redirect = await seekers[name].expect(Redirect, skip=(Seeking, Ping))
+            assert redirect.port == b.port and redirect.match == moved.paired[1].match
+            await seekers[name].aclose()
         await moved.client.aclose()
         await first.client.aclose()
         with trio.fail_after(10):  # idle for the grace (1 s): anyone may claim it
