@@ -29,6 +29,7 @@ from protocol.messages import (
 )
 from server.accounts import AccountError, Accounts
 from server.cluster import REAPED, Cluster
+from server.cluster_pools import ClusterPools
 from server.cluster_seeks import ClusterSeeks
 from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
@@ -182,7 +183,10 @@ class ArenaServer:
                         seeks = ClusterSeeks(self.lobby, self.cluster)
                         self.lobby.cluster_seeks = seeks
                         self.requests.cluster_seeks = seeks
-                        self.cluster.on_message = seeks.on_message
+                        pools = ClusterPools(self.lobby, self.cluster)
+                        self.lobby.desk.span = pools
+                        self.cluster.on_message = pools.route(seeks.on_message)
+                        nursery.start_soon(pools.run)
                         self.cluster.on_lease_lost = self._lease_lost
                         remote = RemoteWatch(self.lobby, self.cluster)
                         self.lobby.remote = remote

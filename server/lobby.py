@@ -508,6 +508,7 @@ class Lobby:
             if pool is not None and pool.director is conn:
                 pool.director = None
                 self.desk.pool_maybe_idle(pool)
+                self.desk.pool_changed(name)  # (on a shared database: the pool is released)
         for match in list(held.observing):
             match.observers.discard(conn)
         self.leave_rooms(conn)

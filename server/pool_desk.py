@@ -5,10 +5,16 @@ and touch only pools, their seekers and the tournament games they start. The
 lobby (open seeks, rooms, seats) owns the desk and lends it the few things it
 needs through `PoolHost` (games, the move-time policy, the store's health,
 starting a match), so neither reaches into the other's state.
+
+On a database shared by several servers a pool spans them: the desk's
+`span` (server/cluster_pools.py) is told of every change of a pool here,
+claims pools and pairs their seekers in the database; the desk keeps the
+checks and starts the matches, as on a single server.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -30,6 +36,20 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("arena.server")
 
+#: what a ``pair`` plays: the game, its move time and the opening's moves
+PairTerms = tuple[Game[Any, Any], float, list[Any]]
+
+
+class PoolSpan(Protocol):
+    """Pools that span the nodes of a shared database (server/cluster_pools.py): told of
+    every change of a pool here, and pairs in the database instead of here."""
+
+    def changed(self, pool: str) -> None: ...
+
+    async def direct(self, conn: Connection, message: Direct) -> None: ...
+
+    async def pair(self, conn: Connection, message: Pair, ended: TournamentGame | None) -> None: ...
+
 
 class PoolHost(Protocol):
     """What the desk needs of the lobby that holds it."""
@@ -44,7 +64,11 @@ class PoolHost(Protocol):
     def require_store(self) -> None: ...
 
     def start_match(
-        self, game: Game[Any, Any], players: list[Connection], policy: MatchPolicy, **kwargs: Any
+        self,
+        game: Game[Any, Any],
+        players: Sequence[Connection | str],
+        policy: MatchPolicy,
+        **kwargs: Any,
     ) -> Match: ...
 
     def member(self, conn: Connection) -> Membership: ...
@@ -58,6 +82,8 @@ class PoolDesk:
         self.pools: dict[str, Pool] = {}
         # live tournament games by (owner, tournament, index): a game is played once
         self.tournament_games: dict[tuple[str, str, int], Match] = {}
+        #: on a shared database: the pools span the nodes (None: they are this server's)
+        self.span: PoolSpan | None = None
 
     @property
     def config(self) -> ServerConfig:
@@ -95,7 +121,11 @@ class PoolDesk:
     # --- pools and their directors (tournaments) ----------------------------------
 
     def pool_changed(self, pool: str) -> None:
-        """Tell the pool's director who is idle now."""
+        """Tell the pool's director who is idle now (on a shared database, the span does,
+        from every node's seekers)."""
+        if self.span is not None:
+            self.span.changed(pool)
+            return
         found = self.pools.get(pool)
         if found is not None and found.director is not None:
             found.director.send(PoolStatus(pool=pool, idle=found.idle_counts()))
@@ -108,28 +138,29 @@ class PoolDesk:
                 "not_owner",
                 f"pool {message.pool!r} belongs to another owner: direct it with its owner key",
             )
-        limit = self.config.max_pools_per_connection
-        if (
-            message.pool not in self.host.member(conn).directing
-            and len(self.host.member(conn).directing) >= limit
-        ):
-            raise RequestError("limit_reached", f"a connection may direct at most {limit} pools")
-        if pool is None:
-            self.check_pool_room()
-            pool = self.pools[message.pool] = Pool(message.pool)
+        self.check_directing(conn, message.pool)
         key = message.owner
-        if pool.owner is None:
+        if pool is None or pool.owner is None:
             key = key or new_owner_key()
-            pool.owner = owner_digest(key)
-        previous = pool.director
-        if previous is not None and previous is not conn:
-            self.host.member(previous).directing.discard(pool.name)
-            previous.send_error(
-                "director_replaced",
-                f"pool {pool.name!r} is now directed by another connection with its owner key",
-            )
-        pool.director = conn
-        pool.idle_since = None
+        self.take_direction(conn, message, key)
+
+    def check_directing(self, conn: Connection, name: str) -> None:
+        """Refuse a ``direct`` over this server's limits (pools, pools per connection)."""
+        limit = self.config.max_pools_per_connection
+        directing = self.host.member(conn).directing
+        if name not in directing and len(directing) >= limit:
+            raise RequestError("limit_reached", f"a connection may direct at most {limit} pools")
+        if name not in self.pools:
+            self.check_pool_room()
+
+    def take_direction(self, conn: Connection, message: Direct, key: str) -> None:
+        """Make `conn` the director of the pool (made now if new), whose owner key is `key`;
+        its previous director is told ``director_replaced``."""
+        pool = self.pools.get(message.pool)
+        if pool is None:
+            pool = self.pools[message.pool] = Pool(message.pool)
+        pool.owner = owner_digest(key)
+        self.replace_director(pool, conn)
         self.host.member(conn).directing.add(pool.name)
         pool.players = {p.name: p.secret for p in message.players}
         kept = []  # drop waiting seekers the director does not admit
@@ -147,6 +178,21 @@ class PoolDesk:
         log.info("pool_directed", pool=pool.name, players=sorted(pool.players))
         conn.send(Directing(pool=pool.name, owner=key))
         self.pool_changed(pool.name)
+
+    def replace_director(self, pool: Pool, conn: Connection | None) -> None:
+        """`conn` directs the pool now (None: nobody here); the previous director is told."""
+        previous = pool.director
+        if previous is not None and previous is not conn:
+            self.host.member(previous).directing.discard(pool.name)
+            previous.send_error(
+                "director_replaced",
+                f"pool {pool.name!r} is now directed by another connection with its owner key",
+            )
+        pool.director = conn
+        if conn is None:
+            self.pool_maybe_idle(pool)
+        else:
+            pool.idle_since = None
 
     def check_director(self, conn: Connection, pool: str) -> Pool:
         found = self.pools.get(pool)
@@ -174,42 +220,9 @@ class PoolDesk:
         ``existing``) and gets its ``match_end``; no players are taken.
         """
         pool = self.check_director(conn, message.pool)
-        live = self.live_tournament_game(message)
-        if live is not None:
-            live.observers.add(conn)
-            self.host.member(conn).observing.add(live)
-            conn.send(Paired(pool=message.pool, index=message.index, match=live.id, existing=True))
-            self.pool_changed(message.pool)  # no players were taken: a fresh view
+        if self.answer_existing(conn, message, ended):
             return
-        if ended is not None:
-            conn.send(
-                Paired(pool=message.pool, index=message.index, match=ended.record.id, existing=True)
-            )
-            result = ended.result
-            conn.send(
-                MatchEnd(
-                    match=ended.record.id,
-                    ply=result.plies,
-                    scores=list(result.scores),
-                    winner=result.winner,
-                    termination=result.termination,
-                    reason=result.reason,
-                    points=None if result.points is None else list(result.points),
-                    recorded=ended.recorded,
-                )
-            )
-            log.info("pair_existing", pool=message.pool, index=message.index, match=ended.record.id)
-            self.pool_changed(message.pool)  # no players were taken: a fresh view
-            return
-        game = self.host.game_for(message.game, message.options)
-        move_time = self.host.move_time(message.move_time)
-        self.host.require_store()
-        if len(message.seats) != game.num_players:
-            raise RequestError(
-                "bad_request",
-                f"{game.name} needs {game.num_players} seats, not {len(message.seats)}",
-            )
-        opening = _opening_moves(game, message.opening)  # refused before anything changes
+        game, move_time, opening = self.pair_terms(message)
         entries = pool.seeks
         chosen: list[PooledSeek] = []
         for name in message.seats:
@@ -226,14 +239,70 @@ class PoolDesk:
                 None,
             )
             if entry is None:
-                raise RequestError(
-                    "not_available",
-                    f"no idle {name!r} of {game.describe()} in pool {message.pool!r}",
-                )
+                raise not_available(name, game, message.pool)
             chosen.append(entry)
         pool.seeks = [e for e in entries if e not in chosen]
         for entry in chosen:
             self.host.member(entry.conn).pool_seeks.discard(pool.name)
+        self.start_paired(conn, pool, message, (game, move_time, opening), [e.conn for e in chosen])
+
+    def answer_existing(
+        self, conn: Connection, message: Pair, ended: TournamentGame | None
+    ) -> bool:
+        """If the tournament game of a ``pair`` is being played or has ended, tell the
+        director (``paired`` with ``existing``, and its ``match_end``): True."""
+        live = self.live_tournament_game(message)
+        if live is not None:
+            live.observers.add(conn)
+            self.host.member(conn).observing.add(live)
+            conn.send(Paired(pool=message.pool, index=message.index, match=live.id, existing=True))
+            self.pool_changed(message.pool)  # no players were taken: a fresh view
+            return True
+        if ended is None:
+            return False
+        conn.send(
+            Paired(pool=message.pool, index=message.index, match=ended.record.id, existing=True)
+        )
+        result = ended.result
+        conn.send(
+            MatchEnd(
+                match=ended.record.id,
+                ply=result.plies,
+                scores=list(result.scores),
+                winner=result.winner,
+                termination=result.termination,
+                reason=result.reason,
+                points=None if result.points is None else list(result.points),
+                recorded=ended.recorded,
+            )
+        )
+        log.info("pair_existing", pool=message.pool, index=message.index, match=ended.record.id)
+        self.pool_changed(message.pool)  # no players were taken: a fresh view
+        return True
+
+    def pair_terms(self, message: Pair) -> PairTerms:
+        """The game, move time and opening of a ``pair``, checked before any player is taken."""
+        game = self.host.game_for(message.game, message.options)
+        move_time = self.host.move_time(message.move_time)
+        self.host.require_store()
+        if len(message.seats) != game.num_players:
+            raise RequestError(
+                "bad_request",
+                f"{game.name} needs {game.num_players} seats, not {len(message.seats)}",
+            )
+        return game, move_time, _opening_moves(game, message.opening)
+
+    def start_paired(
+        self,
+        conn: Connection,
+        pool: Pool,
+        message: Pair,
+        terms: PairTerms,
+        players: list[Connection | str],
+    ) -> Match:
+        """Start a paired match with its players (in seat order; a name: a player still to
+        come, from another node), and tell the director (``paired``, then its ``match_end``)."""
+        game, move_time, opening = terms
         tags = MatchTags(
             index=message.index,
             seats=tuple(message.seats),
@@ -243,7 +312,7 @@ class PoolDesk:
         )
         match = self.host.start_match(
             game,
-            [e.conn for e in chosen],
+            players,
             replace(self.config.policy, move_time=move_time),
             tournament=message.tournament or None,
             tags=tags,
@@ -257,6 +326,7 @@ class PoolDesk:
         self.host.member(conn).observing.add(match)
         conn.send(Paired(pool=message.pool, index=message.index, match=match.id))
         self.pool_changed(message.pool)
+        return match
 
     def adjudicate(self, conn: Connection, message: Adjudicate) -> None:
         """End a match at the director's word, if it still stands at the ply it judged."""
@@ -274,6 +344,10 @@ class PoolDesk:
                 "stale_position", f"match {match.id} is at ply {match.ply}, not {message.ply}"
             )
         match.on_adjudicate(message.winner, Termination(message.termination), message.reason)
+
+
+def not_available(name: str, game: Game[Any, Any], pool: str) -> RequestError:
+    return RequestError("not_available", f"no idle {name!r} of {game.describe()} in pool {pool!r}")
 
 
 def _opening_moves(game: Game[Any, Any], wire_moves: list[Any]) -> list[Any]:

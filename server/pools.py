@@ -32,13 +32,20 @@ def new_owner_key() -> str:
     return secrets.token_urlsafe(24)
 
 
-@dataclass
+def secret_digest(secret: str) -> str:
+    """What a shared database keeps of a seeker's join secret (server/cluster_pools.py)."""
+    return hashlib.sha256(b"arena-pool-secret\0" + secret.encode()).hexdigest()[:32]
+
+
+@dataclass(eq=False)
 class PooledSeek:
     """A seek in a named pool: the pool's director assigns matches."""
 
     conn: Connection
     seek: Seek
     game: Game[Any, Any]
+    #: its name beyond this server (a shared database's ``pool_seeks``)
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
 
 
 @dataclass

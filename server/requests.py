@@ -113,6 +113,8 @@ class Requests:
         budget, shared = conn.budget, conn.shared_budget
         if type(message) is Pair or budget is None or shared is None:
             return False
+        if type(message) is Direct and self.lobby.desk.span is not None:
+            return False  # the pool's owner is the shared database's: the task asks it
         if type(message) is Seek and self.cluster_seeks is not None and travels(message):
             return False  # pairs through the shared database: the task waits for it
         if type(message) is Spectate and not self._known(message):
@@ -152,11 +154,19 @@ class Requests:
             assert self.remote_watch is not None
             await self.remote_watch.spectate_found(conn, message.match)
             return
+        lobby = self.lobby
+        assert lobby is not None
+        if isinstance(message, Direct) and lobby.desk.span is not None:
+            _check_role(conn, message)
+            if not self.credential_budget(conn):
+                raise RequestError(
+                    "rate_limited", "too many failed secrets, tokens or owner keys: wait and retry"
+                )
+            await lobby.desk.span.direct(conn, message)
+            return
         if not isinstance(message, Pair):
             self._answer(conn, message)
             return
-        lobby = self.lobby
-        assert lobby is not None
         _check_role(conn, message)
         lobby.desk.check_director(conn, message.pool)
         ended = None
@@ -167,7 +177,10 @@ class Requests:
                 )
             except StoreUnavailable as exc:
                 raise RequestError("store_unavailable", str(exc)) from None
-        lobby.desk.pair(conn, message, ended)
+        if lobby.desk.span is not None:  # the pool spans the nodes: pair in the database
+            await lobby.desk.span.pair(conn, message, ended)
+        else:
+            lobby.desk.pair(conn, message, ended)
 
     def _answer(self, conn: Connection, message: Any) -> None:
         """Answer any message but `pair` (raises RequestError for a refusal)."""

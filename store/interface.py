@@ -202,7 +202,8 @@ class NodeTable(Protocol):
         ...
 
     def withdraw_node_seeks(self, node: str) -> int:
-        """Remove every seek a node left (it stopped, or was declared dead)."""
+        """Remove every seek a node left, plain and pool seeks, and release the pools it
+        directed (it stopped, or was declared dead: `reap` does the same)."""
         ...
 
     def notify(self, node: str, payload: str) -> None:
@@ -211,6 +212,82 @@ class NodeTable(Protocol):
 
     def listen(self, node: str, stop: Callable[[], bool]) -> Iterator[str]:
         """The payloads sent to `node`, as they come, until `stop()` (checked each second)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSeeker:
+    """A seek waiting in a tournament pool on some node (`PoolTables`)."""
+
+    id: str
+    pool: str
+    #: the node whose connection seeks (where a ``redirect`` is sent)
+    node: str
+    name: str
+    #: a digest of the seeker's join secret, compared with the admitted player's
+    secret: str
+    #: what it plays (game and options), as the server wrote it: equal text, equal terms
+    terms: str
+
+
+@dataclass(frozen=True, slots=True)
+class PoolClaim:
+    """What `PoolTables.claim` found: the pool's owner and where its director was."""
+
+    #: the digest of the pool's owner key (the claimant's, if the claim succeeded)
+    owner: str
+    #: the node its director talked to before ("" if it had none)
+    previous: str
+
+
+class PoolTables(Protocol):
+    """Tournament pools of a shared database: their owners and the seeks waiting in them.
+
+    A pool spans the nodes: a seeker waits on its own node, and the pool's
+    director, on any node, sees every seeker here and takes those it pairs.
+    Its owner (a digest of the owner key) is the arena's, not a node's.
+    """
+
+    def claim(self, pool: str, owner: str, node: str, grace: float) -> PoolClaim:
+        """Direct `pool` from `node` with the owner digest `owner`, in one transaction.
+
+        A new pool, one that `owner` owns, or one that has had no director for
+        `grace` seconds and has no seeker waiting (its name is free again)
+        becomes (or stays) `owner`'s, directed from `node`. Another owner's pool
+        is left as it is. The answer names the pool's owner and the node that
+        directed it before: the claim succeeded if that owner is `owner`.
+        """
+        ...
+
+    def release(self, pool: str, node: str) -> None:
+        """The director of `pool` on `node` left: the pool has none (its idle time begins).
+        Nothing changes if another node directs it now."""
+        ...
+
+    def add(self, seeker: PoolSeeker) -> str:
+        """Publish a waiting pool seek (again: nothing changes); the node its pool's director
+        talks to ("" if none), to be told."""
+        ...
+
+    def withdraw(self, seek: str) -> bool:
+        """Remove a waiting pool seek; False if it was taken (or withdrawn) already."""
+        ...
+
+    def waiting(self, pools: Sequence[str]) -> list[PoolSeeker]:
+        """The seeks waiting in these pools, oldest first."""
+        ...
+
+    def take(
+        self, pool: str, seats: Sequence[tuple[str, str]], terms: str, prefer: str = ""
+    ) -> list[PoolSeeker] | None:
+        """Take the seekers of a match, all or none, in one transaction.
+
+        For each seat, a (name, secret digest), the oldest seek of that name and
+        secret waiting in `pool` with these `terms` (those of node `prefer` first),
+        each seek for one seat only; all are removed and returned in seat order, or,
+        if some seat has none, nothing is removed and the answer is None. Concurrent
+        takes and withdrawals never get the same seek twice.
+        """
         ...
 
 
@@ -265,6 +342,11 @@ class Database(Protocol):
     @property
     def nodes(self) -> NodeTable:
         """The servers sharing this database (used when `shared`)."""
+        ...
+
+    @property
+    def pools(self) -> PoolTables:
+        """Tournament pools of every node: owners and waiting seeks (used when `shared`)."""
         ...
 
     #: whether several servers may use this database at once (PostgreSQL: True)
@@ -331,6 +413,9 @@ __all__ = [
     "MatchProgress",
     "NodeRow",
     "NodeTable",
+    "PoolClaim",
+    "PoolSeeker",
+    "PoolTables",
     "RunningMatch",
     "StoredGame",
     "StoredTournament",

@@ -22,8 +22,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from store.interface import AccountTable, NodeTable, TournamentTables
+from store.interface import AccountTable, NodeTable, PoolTables, TournamentTables
 from store.postgres_nodes import PostgresNodes
+from store.postgres_pools import PostgresPools
 from store.postgres_schema import migrate
 from store.postgres_tables import PostgresAccounts, PostgresTournaments, pg_program
 from store.records import (
@@ -145,6 +146,7 @@ class PostgresDatabase:
         self._tournaments = PostgresTournaments(self)
         self._accounts = PostgresAccounts(self)
         self._nodes = PostgresNodes(self)
+        self._pools = PostgresPools(self)
         #: several servers may share it (`store.interface.NodeTable`)
         self.shared = True
 
@@ -159,6 +161,10 @@ class PostgresDatabase:
     @property
     def nodes(self) -> NodeTable:
         return self._nodes
+
+    @property
+    def pools(self) -> PoolTables:
+        return self._pools
 
     def close(self) -> None:
         self.pool.close()

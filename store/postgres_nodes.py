@@ -72,6 +72,10 @@ class PostgresNodes:
                 )
                 reaped[node] = int(cursor.rowcount)
                 db.execute("DELETE FROM seeks WHERE node = %s", (node,))
+                db.execute("DELETE FROM pool_seeks WHERE node = %s", (node,))
+                db.execute(
+                    f"UPDATE pools SET node = '', idle_since = {_NOW} WHERE node = %s", (node,)
+                )
         return reaped
 
     def running(self, exclude: str | None = None) -> list[RunningMatch]:
@@ -143,7 +147,10 @@ class PostgresNodes:
 
     def withdraw_node_seeks(self, node: str) -> int:
         with self.db.transaction() as db:
-            return int(db.execute("DELETE FROM seeks WHERE node = %s", (node,)).rowcount)
+            plain = db.execute("DELETE FROM seeks WHERE node = %s", (node,)).rowcount
+            pooled = db.execute("DELETE FROM pool_seeks WHERE node = %s", (node,)).rowcount
+            db.execute(f"UPDATE pools SET node = '', idle_since = {_NOW} WHERE node = %s", (node,))
+            return int(plain) + int(pooled)
 
     def notify(self, node: str, payload: str) -> None:
         # a retry may deliver twice: a second redirect finds no seeker and is dropped

@@ -2,8 +2,8 @@
 
 Both backends share one version number (`store.schema.SCHEMA_VERSION`): a
 change to the records is a migration in each. PostgreSQL support began at
-version 6, so its first migration creates the whole version-6 schema; the
-next change adds ``MIGRATIONS[7]`` here and ``_V7`` in `store.schema`.
+version 6, so its first migration creates the whole version-6 schema; each
+later change adds ``MIGRATIONS[n]`` here and ``_Vn`` in `store.schema`.
 
 The version lives in the table ``arena_schema``. Several servers may open
 the database at once: a migration runs under a transaction-level advisory
@@ -105,8 +105,30 @@ CREATE TABLE IF NOT EXISTS seeks (
 CREATE INDEX IF NOT EXISTS seeks_terms ON seeks(terms, created_at)
 """
 
+#: version 8: tournament pools span the nodes: the seeks waiting in a pool, whatever their
+#: node (`secret` is a digest of the join secret), and each pool's owner (a digest of its
+#: key) and the node its director talks to
+_V8 = """
+CREATE TABLE IF NOT EXISTS pool_seeks (
+    id TEXT PRIMARY KEY,
+    pool TEXT NOT NULL,
+    node TEXT NOT NULL,
+    name TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pool_seeks_pool ON pool_seeks(pool, created_at);
+CREATE TABLE IF NOT EXISTS pools (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    node TEXT NOT NULL,
+    idle_since DOUBLE PRECISION
+)
+"""
+
 #: schema version -> the statements that bring version - 1 to it
-MIGRATIONS: dict[int, str] = {6: _V6, 7: _V7}
+MIGRATIONS: dict[int, str] = {6: _V6, 7: _V7, 8: _V8}
 FIRST_VERSION = min(MIGRATIONS)
 assert max(MIGRATIONS) == SCHEMA_VERSION, "every schema version needs a PostgreSQL migration"
 
@@ -121,6 +143,8 @@ ARENA_TABLES = frozenset(
         "accounts",
         "nodes",
         "seeks",
+        "pool_seeks",
+        "pools",
     }
 )
 

@@ -128,12 +128,44 @@ CREATE TABLE IF NOT EXISTS seeks (
 CREATE INDEX IF NOT EXISTS seeks_terms ON seeks(terms, created_at);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+#: version 8: tournament pools span the nodes: the seeks waiting in a pool, whatever their
+#: node (its director, on any node, pairs them; `secret` is a digest of the join secret),
+#: and each pool's owner (a digest of its key) and the node its director talks to
+_V8 = """
+CREATE TABLE IF NOT EXISTS pool_seeks (
+    id TEXT PRIMARY KEY,
+    pool TEXT NOT NULL,
+    node TEXT NOT NULL,
+    name TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pool_seeks_pool ON pool_seeks(pool, created_at);
+CREATE TABLE IF NOT EXISTS pools (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    node TEXT NOT NULL,
+    idle_since REAL
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 #: tables of an arena database (any other table means the file belongs to something else)
 ARENA_TABLES = frozenset(
-    {"matches", "moves", "tournaments", "tournament_games", "accounts", "nodes", "seeks"}
+    {
+        "matches",
+        "moves",
+        "tournaments",
+        "tournament_games",
+        "accounts",
+        "nodes",
+        "seeks",
+        "pool_seeks",
+        "pools",
+    }
 )
 
 

@@ -49,6 +49,7 @@ from store.rows import (
 from store.schema import SCHEMA_VERSION, check_compatible, migrate
 from store.sqlite_accounts import AccountBook
 from store.sqlite_nodes import SQLiteNodes
+from store.sqlite_pools import SQLitePools
 from store.sqlite_tournaments import SQLiteTournaments
 
 #: how long a write waits for another process's lock before it counts as failed
@@ -135,6 +136,7 @@ class Store:
         self.tournaments = SQLiteTournaments(self)
         self.accounts = AccountBook(path)
         self.nodes = SQLiteNodes(self)
+        self.pools = SQLitePools(self)
         #: one server at a time: it aborts every running match when it starts
         self.shared = False
 

@@ -70,6 +70,8 @@ class SQLiteNodes:
                 )
                 reaped[node] = cursor.rowcount
                 db.execute("DELETE FROM seeks WHERE node=?", (node,))
+                db.execute("DELETE FROM pool_seeks WHERE node=?", (node,))
+                db.execute("UPDATE pools SET node='', idle_since=? WHERE node=?", (now, node))
         return reaped
 
     def running(self, exclude: str | None = None) -> list[RunningMatch]:
@@ -126,7 +128,10 @@ class SQLiteNodes:
 
     def withdraw_node_seeks(self, node: str) -> int:
         with self.store.transaction() as db:
-            return int(db.execute("DELETE FROM seeks WHERE node=?", (node,)).rowcount)
+            plain = db.execute("DELETE FROM seeks WHERE node=?", (node,)).rowcount
+            pooled = db.execute("DELETE FROM pool_seeks WHERE node=?", (node,)).rowcount
+            db.execute("UPDATE pools SET node='', idle_since=? WHERE node=?", (time.time(), node))
+            return int(plain) + int(pooled)
 
     def notify(self, node: str, payload: str) -> None:
         raise StoreError("an SQLite database has one server: there is no other node to tell")

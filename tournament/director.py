@@ -30,6 +30,7 @@ from protocol.errors import ClientError, ServerRejected
 from protocol.messages import (
     Adjudicate,
     Direct,
+    Directing,
     Error,
     MatchEnd,
     MatchStart,
@@ -63,6 +64,9 @@ FAILURES = frozenset(
 CLIENT = "mcts-arena-director/1"
 MAX_FRAME = 1 << 24
 HANDSHAKE_SECONDS = 10.0
+
+#: seconds before a ``pair`` refused with ``store_unavailable`` is asked again
+STORE_RETRY = 1.0
 
 #: server error codes that are expected races, not problems
 _RACES = frozenset({"stale_position", "unknown_match"})
@@ -132,6 +136,8 @@ class TournamentDirector:
         # a watched game's evaluations in a row, as seat 0's expected score
         self._evals: dict[str, list[float]] = {}
         self._conn: Connection | None = None
+        #: the server accepted our ``direct``
+        self._directing = False
         # the main loop, the reader (pongs) and the solvers all send: one frame at a time
         self._queue_send, self._queue = trio.open_memory_channel[Any](256)
 
@@ -165,13 +171,7 @@ class TournamentDirector:
         except ClientError as exc:
             raise TournamentError(f"cannot direct at {host}:{port}: {exc}") from None
         try:
-            await self._send(
-                Direct(
-                    pool=self.pool,
-                    players=[PoolPlayer(p.name, p.secret) for p in self.players.values()],
-                    owner=self.owner,
-                )
-            )
+            await self._send(self._direct_request())
             error: TournamentError | None = None
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._read, conn)
@@ -185,6 +185,13 @@ class TournamentDirector:
         if error is not None:
             raise error
         return self.results
+
+    def _direct_request(self) -> Direct:
+        return Direct(
+            pool=self.pool,
+            players=[PoolPlayer(p.name, p.secret) for p in self.players.values()],
+            owner=self.owner,
+        )
 
     async def _send(self, message: Any) -> None:
         assert self._conn is not None
@@ -212,7 +219,9 @@ class TournamentDirector:
             message = await self._queue.receive()
             if isinstance(message, TournamentError):
                 raise message
-            if isinstance(message, PoolStatus):
+            if isinstance(message, Directing):
+                self._directing = True
+            elif isinstance(message, PoolStatus):
                 self.idle = dict(message.idle)
             elif isinstance(message, Paired):
                 scheduled = self.requested.popleft()
@@ -239,6 +248,19 @@ class TournamentDirector:
             # a player left between our view of the pool and the request
             self.pending.insert(0, self.requested.popleft())
             await trio.sleep(0.05)
+        elif message.code == "store_unavailable" and self.requested:
+            # the records (on several servers: the shared database) cannot answer now
+            log.warning("pair_retry", error=message.message)
+            scheduled = self.requested.popleft()
+            self.pending.insert(0, scheduled)
+            for name in scheduled.seats:  # nobody was taken: they are idle still
+                self.idle[name] = self.idle.get(name, 0) + 1
+            await trio.sleep(STORE_RETRY)
+        elif message.code == "store_unavailable" and not self._directing:
+            # the pool's owner is the shared database's, which cannot answer now
+            log.warning("direct_retry", error=message.message)
+            await trio.sleep(STORE_RETRY)
+            await self._send(self._direct_request())
         elif message.fatal or message.code in {"not_owner", "not_director", "bad_request"}:
             raise TournamentError(
                 f"the server refused: {message.code}: {message.message}", message.code

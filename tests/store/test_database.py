@@ -25,7 +25,7 @@ from store import (
     StoreError,
     move_row,
 )
-from store.interface import Database, StoredGame
+from store.interface import Database, PoolClaim, PoolSeeker, StoredGame
 from store.open import open_database
 from store.records import ClockTag, MatchTags
 from tests.postgres import postgres_server as postgres_server
@@ -449,3 +449,97 @@ def test_a_waiting_seek_is_taken_once_by_its_node_or_by_an_offer(database: Datab
         waiting = [seek.id for seek in nodes.waiting_seeks()]
         assert waiting == ([f"o{round_}"] if "here" in outcomes else [])
         nodes.withdraw_node_seeks("n2")
+
+
+def test_pool_seekers_are_taken_all_or_none_and_never_twice(database: Database) -> None:
+    """A pool's director takes the seekers of a match in one transaction: every seat's or
+    none, the right secret only, its own node's first; concurrent takes share nothing."""
+    seeks = database.pools
+    c4 = '["connect4",{}]'
+
+    def seeker(seek: str, node: str, name: str, pool: str = "cup", terms: str = c4) -> PoolSeeker:
+        return PoolSeeker(seek, pool, node, name, f"digest-{name}", terms)
+
+    for row in (
+        seeker("a1", "n1", "ann"),
+        seeker("b1", "n2", "bob"),
+        seeker("a2", "n2", "ann"),
+        seeker("x1", "n1", "ann", pool="other"),
+        seeker("t1", "n1", "bob", terms='["tictactoe",{}]'),
+    ):
+        seeks.add(row)
+    assert seeks.add(seeker("a1", "n1", "ann")) == ""  # published again: nothing changes
+    seeks.claim("cup", "owner", "n2", 60.0)  # a director on n2: a new seeker's node tells it
+    assert seeks.add(seeker("a3", "n1", "ann", pool="other")) == ""
+    assert seeks.add(seeker("a4", "n1", "ann")) == "n2"
+    assert seeks.withdraw("a3") and seeks.withdraw("a4")
+    assert [s.id for s in seeks.waiting(["cup"])] == ["a1", "b1", "a2", "t1"]  # oldest first
+    assert [s.id for s in seeks.waiting(["cup", "other"])] == ["a1", "b1", "a2", "x1", "t1"]
+    assert seeks.waiting([]) == []
+    # a seat without a seeker (wrong secret, nobody, other terms): nothing is taken
+    assert seeks.take("cup", [("ann", "digest-ann"), ("bob", "wrong")], c4) is None
+    assert seeks.take("cup", [("ann", "digest-ann"), ("cid", "digest-cid")], c4) is None
+    assert seeks.take("cup", [("bob", "digest-bob"), ("bob", "digest-bob")], c4) is None
+    assert len(seeks.waiting(["cup"])) == 4
+    # the director's own node first (n2: ann's second seek), each seek for one seat
+    taken = seeks.take("cup", [("ann", "digest-ann"), ("bob", "digest-bob")], c4, prefer="n2")
+    assert taken is not None and [(s.id, s.node) for s in taken] == [("a2", "n2"), ("b1", "n2")]
+    assert not seeks.withdraw("a2")  # taken: its node learns it cannot withdraw it
+    assert seeks.withdraw("t1") and not seeks.withdraw("t1")
+    # a node's death (or its clean stop) takes its pool seekers with it
+    assert database.nodes.withdraw_node_seeks("n1") == 2  # a1 and x1
+    assert seeks.waiting(["cup", "other"]) == []
+    # many directors at once: each seeker is taken by exactly one of them
+    for index in range(20):
+        seeks.add(seeker(f"s{index}", f"n{index % 3}", "ann" if index % 2 else "bob"))
+    takes: list[list[str]] = []
+    failed: list[int] = []
+
+    def take(index: int) -> None:
+        got = seeks.take("cup", [("ann", "digest-ann"), ("bob", "digest-bob")], c4, f"n{index % 3}")
+        if got is None:
+            failed.append(index)
+        else:
+            takes.append([s.id for s in got])
+
+    threads = [threading.Thread(target=take, args=(i,)) for i in range(14)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    taken_ids = [seek for pair in takes for seek in pair]
+    assert len(taken_ids) == len(set(taken_ids)) == 20  # 10 matches, no seeker twice
+    assert len(failed) == 4 and seeks.waiting(["cup"]) == []
+
+
+def test_a_pool_has_one_owner_in_the_arena(database: Database) -> None:
+    """Directors claim pools from any node: the first owner keeps it while it is directed
+    or has seekers; its name is free again once idle for the grace."""
+    pools = database.pools
+    assert pools.claim("cup", "key-1", "n1", 60.0) == PoolClaim("key-1", "")  # new: claimed
+    assert pools.claim("cup", "key-2", "n2", 60.0) == PoolClaim("key-1", "n1")  # refused
+    assert pools.claim("cup", "key-1", "n2", 60.0) == PoolClaim("key-1", "n1")  # taken over
+    pools.release("cup", "n1")  # n1's director left long ago: n2 directs it still
+    assert pools.claim("cup", "key-2", "n3", 0.0) == PoolClaim("key-1", "n2")
+    pools.release("cup", "n2")  # no director now, but a seeker waits: still key-1's
+    pools.add(PoolSeeker("s1", "cup", "n3", "ann", "digest", "[]"))
+    assert pools.claim("cup", "key-2", "n3", 0.0) == PoolClaim("key-1", "")
+    assert pools.withdraw("s1")
+    assert pools.claim("cup", "key-2", "n3", 60.0) == PoolClaim("key-1", "")  # not idle long
+    assert pools.claim("cup", "key-2", "n3", 0.0) == PoolClaim("key-2", "")  # free: claimed
+    # a node that stops (or dies) leaves its pools without director, and their owners
+    assert database.nodes.withdraw_node_seeks("n3") == 0
+    assert pools.claim("cup", "key-1", "n1", 60.0) == PoolClaim("key-2", "")
+    # many directors at once, from many nodes: one owner
+    claims: list[PoolClaim] = []
+
+    def claim(index: int) -> None:
+        claims.append(pools.claim("new", f"key-{index}", f"n{index}", 60.0))
+
+    threads = [threading.Thread(target=claim, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({c.owner for c in claims}) == 1
+    assert sum(c.previous == "" for c in claims) == 1  # the winner found no director

@@ -10,13 +10,30 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 
 from games import make_game
-from protocol.messages import Directing, MatchEnd, MatchStart, Seeking, Turn
+from protocol.codec import FrameReader, client_message_decoder, encode_message
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Direct,
+    Directing,
+    Error,
+    Hello,
+    MatchEnd,
+    MatchStart,
+    Pair,
+    Paired,
+    PoolStatus,
+    Seeking,
+    Turn,
+    Welcome,
+)
 from records.schema import opening_of
 from store import Store
 from tests.server.harness import RawClient, running_server
@@ -188,3 +205,57 @@ async def test_games_are_adjudicated_on_the_engines_evaluations(tmp_path: Path) 
         assert result.termination == "evaluation", result
         assert result.plies == 3 and result.scores == (1.0, 0.0)
     assert director.adjudicated == 2
+
+
+async def test_a_direct_or_pair_the_records_cannot_answer_is_asked_again() -> None:
+    """A server whose records (on several servers: the shared database) cannot answer a
+    ``direct`` or a ``pair`` refuses it with ``store_unavailable``: the director asks
+    again, later."""
+    config = TournamentConfig(
+        game="tictactoe",
+        options={},
+        players=(TournamentPlayer("p0", None), TournamentPlayer("p1", None)),
+        games_per_pair=2,
+    )
+    directs: list[Direct] = []
+    pairs: list[Pair] = []
+
+    async def scripted_server(stream: trio.SocketStream) -> None:
+        reader, decoder = FrameReader(stream), client_message_decoder()
+
+        async def send(message: Any) -> None:
+            await stream.send_all(encode_message(message))
+
+        while True:
+            message = decoder.decode(await reader.read_frame())
+            if isinstance(message, Hello):
+                await send(Welcome(PROTOCOL_VERSION, "scripted", "s", 1 << 16))
+            elif isinstance(message, Direct):
+                directs.append(message)
+                if len(directs) == 1:
+                    await send(Error("store_unavailable", "the database cannot be reached"))
+                    continue
+                await send(Directing(pool=message.pool, owner="key"))
+                await send(PoolStatus(pool=message.pool, idle={"p0": 1, "p1": 1}))
+            elif isinstance(message, Pair):
+                pairs.append(message)
+                if len(pairs) == 1:  # the first answer: the database is away
+                    await send(Error("store_unavailable", "the database cannot be reached"))
+                    continue
+                match = f"m{len(pairs)}"
+                await send(Paired(pool=message.pool, index=message.index, match=match))
+                await send(PoolStatus(pool=message.pool, idle={"p0": 1, "p1": 1}))
+                await send(MatchEnd(match, 5, [1.0, 0.0], 0, "line", "seat 0 wins"))
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(
+            partial(trio.serve_tcp, scripted_server, 0, host="127.0.0.1")
+        )
+        port = listeners[0].socket.getsockname()[1]
+        director = TournamentDirector(config, secrets={"p0": "a", "p1": "b"}, concurrency=1)
+        with trio.fail_after(10):
+            results = await director.run("127.0.0.1", port)
+        nursery.cancel_scope.cancel()
+    assert sorted(results) == [0, 1]
+    assert len(directs) == 2
+    assert [pair.index for pair in pairs] == [0, 0, 1]  # the refused game, again, then on
