@@ -270,6 +270,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.startup",
             "python -m benchmarks.hostile",
             "python -m benchmarks.server",
+            "python -m benchmarks.server --postgres --matches 100",
+            "python -m benchmarks.nodes",
             "python -m benchmarks.playouts",
             "python -m benchmarks.strength mcts:time=0.2"
             " 'engine:cmd=./pattern_gomoku,args=--seed 7,protocol=gomocup'"
