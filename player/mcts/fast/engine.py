@@ -32,8 +32,9 @@ from player.mcts.options import check_options, default
 from player.mcts.search import MoveStat, SearchResult
 
 BATCH_SECONDS = 0.001
-#: `tree.run`'s leaf parameters and scratch when leaves are rolled out (no evaluator)
+#: `tree.run`'s leaf parameters, counts and scratch when leaves are rolled out (no evaluator)
 NO_LEAF = np.empty(0, dtype=np.float64)
+NO_COUNTS = np.empty(0, dtype=np.int64)
 NO_SCRATCH = np.empty((0, 0), dtype=np.int64)
 _PROOF = {PROVEN_WIN: 1.0, PROVEN_DRAW: 0.5, PROVEN_LOSS: 0.0}
 
@@ -248,12 +249,12 @@ class FastSearch:
         """
         plan = self.plan
         if plan is not None and plan.evaluated:
-            c, leaf, scratch = plan.c, plan.params, plan.scratch
+            c, leaf, counts, scratch = plan.c, plan.params, plan.stats, plan.buf
         else:
-            c, leaf, scratch = self.c, NO_LEAF, NO_SCRATCH
+            c, leaf, counts, scratch = self.c, NO_LEAF, NO_COUNTS, NO_SCRATCH
         done, depth = tree.run(
             self.adapter.gid, self.cfg, self.st, self.ni, self.wsum, self.meta, kstate,
-            batch, c, self.policy, self.solver, leaf, scratch,
+            batch, c, self.policy, self.solver, leaf, counts, scratch,
         )  # fmt: skip
         return int(done), int(depth)
 

@@ -136,16 +136,23 @@ EVALUATORS = frozenset({REVERSI})
 
 @njit(cache=True, nogil=True)
 def leaf(
-    gid: int, cfg: np.ndarray, st: np.ndarray, params: np.ndarray, scratch: np.ndarray
+    gid: int,
+    cfg: np.ndarray,
+    st: np.ndarray,
+    params: np.ndarray,
+    counts: np.ndarray,
+    scratch: np.ndarray,
 ) -> tuple[int, int, float]:
     """What `tree.run` makes of the leaf `st` (ongoing): (kind, winner, reward).
 
     kind `codes.LEAF_ROLLOUT`: play a rollout; `codes.LEAF_EXACT`: `winner`
     (a seat or `codes.DRAW`) is exact, the tree proves the leaf;
     `codes.LEAF_REWARD`: back up `reward` (in [0, 1]) for the side to move.
-    `params` (float64) and `scratch` (int64 rows) are the evaluator's, in
-    a layout the kernel owns (reversi: `reversi_leaf.params`, `new_scratch`).
+    `params` (float64), `counts` (int64) and `scratch` (int64 rows) are the
+    evaluator's, in layouts the kernel owns (reversi: `reversi_leaf.params`,
+    `reversi_endgame.new_stats`, `new_buffer`): two arrays, not views of one
+    (a view per leaf costs reference counting, measurably).
     """
     if gid == REVERSI:
-        return reversi_leaf.evaluate(cfg, st, params, scratch)
+        return reversi_leaf.evaluate(cfg, st, params, counts, scratch)
     return LEAF_ROLLOUT, ONGOING, -1.0

@@ -13,9 +13,9 @@ given leaf parameters (`params`; `reversi_plan` makes them from the
   `LEAF_REWARD` with ``1 / (1 + exp(-score / SCALE))`` for the side to move
   there (an MCTS-minimax hybrid: minimax at the leaves, averaging above).
 
-Both searches work in one scratch array (`new_scratch`): its first
-`MAX_PLY` rows are the searches' per-ply buffer, the last one their node
-counter. This module does not import `tree` (`tree` imports it through
+Both searches count nodes in ``stats`` (`reversi_endgame.new_stats`) and
+work in ``buf`` (`reversi_endgame.new_buffer`), `tree.run`'s ``counts`` and
+``scratch``. This module does not import `tree` (`tree` imports it through
 `kernels`).
 """
 
@@ -28,7 +28,7 @@ from numba import njit
 
 from player.mcts.fast.codes import DRAW, LEAF_EXACT, LEAF_REWARD, ONGOING
 from player.mcts.fast.reversi_bits import popcount
-from player.mcts.fast.reversi_endgame import ABORTED, INF, LIMIT, MAX_PLY, NODES, search, solve
+from player.mcts.fast.reversi_endgame import ABORTED, INF, LIMIT, NODES, search, solve
 
 #: the parameters' layout (`params`)
 DEPTH, SOLVE_EMPTIES, SCALE = range(3)
@@ -39,11 +39,6 @@ LEAF_SOLVE_NODES = 1 << 40
 def params(depth: int, solve_empties: int, scale: float) -> np.ndarray:
     """The leaf parameters `tree.run` passes on to `evaluate` (float64, `DEPTH` … `SCALE`)."""
     return np.array([depth, solve_empties, scale], dtype=np.float64)
-
-
-def new_scratch() -> np.ndarray:
-    """`evaluate`'s work space: `MAX_PLY` buffer rows (`reversi_endgame.new_buffer`), a counter."""
-    return np.zeros((MAX_PLY + 1, 64), dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -58,12 +53,10 @@ def sides(st: np.ndarray) -> tuple[np.uint64, np.uint64, int]:
 
 @njit(cache=True, nogil=True)
 def evaluate(
-    cfg: np.ndarray, st: np.ndarray, params: np.ndarray, scratch: np.ndarray
+    cfg: np.ndarray, st: np.ndarray, params: np.ndarray, stats: np.ndarray, buf: np.ndarray
 ) -> tuple[int, int, float]:
     """(`LEAF_EXACT`, winner, 0) or (`LEAF_REWARD`, `ONGOING`, reward for the side to move)."""
     me, opp, side = sides(st)
-    stats = scratch[MAX_PLY]
-    buf = scratch[:MAX_PLY]
     stats[NODES] = 0
     stats[LIMIT] = LEAF_SOLVE_NODES
     stats[ABORTED] = 0

@@ -3,7 +3,7 @@
 `FastSearch` asks `plan_for` once; for kernels other than reversi (or with
 every reversi option off) it gets None and runs plain UCT (`tree.run`
 without leaf parameters). With evaluated leaves it runs the same `tree.run`
-with the plan's `ReversiPlan.params` and scratch: `kernels.leaf` then asks
+with the plan's `ReversiPlan.params`, stats and buffer: `kernels.leaf` then asks
 `reversi_leaf.evaluate` at every leaf instead of playing a rollout.
 Options (the ``mcts`` agent's ``reversi_*``, `player.mcts.options`):
 
@@ -35,7 +35,7 @@ from player.mcts.fast import kernels, reversi_leaf, tree
 from player.mcts.fast.codes import DRAW, PROVEN_WIN
 from player.mcts.fast.reversi import mobility
 from player.mcts.fast.reversi_bits import popcount
-from player.mcts.fast.reversi_endgame import ABORTED, MAX_PLY, NODES, new_stats, solve
+from player.mcts.fast.reversi_endgame import ABORTED, NODES, new_buffer, new_stats, solve
 from player.mcts.fast.reversi_leaf import sides
 from player.mcts.fast.tree import FIRST, MOVER, NCH, PROVEN, ROOT, proof
 from player.mcts.options import default
@@ -60,8 +60,9 @@ class ReversiPlan:
     endgame: int
     c: float
     rate: float = FIRST_RATE
-    #: the work space of the leaf searches (`reversi_leaf.new_scratch`) and of the root solve
-    scratch: np.ndarray = field(default_factory=reversi_leaf.new_scratch)
+    #: the leaf searches' node counter and the work space of every solve and search
+    stats: np.ndarray = field(default_factory=lambda: new_stats(0))
+    buf: np.ndarray = field(default_factory=new_buffer)
 
     @property
     def evaluated(self) -> bool:
@@ -91,7 +92,7 @@ class ReversiPlan:
             nodes = int(self.rate * (deadline - now) * SOLVE_SHARE)
         stats = new_stats(max(1000, nodes))
         start = engine.clock()
-        solve_root_children(engine.st, engine.ni, engine.meta, stats, self.scratch[:MAX_PLY])
+        solve_root_children(engine.st, engine.ni, engine.meta, stats, self.buf)
         spent = engine.clock() - start
         if spent > 0.01 and stats[NODES] > 1000:
             self.rate = float(stats[NODES]) / spent

@@ -184,15 +184,16 @@ def run(
     policy: int,
     solver: bool,
     leaf: np.ndarray,
+    counts: np.ndarray,
     scratch: np.ndarray,
 ) -> tuple[int, int]:
     """Run up to `iterations` simulations; return (done, max depth).
 
     `leaf` (float64) holds the kernel's leaf-evaluator parameters; empty:
     no evaluator, every leaf plays a rollout (policy `policy`). Else
-    `kernels.leaf` judges each new leaf (working in `scratch`): a rollout, an
-    exact winner (the leaf is proven, except the root) or a reward for the
-    side to move, backed up as a fraction.
+    `kernels.leaf` judges each new leaf (working in the kernel's `counts`
+    and `scratch`): a rollout, an exact winner (the leaf is proven, except
+    the root) or a reward for the side to move, backed up as a fraction.
     """
     root = meta[ROOT]
     moves = np.empty(MAX_MOVES, dtype=np.int64)
@@ -233,7 +234,7 @@ def run(
                 exact = ONGOING
                 value = -1.0
                 if evaluator:
-                    kind, exact, value = kernels.leaf(gid, cfg, st[node], leaf, scratch)
+                    kind, exact, value = kernels.leaf(gid, cfg, st[node], leaf, counts, scratch)
                 if kind == LEAF_EXACT:
                     winner = exact
                     if depth > 0:

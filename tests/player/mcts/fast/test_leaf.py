@@ -94,7 +94,8 @@ def test_kernels_without_an_evaluator_ask_for_a_rollout() -> None:
             adapter.cfg,
             row,
             reversi_leaf.params(0, 10, SCALE),
-            reversi_leaf.new_scratch(),
+            new_stats(0),
+            new_buffer(),
         )
         assert kind == LEAF_ROLLOUT
 
@@ -105,7 +106,7 @@ def reversi_leaf_of(state: Any, depth: int, solve_empties: int) -> tuple[int, in
     row = np.array(adapter.encode_state(state), dtype=np.int64)
     params = reversi_leaf.params(depth, solve_empties, SCALE)
     kind, winner, reward = kernels.leaf(
-        adapter.gid, adapter.cfg, row, params, reversi_leaf.new_scratch()
+        adapter.gid, adapter.cfg, row, params, new_stats(0), new_buffer()
     )
     return int(kind), int(winner), float(reward)
 
