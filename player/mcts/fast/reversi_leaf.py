@@ -51,7 +51,8 @@ def sides(st: np.ndarray) -> tuple[np.uint64, np.uint64, int]:
     return white, black, side
 
 
-@njit(cache=True, nogil=True)
+#: inlined (numba IR) into `kernels.leaf`: one call fewer per leaf, measurably faster
+@njit(cache=True, nogil=True, inline="always")
 def evaluate(
     cfg: np.ndarray, st: np.ndarray, params: np.ndarray, stats: np.ndarray, buf: np.ndarray
 ) -> tuple[int, int, float]:
