@@ -1,4 +1,4 @@
-"""The numbers every kernel and the compiled tree share: game status, proofs, rollout policies.
+"""The numbers every kernel and the compiled tree share: game status, proofs, leaves, rollouts.
 
 Why one module: each kernel used to define its own ``ONGOING``/``DRAW`` (and
 reversi wrote ``-1`` inline), and ``policy=1`` meant "win or block" in some
@@ -16,6 +16,9 @@ import enum
 
 __all__ = [
     "DRAW",
+    "LEAF_EXACT",
+    "LEAF_REWARD",
+    "LEAF_ROLLOUT",
     "ONGOING",
     "PROVEN_DRAW",
     "PROVEN_LOSS",
@@ -38,6 +41,15 @@ PROVEN_LOSS = 3
 #: a kernel's exact search (`kernels.solve`: 1 win, 0 draw, -1 loss for the side to move)
 #: ran out of its node budget, or the kernel has none
 UNSOLVED = 9
+
+
+#: a kernel's leaf evaluation (`kernels.leaf`), what the tree does with a leaf: play a
+#: rollout from it (the kernel has no evaluator, or declines this leaf) ...
+LEAF_ROLLOUT = 0
+#: ... its winner is known exactly (a seat, or DRAW): prove the leaf (MCTS-Solver) ...
+LEAF_EXACT = 1
+#: ... or back up a reward in [0, 1] for the side to move there (1 a sure win)
+LEAF_REWARD = 2
 
 
 class Rollout(enum.IntEnum):

@@ -32,6 +32,10 @@ from player.mcts.options import check_options, default
 from player.mcts.search import MoveStat, SearchResult
 
 BATCH_SECONDS = 0.001
+#: `tree.run`'s leaf parameters, counts and scratch when leaves are rolled out (no evaluator)
+NO_LEAF = np.empty(0, dtype=np.float64)
+NO_COUNTS = np.empty(0, dtype=np.int64)
+NO_SCRATCH = np.empty((0, 0), dtype=np.int64)
 _PROOF = {PROVEN_WIN: 1.0, PROVEN_DRAW: 0.5, PROVEN_LOSS: 0.0}
 
 
@@ -179,7 +183,6 @@ class FastSearch:
         reused = self._prepare(state)
         before = int(self.meta[tree.NEXT])
         kstate = new_rng(self.rng.getrandbits(63))
-        gid, cfg = self.adapter.gid, self.cfg
         iterations = max_depth = 0
         root = int(self.meta[tree.ROOT])
         if self.root_threats is not None:
@@ -188,10 +191,7 @@ class FastSearch:
                 return self._forced(answer, start, reused)
         if self.exact is not None and self.ni[root, tree.PROVEN] == 0:
             if self.ni[root, tree.NCH] == 0:  # one simulation expands the root
-                iterations, max_depth = tree.run(
-                    gid, cfg, self.st, self.ni, self.wsum, self.meta, kstate,
-                    1, self.c, self.policy, self.solver,
-                )  # fmt: skip
+                iterations, max_depth = self.run_batch(kstate, 1)
             if self.ni[root, tree.NCH] > 0:
                 self.exact.prove(self.st, self.ni, root, start, deadline, cap)
         plan = self.plan
@@ -202,10 +202,7 @@ class FastSearch:
             if now >= deadline:
                 break
             batch = min(self._batch, cap - iterations)
-            if plan is not None and plan.evaluated:
-                done, depth = plan.run(self, kstate, batch)
-            else:
-                done, depth = self.run_plain(kstate, batch)
+            done, depth = self.run_batch(kstate, batch)
             iterations += done
             max_depth = max(max_depth, depth)
             if done < batch:  # the root is proven
@@ -243,11 +240,21 @@ class FastSearch:
             root_proven=proof,
         )
 
-    def run_plain(self, kstate: np.ndarray, batch: int) -> tuple[int, int]:
-        """One batch of plain UCT simulations (`tree.run`): (done, max depth)."""
+    def run_batch(self, kstate: np.ndarray, batch: int) -> tuple[int, int]:
+        """One batch of simulations (`tree.run`): (done, max depth).
+
+        Leaves are rolled out, or judged by the kernel's evaluator
+        (`kernels.leaf`) when the plan evaluates them, with the plan's UCB1
+        constant.
+        """
+        plan = self.plan
+        if plan is not None and plan.evaluated:
+            c, leaf, counts, scratch = plan.c, plan.params, plan.stats, plan.buf
+        else:
+            c, leaf, counts, scratch = self.c, NO_LEAF, NO_COUNTS, NO_SCRATCH
         done, depth = tree.run(
             self.adapter.gid, self.cfg, self.st, self.ni, self.wsum, self.meta, kstate,
-            batch, self.c, self.policy, self.solver,
+            batch, c, self.policy, self.solver, leaf, counts, scratch,
         )  # fmt: skip
         return int(done), int(depth)
 

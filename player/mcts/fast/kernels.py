@@ -9,7 +9,10 @@ function here.
 
 Optional hooks (a kernel without them answers "none" and gets plain UCT):
 `solve`, an exact search under a node budget (the kernels listed in
-`SOLVERS`), used by the tree's `tree.solve_root`.
+`SOLVERS`), used by the tree's `tree.solve_root`; `leaf`, a leaf evaluator
+(the kernels listed in `EVALUATORS`), which `tree.run` asks instead of
+playing a rollout when it is given leaf parameters: it answers an exact
+winner (the tree proves the leaf) or a reward for the side to move.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast import bigmnk, connect4, connect4_solve, mnk, reversi, ultimate
-from player.mcts.fast.codes import UNSOLVED
+from player.mcts.fast import bigmnk, connect4, connect4_solve, mnk, reversi, reversi_leaf, ultimate
+from player.mcts.fast.codes import LEAF_ROLLOUT, ONGOING, UNSOLVED
 
 CONNECT4 = 0
 MNK = 1
@@ -125,3 +128,31 @@ def solve(
     if gid == CONNECT4:
         return connect4_solve.solve(cfg, st, keys, bounds, budget)
     return UNSOLVED
+
+
+#: the kernels with a leaf evaluator (`leaf`; the others' leaves are always rolled out)
+EVALUATORS = frozenset({REVERSI})
+
+
+@njit(cache=True, nogil=True)
+def leaf(
+    gid: int,
+    cfg: np.ndarray,
+    st: np.ndarray,
+    params: np.ndarray,
+    counts: np.ndarray,
+    scratch: np.ndarray,
+) -> tuple[int, int, float]:
+    """What `tree.run` makes of the leaf `st` (ongoing): (kind, winner, reward).
+
+    kind `codes.LEAF_ROLLOUT`: play a rollout; `codes.LEAF_EXACT`: `winner`
+    (a seat or `codes.DRAW`) is exact, the tree proves the leaf;
+    `codes.LEAF_REWARD`: back up `reward` (in [0, 1]) for the side to move.
+    `params` (float64), `counts` (int64) and `scratch` (int64 rows) are the
+    evaluator's, in layouts the kernel owns (reversi: `reversi_leaf.params`,
+    `reversi_endgame.new_stats`, `new_buffer`): two arrays, not views of one
+    (a view per leaf costs reference counting, measurably).
+    """
+    if gid == REVERSI:
+        return reversi_leaf.evaluate(cfg, st, params, counts, scratch)
+    return LEAF_ROLLOUT, ONGOING, -1.0

@@ -8,7 +8,7 @@ shift-and-mask fill (Kogge-Stone) as `games.reversi._mobility`; flips
 (`reversi_bits.flips`) shift along the eight directions from the square. `status` reports the winner by disc count
 once neither side can move. Rollouts are uniformly random (whatever the
 `codes.Rollout` policy); the ``mcts`` agent's default for reversi replaces
-them by evaluated leaves (`reversi_search`).
+them by evaluated leaves (`reversi_leaf`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,14 @@
 """Reversi's search knowledge for `FastSearch`: evaluated leaves and exact endgames, by option.
 
 `FastSearch` asks `plan_for` once; for kernels other than reversi (or with
-every reversi option off) it gets None and runs plain UCT (`tree.run`).
+every reversi option off) it gets None and runs plain UCT (`tree.run`
+without leaf parameters). With evaluated leaves it runs the same `tree.run`
+with the plan's `ReversiPlan.params`, stats and buffer: `kernels.leaf` then asks
+`reversi_leaf.evaluate` at every leaf instead of playing a rollout.
 Options (the ``mcts`` agent's ``reversi_*``, `player.mcts.options`):
 
 - ``reversi_leaf``: ``eval`` scores leaves by alpha-beta on the evaluation
-  (`reversi_search.run`), ``rollout`` keeps random rollouts;
+  (`reversi_leaf`), ``rollout`` keeps random rollouts;
 - ``reversi_depth``: that alpha-beta's depth (0: the static evaluation);
 - ``reversi_solve``: leaves with at most this many empty squares are solved
   exactly and proven (0: never);
@@ -14,6 +17,10 @@ Options (the ``mcts`` agent's ``reversi_*``, `player.mcts.options`):
   a proven win is played at once, proven losses are never chosen;
 - ``reversi_c``: the UCB1 constant with evaluated leaves (their rewards are
   far less noisy than rollouts').
+
+`solve_root_children` proves the root's children within a node budget,
+fastest-first, stopping at the first win: the perfect endgame search whose
+result decides the move (the next `tree.run` picks the proven win at once).
 """
 
 from __future__ import annotations
@@ -22,9 +29,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from player.mcts.fast import kernels, reversi_search, tree
-from player.mcts.fast.reversi_endgame import NODES, new_buffer, new_stats
+from player.mcts.fast import kernels, reversi_leaf, tree
+from player.mcts.fast.codes import DRAW, PROVEN_WIN
+from player.mcts.fast.reversi import mobility
+from player.mcts.fast.reversi_bits import popcount
+from player.mcts.fast.reversi_endgame import ABORTED, NODES, new_buffer, new_stats, solve
+from player.mcts.fast.reversi_leaf import sides
+from player.mcts.fast.tree import FIRST, MOVER, NCH, PROVEN, ROOT, proof
 from player.mcts.options import default
 
 #: the evaluation's logistic scale: a score of `SCALE` disc units is a 73% win chance
@@ -39,7 +52,7 @@ NO_CLOCK_NODES = 2_000_000
 
 @dataclass
 class ReversiPlan:
-    """The reversi options of one `FastSearch`, its solver scratch and measured solver speed."""
+    """The reversi options of one `FastSearch`, its solvers' scratch and measured solver speed."""
 
     leaf: str
     depth: int
@@ -47,22 +60,20 @@ class ReversiPlan:
     endgame: int
     c: float
     rate: float = FIRST_RATE
+    #: the leaf searches' node counter and the work space of every solve and search
     stats: np.ndarray = field(default_factory=lambda: new_stats(0))
     buf: np.ndarray = field(default_factory=new_buffer)
 
     @property
     def evaluated(self) -> bool:
-        """Whether leaves are evaluated (`reversi_search.run`) instead of rolled out."""
+        """Whether leaves are evaluated (`reversi_leaf`) instead of rolled out."""
         return self.leaf == "eval"
 
-    def run(self, engine: Any, rng: np.ndarray, batch: int) -> tuple[int, int]:
-        """One batch of simulations of `engine` (a `FastSearch`) with evaluated leaves."""
-        done, depth = reversi_search.run(
-            engine.adapter.gid, engine.adapter.cfg, engine.st, engine.ni, engine.wsum,
-            engine.meta, rng, batch, self.c, engine.solver, self.depth, self.solve_empties,
-            SCALE, self.stats, self.buf,
-        )  # fmt: skip
-        return int(done), int(depth)
+    #: the leaf parameters `tree.run` passes to `reversi_leaf.evaluate`
+    params: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.params = reversi_leaf.params(self.depth, self.solve_empties, SCALE)
 
     def prepare(self, engine: Any, rng: np.ndarray, now: float, deadline: float) -> None:
         """Solve the root's moves exactly if few squares are empty and time allows."""
@@ -74,20 +85,56 @@ class ReversiPlan:
         if 64 - filled.bit_count() > self.endgame or engine.ni[root, tree.PROVEN] != 0:
             return
         if engine.ni[root, tree.NCH] == 0:  # expand the root (one simulation)
-            if self.evaluated:
-                self.run(engine, rng, 1)
-            else:
-                engine.run_plain(rng, 1)
+            engine.run_batch(rng, 1)
         if deadline == float("inf"):  # an iteration cap only: a bounded solve all the same
             nodes = NO_CLOCK_NODES
         else:
             nodes = int(self.rate * (deadline - now) * SOLVE_SHARE)
         stats = new_stats(max(1000, nodes))
         start = engine.clock()
-        reversi_search.solve_root_children(engine.st, engine.ni, engine.meta, stats, self.buf)
+        solve_root_children(engine.st, engine.ni, engine.meta, stats, self.buf)
         spent = engine.clock() - start
         if spent > 0.01 and stats[NODES] > 1000:
             self.rate = float(stats[NODES]) / spent
+
+
+@njit(cache=True, nogil=True)
+def solve_root_children(
+    st: np.ndarray, ni: np.ndarray, meta: np.ndarray, stats: np.ndarray, buf: np.ndarray
+) -> bool:
+    """Prove the root's children exactly (win/draw/loss), fastest first, within ``stats``' budget.
+
+    Stops at the first child that wins for the side to move at the root.
+    Returns True when every child was either proven or skipped after a win,
+    False when the budget ran out first (the proofs found so far are kept).
+    """
+    root = meta[ROOT]
+    first, n = ni[root, FIRST], ni[root, NCH]
+    keys = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        me, opp, _ = sides(st[first + i])
+        keys[i] = popcount(mobility(me, opp))
+        order[i] = first + i
+    for i in range(1, n):  # fewest replies first
+        k = i
+        while k > 0 and keys[order[k - 1] - first] > keys[order[k] - first]:
+            order[k - 1], order[k] = order[k], order[k - 1]
+            k -= 1
+    for i in range(n):
+        j = order[i]
+        p = ni[j, PROVEN]
+        if p == 0:
+            me, opp, side = sides(st[j])
+            v = solve(me, opp, -1, 1, 0, stats, buf)
+            if stats[ABORTED]:
+                return False
+            winner = DRAW if v == 0 else side if v > 0 else 1 - side
+            p = proof(winner, ni[j, MOVER])
+            ni[j, PROVEN] = p
+        if p == PROVEN_WIN:
+            return True
+    return True
 
 
 def plan_for(adapter: Any, options: dict[str, Any]) -> ReversiPlan | None:

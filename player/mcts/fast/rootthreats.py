@@ -37,18 +37,14 @@ UNTIMED_BUDGET = 20_000
 
 
 class TreeArrays(Protocol):
-    """What the root search reads of a `FastSearch`: its kernel, arrays, options, clock."""
+    """What the root search uses of a `FastSearch`: its kernel config, arrays, clock, simulations."""
 
-    adapter: Adapter
     cfg: np.ndarray
     st: np.ndarray
     ni: np.ndarray
-    wsum: np.ndarray
-    meta: np.ndarray
-    c: float
-    policy: int
-    solver: bool
     clock: Callable[[], float]
+
+    def run_batch(self, kstate: np.ndarray, batch: int) -> tuple[int, int]: ...
 
 
 class RootThreats:
@@ -92,10 +88,7 @@ class RootThreats:
         safe = {int(cell) for cell in self.out[3 : 3 + int(self.out[2])]}
         ni = search.ni
         if ni[root, tree.NCH] == 0:
-            tree.run(
-                search.adapter.gid, search.cfg, search.st, ni, search.wsum, search.meta, kstate,
-                1, search.c, search.policy, search.solver,
-            )  # fmt: skip
+            search.run_batch(kstate, 1)
         first, count = int(ni[root, tree.FIRST]), int(ni[root, tree.NCH])
         children = range(first, first + count)
         if not any(int(ni[j, tree.MOVE]) in safe for j in children):

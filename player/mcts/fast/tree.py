@@ -15,7 +15,10 @@ children (used by `compact`). Per node:
 
 Expansion: a leaf is expanded (all its children at once, in a random order)
 on its second visit; the first visit only plays a rollout from it, so leaves
-cost one row. A child that ends the game is proven at once. Selection takes
+cost one row. A child that ends the game is proven at once. A kernel with a
+leaf evaluator (`kernels.leaf`, asked when `run` is given its parameters)
+may judge a leaf instead of the rollout: an exact result proves the leaf,
+a reward in [0, 1] is backed up as a fraction (reversi: `reversi_leaf`). Selection takes
 the first unvisited child, else the UCB1 maximum, skipping proven losses;
 a proven draw counts its exact value without exploration bonus.
 `meta` holds ROOT, NEXT (first free row) and FULL (rows that could not be
@@ -32,6 +35,9 @@ from numba import njit
 from player.mcts.fast import kernels
 from player.mcts.fast.codes import (
     DRAW,
+    LEAF_EXACT,
+    LEAF_REWARD,
+    LEAF_ROLLOUT,
     ONGOING,
     PROVEN_DRAW,
     PROVEN_LOSS,
@@ -157,6 +163,14 @@ def _prove(ni: np.ndarray, path: np.ndarray, depth: int) -> bool:
 
 
 @njit(cache=True, nogil=True)
+def proof(winner: int, mover: int) -> int:
+    """The PROVEN mark, for `mover`, of a node whose game `winner` wins (a seat or DRAW)."""
+    if winner == DRAW:
+        return PROVEN_DRAW
+    return PROVEN_WIN if winner == mover else PROVEN_LOSS
+
+
+@njit(cache=True, nogil=True)
 def run(
     gid: int,
     cfg: np.ndarray,
@@ -169,11 +183,22 @@ def run(
     c: float,
     policy: int,
     solver: bool,
+    leaf: np.ndarray,
+    counts: np.ndarray,
+    scratch: np.ndarray,
 ) -> tuple[int, int]:
-    """Run up to `iterations` simulations; return (done, max depth)."""
+    """Run up to `iterations` simulations; return (done, max depth).
+
+    `leaf` (float64) holds the kernel's leaf-evaluator parameters; empty:
+    no evaluator, every leaf plays a rollout (policy `policy`). Else
+    `kernels.leaf` judges each new leaf (working in the kernel's `counts`
+    and `scratch`): a rollout, an exact winner (the leaf is proven, except
+    the root) or a reward for the side to move, backed up as a fraction.
+    """
     root = meta[ROOT]
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     path = np.empty(MAX_DEPTH, dtype=np.int64)
+    evaluator = leaf.shape[0] > 0
     max_depth = 0
     done = 0
     while done < iterations and ni[root, PROVEN] == 0:
@@ -183,6 +208,8 @@ def run(
         path[0] = root
         winner = ONGOING
         proven = False
+        reward = -1.0  # an evaluated leaf's value for `side`; else `winner` counts
+        side = 0
         while True:
             p = ni[node, PROVEN]
             if p != 0:
@@ -203,20 +230,40 @@ def run(
                         path[depth] = node
                         if ni[node, PROVEN] != 0:
                             continue
-                winner = kernels.rollout(gid, cfg, st[node], rng, policy)
+                kind = LEAF_ROLLOUT
+                exact = ONGOING
+                value = -1.0
+                if evaluator:
+                    kind, exact, value = kernels.leaf(gid, cfg, st[node], leaf, counts, scratch)
+                if kind == LEAF_EXACT:
+                    winner = exact
+                    if depth > 0:
+                        ni[node, PROVEN] = proof(winner, ni[node, MOVER])
+                        proven = True
+                elif kind == LEAF_REWARD:
+                    reward = value
+                    side = kernels.to_move(gid, cfg, st[node])
+                else:
+                    winner = kernels.rollout(gid, cfg, st[node], rng, policy)
                 break
             node = _select(ni, wsum, node, c)
             depth += 1
             path[depth] = node
         if depth > max_depth:
             max_depth = depth
-        for k in range(depth + 1):
-            nd = path[k]
-            ni[nd, VIS] += 1
-            if winner == DRAW:
-                wsum[nd] += 0.5
-            elif winner == ni[nd, MOVER]:
-                wsum[nd] += 1.0
+        if reward >= 0.0:
+            for k in range(depth + 1):
+                nd = path[k]
+                ni[nd, VIS] += 1
+                wsum[nd] += reward if ni[nd, MOVER] == side else 1.0 - reward
+        else:
+            for k in range(depth + 1):
+                nd = path[k]
+                ni[nd, VIS] += 1
+                if winner == DRAW:
+                    wsum[nd] += 0.5
+                elif winner == ni[nd, MOVER]:
+                    wsum[nd] += 1.0
         if proven and solver and depth > 0 and _prove(ni, path, depth):
             break
     return done, max_depth
