@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from store.schema import ARENA_TABLES as SQLITE_TABLES
 from store.schema import SCHEMA_VERSION
 
 #: the lock every migration holds (an arbitrary constant: "arena" in ASCII)
@@ -132,21 +133,9 @@ MIGRATIONS: dict[int, str] = {6: _V6, 7: _V7, 8: _V8}
 FIRST_VERSION = min(MIGRATIONS)
 assert max(MIGRATIONS) == SCHEMA_VERSION, "every schema version needs a PostgreSQL migration"
 
-#: tables of an arena database (any other table means the database belongs to something else)
-ARENA_TABLES = frozenset(
-    {
-        "arena_schema",
-        "matches",
-        "moves",
-        "tournaments",
-        "tournament_games",
-        "accounts",
-        "nodes",
-        "seeks",
-        "pool_seeks",
-        "pools",
-    }
-)
+#: tables of an arena database (any other table means the database belongs to something else):
+#: SQLite's, and the schema version's own table
+ARENA_TABLES = SQLITE_TABLES | {"arena_schema"}
 
 
 def migrate(db: Any, name: str) -> int:
