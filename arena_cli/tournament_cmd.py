@@ -174,7 +174,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-failures",
         type=int,
         default=3,
-        help="forfeits/crashes in a row before a player is withdrawn",
+        help="failures in a row before a player is withdrawn (crashes, disconnects, illegal"
+        " moves, timeouts before its first move; a time loss after moving is a plain loss)",
     )
     add(
         "--reconnect-grace",

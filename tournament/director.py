@@ -50,7 +50,8 @@ __all__ = ["FAILURES", "TournamentDirector", "TournamentError"]
 
 log = structlog.get_logger("arena.tournament")
 
-#: terminations that count as the loser's failure (not a fair loss over the board)
+#: terminations that count as the loser's failure (not a fair loss over the board);
+#: a timeout counts only when the loser never moved in that game (`failed`)
 FAILURES = frozenset(
     {
         Termination.TIMEOUT.value,
@@ -59,6 +60,23 @@ FAILURES = frozenset(
         Termination.ILLEGAL_MOVE.value,
     }
 )
+
+
+def failed(termination: str, ply: int, opening_plies: int, seats: int) -> bool:
+    """Whether a game that ended so is its loser's failure, one step to its withdrawal.
+
+    A disconnect, a protocol error or an illegal move always is. A timeout is
+    only when the loser had not moved yet in the game (a player that stalls or
+    never answers): a time loss after moves is a loss over the board, as in
+    cutechess and fastchess, so a slow engine keeps its seat and its remaining
+    games are played, not scored as losses.
+    """
+    if termination not in FAILURES:
+        return False
+    if termination == Termination.TIMEOUT.value:
+        return ply - opening_plies < seats
+    return True
+
 
 #: how the director introduces itself, and the largest frame it accepts from the server
 CLIENT = "mcts-arena-director/1"
@@ -389,14 +407,14 @@ class TournamentDirector:
             end.ply,
         )
         self._record(result)
-        if result.termination in FAILURES:
+        if failed(result.termination, end.ply, len(scheduled.opening), len(scheduled.seats)):
             loser = min(range(len(result.scores)), key=lambda s: result.scores[s])
             player = self.players[scheduled.seats[loser]]
             player.failures += 1
             if player.failures >= self.max_failures:
                 self.withdraw(
                     player.name,
-                    f"{player.failures} forfeits in a row (last: {result.termination})",
+                    f"{player.failures} failures in a row (last: {result.termination})",
                 )
         else:
             for name in scheduled.seats:

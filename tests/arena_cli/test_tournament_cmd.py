@@ -203,3 +203,33 @@ def test_same_seed_replays_the_same_tournament(tmp_path: Path) -> None:
     assert first == second
     # and the per-game seeds differ, so the games are not all the same game
     assert len({tuple(moves) for moves in first.values()}) > 1
+
+
+@pytest.mark.parametrize(
+    ("late_at", "withdrawn"),
+    [(1, False), (0, True)],
+    ids=["time-loss-after-moving-is-a-loss", "never-moving-is-a-failure"],
+)
+def test_a_time_loss_is_a_loss_over_the_board_a_player_that_never_moves_is_withdrawn(
+    tmp_path: Path, late_at: int, withdrawn: bool
+) -> None:
+    """A slow engine loses its games on time and keeps its seat; a stalled one is withdrawn."""
+    faulty = f"faulty:late_at={late_at}"
+    out = tmp_path / "results.json"
+    code = main(
+        [
+            "tournament", "tictactoe", "--player", "random", "--player", faulty,
+            "--games-per-pair", "4", "--move-time", "0.3", "--max-failures", "2",
+            "--db", str(tmp_path / "arena.sqlite"), "--out", str(out), "--no-progress",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    games = json.loads(out.read_text())["games"]
+    assert len(games) == 4
+    terminations = [g["termination"] for g in games]
+    for game in games:
+        assert game["scores"][game["seats"].index(faulty)] == 0.0
+    if withdrawn:  # two timeouts before its first move, then withdrawn: the rest unplayed
+        assert terminations == ["timeout", "timeout", "withdrawn", "withdrawn"]
+    else:  # every game played, each lost on time at its second move
+        assert terminations == ["timeout"] * 4
