@@ -71,6 +71,13 @@ def worker_seed(seed: int | None, index: int) -> int | str | None:
     return seed if index == 0 else f"{seed}:{index}"
 
 
+#: what the helper searches of ``workers=N`` leave to the main one: the exact searches from
+#: the root (connect four's solver, reversi's endgame), which would only repeat its work on
+#: another core; a helper spends its whole move on the Monte Carlo search, and a proof
+#: from the main search still decides the move (`merge_stats`)
+HELPER_OFF: dict[str, Any] = {"exact_share": 0.0, "reversi_endgame": 0}
+
+
 class MCTSAgent(Agent):
     """UCT with tree reuse, MCTS-Solver and optional root parallelism.
 
@@ -227,8 +234,9 @@ class MCTSAgent(Agent):
 
             adapter = adapter_for(game)
             if adapter is not None:
+                options = self.fast_options if index == 0 else {**self.fast_options, **HELPER_OFF}
                 compiled: SearchEngine = self._fast.FastSearch(
-                    game, adapter, seed=seed, **self.fast_options, **kwargs
+                    game, adapter, seed=seed, **options, **kwargs
                 )
                 return compiled
         if self.engine == "fast":

@@ -213,6 +213,25 @@ def test_two_threads_merge_their_statistics() -> None:
         agent.close()
 
 
+def test_helper_threads_leave_the_exact_search_to_the_main_one() -> None:
+    """With workers=2 one search proves (connect four's root solver), the other only searches:
+    the proof still decides the merged move."""
+    game = make_game("connect4")
+    agent = started("mcts:time=none,iterations=2000,seed=3,workers=2", game, 0)
+    try:
+        main, helper = agent._search, agent._helpers[0]
+        assert isinstance(main, FastSearch) and isinstance(helper, FastSearch)
+        assert main.exact is not None and helper.exact is None
+        # X to move wins by a double threat on the bottom row: d, then c or g
+        state = position(game, "4", "4", "5", "5")
+        move = agent.choose(state, SearchLimit(iterations=2000))
+        report = agent.last_report
+        assert report is not None and report.searches == 2 and report.root_proven == 1.0
+        assert game.format_move(move) in {"3", "6"}
+    finally:
+        agent.close()
+
+
 def test_fast_agent_plays_whole_games() -> None:
     for name in ("connect4", "tictactoe"):
         game = make_game(name)
