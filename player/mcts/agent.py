@@ -411,7 +411,7 @@ class MCTSAgent(Agent):
             stats, untried = result.stats, result.untried
         else:
             stats, untried = merge_stats(results)
-        move = best_move(stats, untried, search.rng)
+        move = best_move(stats, untried, search.rng, result.root_proven)
         report = _report(move, results, stats, search.principal_variation(move, PV_LENGTH))
         self.last_report = report
         _log_move(game, self.name, report)

@@ -550,12 +550,20 @@ def merge_stats(results: Iterable[SearchResult]) -> tuple[tuple[MoveStat, ...], 
     return stats, tuple(untried)
 
 
-def best_move(stats: Sequence[MoveStat], untried: Sequence[Any], rng: random.Random) -> Any:
+def best_move(
+    stats: Sequence[MoveStat],
+    untried: Sequence[Any],
+    rng: random.Random,
+    root_proven: float | None = None,
+) -> Any:
     """The move to play: a proven win, else the most visited child not proven lost.
 
     Ties in visits are broken by value. A proven draw is preferred to a
     more visited unproven move whose mean reward is below one half (it is
-    expected to do worse than the sure draw). If every expanded move is a
+    expected to do worse than the sure draw), and to any unproven move when
+    the root is proven a draw (`root_proven` 0.5: an exact search may prove
+    the root from one drawing move, every other move known only to do no
+    better). If every expanded move is a
     proven loss, an unexpanded move is preferred; with no statistics at all,
     a random unexpanded move is returned.
     """
@@ -571,6 +579,6 @@ def best_move(stats: Sequence[MoveStat], untried: Sequence[Any], rng: random.Ran
         raise ValueError("no move to choose from (empty statistics)")
     choice = max(alive, key=lambda s: (s.visits, s.value))
     draws = [s for s in alive if s.proven is not None and s.proven == 0.5]
-    if draws and choice.proven is None and choice.value < 0.5:
+    if draws and choice.proven is None and (choice.value < 0.5 or root_proven == 0.5):
         return max(draws, key=lambda s: s.visits).move
     return choice.move

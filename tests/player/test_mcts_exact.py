@@ -8,6 +8,8 @@ plain UCT on a position whose forced win random rollouts hide.
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
@@ -19,7 +21,7 @@ from player.agent import SearchLimit
 from player.mcts import MCTSAgent
 from player.mcts.fast import connect4_solve, exact, kernels, tree
 from player.mcts.fast.adapters import adapter_for
-from player.mcts.fast.codes import PROVEN_WIN, UNSOLVED
+from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNSOLVED
 from player.mcts.fast.engine import FastSearch
 from player.spec import make_agent
 from tests.benchmarks.minimax import late_positions, value
@@ -36,13 +38,61 @@ def replay(game: Connect4, moves: tuple[int, ...] | str) -> tuple[int, int, int,
     return state
 
 
-def kernel_value(state: tuple[int, int, int, int], limit: int = 10**9) -> int:
+def kernel_value(
+    state: tuple[int, int, int, int],
+    limit: int = 10**9,
+    window: tuple[int, int] = (-1, 1),
+    table: tuple[np.ndarray, np.ndarray] | None = None,
+) -> int:
     game = Connect4()
-    keys, bounds = connect4_solve.new_table(1 << 16)
+    keys, bounds = table or connect4_solve.new_table(1 << 16)
     budget = np.array([0, limit], dtype=np.int64)
     cfg = adapter_for(game).cfg  # type: ignore[union-attr]
     st = np.array(state, dtype=np.int64)
-    return int(kernels.solve(kernels.CONNECT4, cfg, st, keys, bounds, budget))
+    return int(kernels.solve(kernels.CONNECT4, cfg, st, keys, bounds, budget, *window))
+
+
+def test_null_windows_agree_with_the_exact_value_through_a_shared_table() -> None:
+    """Each window's answer bounds the exact value as alpha-beta says, whatever the table
+    already holds from other windows and from searches cut off by their budget."""
+    game = Connect4()
+    rng = random.Random(11)
+    table = connect4_solve.new_table(1 << 16)
+    checked = 0
+    for moves in late_positions(seed=7, count=12, ply=29):
+        state = replay(game, moves)
+        family = [state] + [
+            child
+            for m in game.legal_moves(state)
+            if not game.is_terminal(child := game.apply(state, m))
+        ]
+        truth = {s: value(game, s) for s in family}
+        for _ in range(30):
+            s = rng.choice(family)
+            low, high = rng.choice([(-1, 0), (0, 1), (-1, 1)])
+            v = kernel_value(s, rng.choice([5, 50, 10**9]), (low, high), table)
+            if v == UNSOLVED:
+                continue
+            checked += 1
+            if v <= low:
+                assert truth[s] <= v, (s, low, high, v)
+            elif v >= high:
+                assert truth[s] >= v, (s, low, high, v)
+            else:
+                assert truth[s] == v, (s, low, high, v)
+    assert checked > 100
+
+
+def test_the_empty_board_is_searched_like_any_position() -> None:
+    """The root's own questions search the empty board; its table key is not 'empty slot'."""
+    game = Connect4()
+    table = connect4_solve.new_table(1 << 16)
+    start = game.initial_state()
+    assert kernel_value(start, 2000, (0, 1), table) == UNSOLVED
+    assert kernel_value(start, 2000, (-1, 0), table) == UNSOLVED
+    search = FastSearch(game, adapter_for(game), seed=9)  # type: ignore[arg-type]
+    result = search.search(start, SearchLimit(iterations=5000))
+    assert result.root_proven is None and all(s.proven is None for s in result.stats)
 
 
 def test_the_kernel_agrees_with_plain_minimax() -> None:
@@ -150,8 +200,6 @@ def test_proven_marks_use_the_tree_codes() -> None:
 
 
 def test_a_proven_draw_beats_a_more_visited_move_expected_to_lose() -> None:
-    import random
-
     from player.mcts import MoveStat, best_move
 
     draw = MoveStat("draw", 3, 1.5, 0.5)
@@ -159,3 +207,47 @@ def test_a_proven_draw_beats_a_more_visited_move_expected_to_lose() -> None:
     winning = MoveStat("good", 900, 810.0)  # mean 0.9: better, it stays the choice
     assert best_move([draw, losing], (), random.Random(0)) == "draw"
     assert best_move([draw, winning], (), random.Random(0)) == "good"
+
+
+def test_a_root_proven_a_draw_plays_its_drawing_move() -> None:
+    """The root's questions prove a draw from one drawing move, the others known only to do no
+    better: the drawing move is played, however the Monte Carlo search rated the others."""
+    from player.mcts import MoveStat, best_move
+
+    draw = MoveStat("draw", 1, 0.5, 0.5)
+    unknown = MoveStat("maybe", 50, 35.0)  # mean 0.7, but the root is only a draw
+    assert best_move([draw, unknown], (), random.Random(0)) == "maybe"
+    assert best_move([draw, unknown], (), random.Random(0), root_proven=0.5) == "draw"
+
+
+def test_solve_root_proves_the_value_and_a_move_that_keeps_it() -> None:
+    """Against each child's exact value (a fresh full-window search): the root's value is
+    proven, a move that keeps it is marked, and every mark written into the tree is true."""
+    game = Connect4()
+    mark_of = {1: PROVEN_WIN, 0: PROVEN_DRAW, -1: PROVEN_LOSS}  # the child's mover's result
+    roots = set()
+    for moves in late_positions(seed=3, count=40, ply=16):
+        state = replay(game, moves)
+        search = FastSearch(game, adapter_for(game), seed=1, exact_share=0)  # type: ignore[arg-type]
+        search.search(state, SearchLimit(iterations=1))
+        root = int(search.meta[tree.ROOT])
+        if search.ni[root, tree.PROVEN]:
+            continue  # proven by the one simulation (a win at once)
+        keys, bounds = connect4_solve.new_table(1 << 16)
+        budget = np.zeros(tree.ROOT_BUDGET, dtype=np.int64)
+        budget[1] = 10**10
+        phase = np.zeros(64, dtype=np.int8)
+        st, ni, cfg = search.st, search.ni, search.cfg
+        assert tree.solve_root(kernels.CONNECT4, cfg, st, ni, keys, bounds, budget, phase, root)
+        first, count = int(ni[root, tree.FIRST]), int(ni[root, tree.NCH])
+        values = {
+            j: -kernel_value(game.apply(state, int(ni[j, tree.MOVE])))
+            for j in range(first, first + count)
+        }
+        best = max(values.values())
+        roots.add(best)
+        assert int(ni[root, tree.PROVEN]) == mark_of[-best]  # the root's own mover: the other seat
+        marked = {j: int(ni[j, tree.PROVEN]) for j in values if ni[j, tree.PROVEN]}
+        assert all(mark == mark_of[values[j]] for j, mark in marked.items()), moves
+        assert mark_of[best] in marked.values(), moves  # a move that keeps the value
+    assert roots == {-1, 0, 1}

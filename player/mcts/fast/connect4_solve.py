@@ -4,14 +4,15 @@ Negamax with alpha-beta on the window [-1, 1] (John Tromp's bitboard and
 Pascal Pons's "Solving Connect 4" method): only moves that do not hand the
 opponent an immediate win are searched, center columns first, refined by the
 number of winning cells a move creates; a transposition table keeps a lower
-and an upper bound per position (exact keys: the position plus the mask is
-unique). The search stops when ``budget[NODES]`` reaches ``budget[LIMIT]``
+and an upper bound per position (exact keys: the position plus the mask plus
+the bottom row is unique, and never 0). The search stops when ``budget[NODES]`` reaches ``budget[LIMIT]``
 and answers `codes.UNSOLVED`; the table it filled stays valid, so the next call
 (a bigger budget, the next move) resumes from it.
 
 The table is the caller's pair of arrays (`new_table`): int64 keys and int8
-bounds packed as ``(low + 1) * 3 + (up + 1)``; 0 keys mean empty (no reachable
-position has key 0 except the empty board, never a node of the search).
+bounds packed as ``(low + 1) * 3 + (up + 1)``; 0 keys mean empty (no position
+has key 0: the bottom row's bits are in every key, the empty board's included,
+which the root's own questions search).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def _enter(
         return -1, alpha, beta, 0, -1
     if ply >= cells - 2:
         return 0, alpha, beta, 0, -1
-    key = me + mask
+    key = me + mask + cfg[2]
     slot = _slot(key, keys.shape[0])
     if keys[slot] == key:
         packed = bounds[slot]
@@ -125,11 +126,15 @@ def _negamax(
     keys: np.ndarray,
     bounds: np.ndarray,
     budget: np.ndarray,
+    alpha: int,
+    beta: int,
 ) -> int:
-    """The value (-1, 0, 1) for the side to move, who cannot win at once; or UNSOLVED.
+    """The value (-1, 0, 1) for the side to move, who cannot win at once, in the window; or UNSOLVED.
 
-    Alpha-beta on the window [-1, 1] with an explicit stack (numba's cache
-    cannot hold recursive functions reliably): one row per ply of the line.
+    Fail-soft alpha-beta on the window (`alpha`, `beta`) with an explicit stack
+    (numba's cache cannot hold recursive functions reliably): one row per ply
+    of the line. A result at or below `alpha` is an upper bound, at or above
+    `beta` a lower bound, between them exact.
     """
     fme = np.empty(_FRAMES, dtype=np.int64)
     fmask = np.empty(_FRAMES, dtype=np.int64)
@@ -143,7 +148,7 @@ def _negamax(
     cand = np.empty((_FRAMES, 32), dtype=np.int64)
     score = np.empty(32, dtype=np.int64)
     d = 0
-    fme[0], fmask[0], falpha[0], fbeta[0] = me, mask, -1, 1
+    fme[0], fmask[0], falpha[0], fbeta[0] = me, mask, alpha, beta
     entering = True
     value = 0
     while True:
@@ -172,7 +177,7 @@ def _negamax(
             if falpha[d] >= fbeta[d] or fnext[d] == fn[d]:
                 best = fbest[d]
                 slot = fslot[d]
-                key = fme[d] + fmask[d]
+                key = fme[d] + fmask[d] + cfg[2]
                 lo, up = -1, 1
                 if keys[slot] == key:
                     lo, up = bounds[slot] // 3 - 1, bounds[slot] % 3 - 1
@@ -200,12 +205,23 @@ def _negamax(
 
 @njit(cache=True, nogil=True)
 def solve(
-    cfg: np.ndarray, st: np.ndarray, keys: np.ndarray, bounds: np.ndarray, budget: np.ndarray
+    cfg: np.ndarray,
+    st: np.ndarray,
+    keys: np.ndarray,
+    bounds: np.ndarray,
+    budget: np.ndarray,
+    alpha: int = -1,
+    beta: int = 1,
 ) -> int:
-    """The exact value of `st` for the side to move: 1 win, 0 draw, -1 loss, or UNSOLVED.
+    """The value of `st` for the side to move (1 win, 0 draw, -1 loss) in a window, or UNSOLVED.
 
-    Over `budget[LIMIT] - budget[NODES]` more nodes at most (`budget[NODES]`
-    counts on). A finished game answers from its status.
+    The window (`alpha`, `beta`), -1 <= alpha < beta <= 1, as in alpha-beta:
+    a result at or below `alpha` is an upper bound, at or above `beta` a lower
+    bound (the default window gives the exact value). A null window asks one
+    question at a fraction of the cost: (-1, 0) "is it lost?" (-1: yes; 0 or
+    more: it is not), (0, 1) "is it won?". Over `budget[LIMIT] -
+    budget[NODES]` more nodes at most (`budget[NODES]` counts on). A finished
+    game answers exactly from its status.
     """
     status = st[3]
     mover = st[2] & 1
@@ -216,4 +232,4 @@ def solve(
     h, bottom, board = cfg[1], cfg[2], cfg[3]
     if winning_cells(me, mask, h, board) & ((mask + bottom) & board):
         return 1
-    return _negamax(cfg, me, mask, st[2], keys, bounds, budget)
+    return _negamax(cfg, me, mask, st[2], keys, bounds, budget, alpha, beta)

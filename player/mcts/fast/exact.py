@@ -45,6 +45,8 @@ CHUNK_SECONDS = 0.002
 NODES_PER_ITERATION = 20
 #: the node rate assumed before any is measured (a slow machine's)
 START_RATE = 1e6
+#: the most children of a root the exact search proves (a connect four board's width)
+MAX_CHILDREN = 64
 
 
 def supported(gid: int) -> bool:
@@ -69,7 +71,9 @@ class RootSolver:
         self.clock = clock
         self.keys, self.bounds = new_table(table_bytes(max_memory) // ENTRY_BYTES)
         #: nodes so far, node limit, then `tree.solve_root`'s state between calls
-        self.budget = np.zeros(6, dtype=np.int64)
+        self.budget = np.zeros(tree.ROOT_BUDGET, dtype=np.int64)
+        #: `tree.solve_root`'s progress per child of the root (a row of the board at most)
+        self.phase = np.zeros(MAX_CHILDREN, dtype=np.int8)
         self.rate = START_RATE
         #: nodes searched by the last `prove`
         self.nodes = 0
@@ -85,6 +89,7 @@ class RootSolver:
         """
         self.nodes = 0
         self.budget[:] = 0
+        self.phase[:] = 0
         if deadline == float("inf"):
             self.budget[LIMIT] = max(1000, int(self.share * cap * NODES_PER_ITERATION))
             proven = self._run(st, ni, root)
@@ -109,5 +114,7 @@ class RootSolver:
 
     def _run(self, st: np.ndarray, ni: np.ndarray, root: int) -> bool:
         return bool(
-            tree.solve_root(self.gid, self.cfg, st, ni, self.keys, self.bounds, self.budget, root)
+            tree.solve_root(
+                self.gid, self.cfg, st, ni, self.keys, self.bounds, self.budget, self.phase, root
+            )
         )

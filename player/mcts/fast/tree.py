@@ -309,6 +309,130 @@ def compact(st: np.ndarray, ni: np.ndarray, wsum: np.ndarray, meta: np.ndarray) 
 # --- exact search at the root (kernels with a `kernels.solve`) ------------------
 
 
+#: `solve_root`'s first allowance per child (nodes), doubled every round
+FIRST_ALLOWANCE = 256
+#: the last round's allowance per child: the rounds find the cheap proofs (a move that
+#: loses at once, a quick win); past them the questions are asked of the root itself
+LAST_ALLOWANCE = 2048
+#: `solve_root`'s per-child state (`phase`): not tested yet, or known not to win (the
+#: child's mover has at least a draw)
+UNTESTED, NOT_WON = 0, 1
+#: what `solve_root` knows of the root's value from the root's own questions
+#: (``budget[6]``): nothing yet, won (find the winning move), at most a draw, a draw
+#: (find a drawing move)
+ROOT_UNKNOWN, ROOT_WON, ROOT_NOT_WON, ROOT_DRAW = 0, 1, 2, 3
+#: the length of `solve_root`'s budget array
+ROOT_BUDGET = 7
+
+
+@njit(cache=True, nogil=True)
+def _ask(
+    gid: int,
+    cfg: np.ndarray,
+    st: np.ndarray,
+    ni: np.ndarray,
+    keys: np.ndarray,
+    bounds: np.ndarray,
+    budget: np.ndarray,
+    phase: np.ndarray,
+    c: int,
+    k: int,
+) -> int:
+    """Ask child `c` (index `k`) its next question; 1 answered, 0 out of budget.
+
+    An untested child is asked "does this move win?" (its mover's opponent
+    lost: the window (-1, 0)); a child known not to win, "does it draw?"
+    ((0, 1)). The answers are marked: PROVEN_WIN, NOT_WON, then PROVEN_DRAW or
+    PROVEN_LOSS.
+    """
+    if phase[k] == UNTESTED:
+        v = kernels.solve(gid, cfg, st[c], keys, bounds, budget, -1, 0)
+        if v == UNSOLVED:
+            return 0
+        if v < 0:  # its mover's opponent has lost: the move wins
+            ni[c, PROVEN] = PROVEN_WIN
+        else:
+            phase[k] = NOT_WON
+        return 1
+    v = kernels.solve(gid, cfg, st[c], keys, bounds, budget, 0, 1)
+    if v == UNSOLVED:
+        return 0
+    ni[c, PROVEN] = PROVEN_LOSS if v > 0 else PROVEN_DRAW
+    return 1
+
+
+@njit(cache=True, nogil=True)
+def _find(
+    gid: int,
+    cfg: np.ndarray,
+    st: np.ndarray,
+    ni: np.ndarray,
+    keys: np.ndarray,
+    bounds: np.ndarray,
+    budget: np.ndarray,
+    phase: np.ndarray,
+    order: np.ndarray,
+    first: int,
+    total: int,
+) -> bool:
+    """Once the root is known won (``budget[6]``) or drawn, find a child that keeps it.
+
+    The root's search left the answer in the table, so the children are
+    asked in rounds from a tiny allowance (a table hit costs a node or two),
+    doubled until one answers: the move the root's search found comes first,
+    not the other moves' full searches. False when the budget ran out.
+    """
+    draw = budget[6] == ROOT_DRAW
+    allowance = 64
+    while True:
+        pending = False
+        for i in range(order.shape[0]):
+            c = order[i]
+            k = c - first
+            if ni[c, PROVEN] != 0 or not (draw or phase[k] == UNTESTED):
+                continue
+            if budget[0] >= total:
+                return False
+            begin = budget[0]
+            budget[1] = min(total, begin + allowance)
+            answered = _ask(gid, cfg, st, ni, keys, bounds, budget, phase, c, k)
+            budget[1] = total
+            p = ni[c, PROVEN]
+            if p == PROVEN_WIN or (draw and p == PROVEN_DRAW):
+                return True
+            if answered == 0 or (ni[c, PROVEN] == 0 and (draw or phase[k] == UNTESTED)):
+                pending = True
+        if not pending:
+            return True  # every move asked
+        allowance *= 2
+
+
+@njit(cache=True, nogil=True)
+def _mark_root(ni: np.ndarray, root: int, first: int, count: int, known: int) -> bool:
+    """Mark the root once its value follows from its children's marks (and `known`)."""
+    best = PROVEN_LOSS
+    for c in range(first, first + count):
+        p = ni[c, PROVEN]
+        if p == PROVEN_WIN:
+            best = PROVEN_WIN
+            break
+        if p == 0:
+            best = 0
+        elif p == PROVEN_DRAW and best == PROVEN_LOSS:
+            best = PROVEN_DRAW
+    if best == 0 and known == ROOT_DRAW:
+        for c in range(first, first + count):
+            if ni[c, PROVEN] == PROVEN_DRAW:
+                best = PROVEN_DRAW  # no move wins (the root's answer), this one draws
+    if best == 0:
+        return False
+    # the root's mark is for its own mover, the other seat
+    ni[root, PROVEN] = (
+        PROVEN_LOSS if best == PROVEN_WIN else PROVEN_WIN if best == PROVEN_LOSS else best
+    )
+    return True
+
+
 @njit(cache=True, nogil=True)
 def solve_root(
     gid: int,
@@ -318,23 +442,33 @@ def solve_root(
     keys: np.ndarray,
     bounds: np.ndarray,
     budget: np.ndarray,
+    phase: np.ndarray,
     root: int,
 ) -> bool:
-    """Prove the expanded `root`'s children with the kernel's exact search, most visited first.
+    """Prove the expanded `root`'s value with the kernel's exact search, and the move that keeps it.
 
-    The node budget (``budget[0]``: nodes so far, ``budget[1]``: limit) is
-    shared out in rounds: each unproven child gets a small allowance,
-    doubled every round, so the children that are easy to prove are proven
-    first, whatever their order (the table keeps the work of an attempt
-    that ran out). ``budget[2:6]`` keep the rounds' state between calls
-    (zeros: start afresh), so a search cut into short calls goes on where
-    it stopped. Each child
-    solved is marked PROVEN for its mover (a win ends the search: the move
-    is found); the root is marked too once its value is known. The marks
-    made before the budget runs out stay (MCTS then avoids the proven
-    losses). True when the root is proven.
+    Null-window questions (`kernels.solve`'s window) are cheaper than exact
+    values. First, in rounds, each child is asked "does this move win?" and,
+    if not, "does it draw?" (`_ask`) within a small allowance, doubled every
+    round up to `LAST_ALLOWANCE`: the cheap proofs come first whatever the
+    order, and the moves that lose at once are marked early for the Monte
+    Carlo search. Then the root itself is asked, as alpha-beta would (one
+    search, its move ordering and table shared by all the moves): "is it
+    won?"; if so, which child wins (the table answers at once); if not, "is
+    it lost?" (every move is then marked lost); if not, it is a draw, and the
+    children are asked which draws. `phase` (one int8 per child) and
+    ``budget[2:7]`` keep the progress between calls (zeros: start afresh),
+    so a search cut into short calls goes on where it stopped; the table
+    keeps the work of a call that ran out.
+
+    ``budget[0]``/``budget[1]`` are the kernel's node count and limit. Every
+    answer is marked in the tree (PROVEN for the child's mover); the root too
+    once its value is known. The marks made before the budget runs out stay
+    (MCTS then avoids the proven losses). True when the root is proven.
     """
     first, count = ni[root, FIRST], ni[root, NCH]
+    if count > phase.shape[0]:
+        return False
     order = np.empty(count, dtype=np.int64)
     for i in range(count):
         order[i] = first + i
@@ -343,15 +477,14 @@ def solve_root(
         while j > 0 and ni[order[j - 1], VIS] < ni[order[j], VIS]:
             order[j - 1], order[j] = order[j], order[j - 1]
             j -= 1
-    # budget: 0 nodes so far, 1 node limit (both the kernel's), then the round's state,
-    # kept between calls so that a search cut into short calls goes on where it stopped:
-    # 2 each child's allowance this round, 3 the child in turn, 4 nodes it has had, 5
-    # children left unsolved this round
+    # budget: 0 nodes so far, 1 node limit (both the kernel's), then the state kept
+    # between calls: 2 each child's allowance this round, 3 the child in turn, 4 nodes it
+    # has had, 5 children left unsolved this round, 6 what the root's questions found
     total = budget[1]
     if budget[2] == 0:
-        budget[2] = 256
-    while True:
-        paused = False
+        budget[2] = FIRST_ALLOWANCE
+    paused = False
+    while budget[2] <= LAST_ALLOWANCE:  # the rounds
         while budget[3] < count:
             c = order[budget[3]]
             if ni[c, PROVEN] != 0:
@@ -363,42 +496,57 @@ def solve_root(
                 break
             begin = budget[0]
             budget[1] = min(total, begin + budget[2] - budget[4])
-            v = kernels.solve(gid, cfg, st[c], keys, bounds, budget)
+            answered = _ask(gid, cfg, st, ni, keys, bounds, budget, phase, c, c - first)
             budget[4] += budget[0] - begin
-            if v == UNSOLVED:
-                if budget[4] < budget[2]:  # the call's limit, not the child's: resume later
-                    paused = True
-                    break
+            if answered == 0 and budget[4] < budget[2]:  # the call's limit: resume later
+                paused = True
+                break
+            if ni[c, PROVEN] == PROVEN_WIN:
+                paused = True  # the move is found
+                break
+            if answered == 0 or ni[c, PROVEN] == 0:  # out of allowance, or a question left
                 budget[5] += 1
-                budget[3] += 1
-                budget[4] = 0
-                continue
-            ni[c, PROVEN] = PROVEN_WIN if v < 0 else PROVEN_DRAW if v == 0 else PROVEN_LOSS
             budget[3] += 1
             budget[4] = 0
-            if v < 0:
-                paused = True  # a win: the move is found
-                break
         if paused or budget[5] == 0:
             break
         budget[2] *= 2  # a new round, every unsolved child with twice the allowance
         budget[3] = 0
         budget[5] = 0
     budget[1] = total
-    best = PROVEN_LOSS
-    for c in range(first, first + count):
-        p = ni[c, PROVEN]
-        if p == PROVEN_WIN:
-            best = PROVEN_WIN
-            break
-        if p == 0:
-            best = 0
-        elif p == PROVEN_DRAW and best == PROVEN_LOSS:
-            best = PROVEN_DRAW
-    if best == 0:
-        return False
-    # the root's mark is for its own mover, the other seat
-    ni[root, PROVEN] = (
-        PROVEN_LOSS if best == PROVEN_WIN else PROVEN_WIN if best == PROVEN_LOSS else best
-    )
-    return True
+    if not paused and budget[2] > LAST_ALLOWANCE:  # the root's questions
+        while budget[0] < total and ni[root, PROVEN] == 0:
+            may_win = False
+            for k in range(count):
+                if ni[first + k, PROVEN] == PROVEN_WIN:
+                    budget[6] = ROOT_WON
+                if ni[first + k, PROVEN] == 0 and phase[k] == UNTESTED:
+                    may_win = True
+            if budget[6] == ROOT_WON or budget[6] == ROOT_DRAW:  # find the move
+                if not _find(gid, cfg, st, ni, keys, bounds, budget, phase, order, first, total):
+                    return False  # out of budget: on with it at the next call
+                if not _mark_root(ni, root, first, count, budget[6]):
+                    break  # every move asked: the marks say all there is
+            elif may_win and budget[6] == ROOT_UNKNOWN:
+                v = kernels.solve(gid, cfg, st[root], keys, bounds, budget, 0, 1)
+                if v == UNSOLVED:
+                    return False
+                if v > 0:
+                    budget[6] = ROOT_WON
+                else:
+                    budget[6] = ROOT_NOT_WON
+                    for k in range(count):
+                        if phase[k] == UNTESTED:
+                            phase[k] = NOT_WON
+            else:
+                v = kernels.solve(gid, cfg, st[root], keys, bounds, budget, -1, 0)
+                if v == UNSOLVED:
+                    return False
+                if v >= 0:
+                    budget[6] = ROOT_DRAW
+                else:
+                    for c in range(first, first + count):
+                        ni[c, PROVEN] = PROVEN_LOSS  # every move loses
+            if _mark_root(ni, root, first, count, budget[6]):
+                return True
+    return _mark_root(ni, root, first, count, budget[6])
