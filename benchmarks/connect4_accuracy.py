@@ -8,7 +8,11 @@ drawn again), so nothing in the generation knows any player. A position is
 kept only when it is not decided trivially: the side to move has no
 immediate win, the opponent no immediate threat to block, and at least one
 legal move loses the position's value (win to draw or loss, draw to loss),
-as scored by the exact solver `benchmarks.c4solver`. Duplicates are dropped.
+as scored by an exact solver: BitBully (`benchmarks.c4solver.reference`, from
+PyPI, with its opening databases: an opening position in a millisecond) when it
+is installed, else our own `benchmarks.c4solver` (seconds to minutes for an
+opening position); ``--reference`` chooses. The two agree
+(tests/benchmarks/test_c4solver.py). Duplicates are dropped.
 
 Each player then gets every position afresh (a new agent: no tree, no table
 kept from another position) and ``--time`` seconds; a move is correct when
@@ -32,10 +36,13 @@ import random
 import sys
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from benchmarks.c4solver import Solver
+from benchmarks.c4solver.reference import BitBullySolver, available
 from games.connect4 import Connect4
 from player.agent import SearchLimit
 from player.spec import make_agent
@@ -98,6 +105,12 @@ def generate(
     return found
 
 
+class Reference(Protocol):
+    """An exact solver: each column's value for the side to move (None: full)."""
+
+    def values(self, moves: Sequence[int]) -> list[int | None]: ...
+
+
 class CachedValues:
     """The solver's answers, kept in a JSON file between runs (a solved opening takes seconds).
 
@@ -105,7 +118,7 @@ class CachedValues:
     it is only a cache: deleting it changes nothing but the time a run takes.
     """
 
-    def __init__(self, solver: Solver, path: Path | None) -> None:
+    def __init__(self, solver: Reference, path: Path | None) -> None:
         self.solver = solver
         self.path = path
         self.known: dict[str, list[int | None]] = {}
@@ -204,11 +217,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--cache", default=str(default_cache()), help="file of solved positions ('' = none)"
     )
+    parser.add_argument(
+        "--reference",
+        choices=("auto", "bitbully", "c"),
+        default="auto",
+        help="the exact solver that scores the positions (auto: bitbully when installed, else c)",
+    )
     args = parser.parse_args(argv)
     specs = [args.player] + ([args.baseline] if args.baseline else [])
     wanted = set(args.sets.split(","))
-    print(f"seed {args.seed}, {args.positions} positions per set, {args.time} s a move")
-    with Solver() as solver:
+    reference = args.reference
+    if reference == "auto":
+        reference = "bitbully" if available() else "c"
+    print(
+        f"seed {args.seed}, {args.positions} positions per set, {args.time} s a move,"
+        f" positions scored by {reference}"
+    )
+    with ExitStack() as stack:
+        solver: Reference
+        if reference == "bitbully":
+            solver = stack.enter_context(BitBullySolver())
+        else:
+            solver = stack.enter_context(Solver())
         values = CachedValues(solver, Path(args.cache) if args.cache else None)
         for index, (name, low, high) in enumerate(SETS):
             if name not in wanted:

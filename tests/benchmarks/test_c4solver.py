@@ -73,3 +73,23 @@ def test_agrees_with_bitbully(solver: Solver) -> None:
             None if not board.isLegalMove(c) else (s > 0) - (s < 0) for c, s in enumerate(scores)
         ]
         assert solver.values(moves) == expected, moves
+
+
+def test_the_bitbully_reference_agrees_with_our_solver(solver: Solver) -> None:
+    """`BitBullySolver` (the accuracy benchmark's fast reference) answers as our C solver,
+    column by column, on seeded mid-game positions."""
+    pytest.importorskip("bitbully")
+    from benchmarks.c4solver.reference import BitBullySolver
+
+    game = Connect4()
+    with BitBullySolver() as reference:
+        checked = 0
+        for moves in late_positions(seed=41, count=20, ply=18):
+            state = game.initial_state()
+            for move in moves:
+                state = game.apply(state, move)
+            if any(game.apply(state, m)[3] == game.to_move(state) for m in game.legal_moves(state)):
+                continue  # won at once: bitbully does not score it
+            assert reference.values(moves) == solver.values(moves), moves
+            checked += 1
+        assert checked >= 10

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import connect4_accuracy as accuracy
+from benchmarks.c4solver.reference import available
 from games.connect4 import Connect4
 
 
@@ -79,9 +80,14 @@ def test_wilson_interval() -> None:
     assert accuracy.wilson(10, 10)[1] == pytest.approx(1.0)
 
 
-def test_the_benchmark_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    if shutil.which("cc") is None:
+@pytest.mark.parametrize("reference", ["c", "bitbully"])
+def test_the_benchmark_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reference: str
+) -> None:
+    if reference == "c" and shutil.which("cc") is None:
         pytest.skip("no C compiler for the solver")
+    if reference == "bitbully" and not available():
+        pytest.skip("bitbully is not installed (the dev extra, Linux x86_64)")
     # the solver's answers come from a cache filled by the stand-in scorer (a solved
     # position can take the C solver minutes on a loaded machine): the run is the same
     cache = tmp_path / "values.json"
@@ -94,9 +100,11 @@ def test_the_benchmark_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     accuracy.generate(random.Random("3:1"), 10, 32, 2, recording)
     cache.write_text(json.dumps(seen))
     args = ["--seed", "3", "--positions", "2", "--time", "0.05", "--sets", "middle"]
+    args += ["--reference", reference]
     assert accuracy.main([*args, "--cache", str(cache)]) == 0
     out = capsys.readouterr().out
     assert "middle (plies 10-32): 2 positions" in out
+    assert f"positions scored by {reference}" in out
     assert "mcts:exact=0" in out and "/2 = " in out
     assert json.loads(cache.read_text()) == seen  # nothing new was solved
 
