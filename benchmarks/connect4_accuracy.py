@@ -236,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with ExitStack() as stack:
         solver: Reference
         if reference == "bitbully":
-            solver = stack.enter_context(BitBullySolver())
+            solver = BitBullySolver()
         else:
             solver = stack.enter_context(Solver())
         values = CachedValues(solver, Path(args.cache) if args.cache else None)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
-from types import TracebackType
 from typing import Any
 
 from benchmarks.c4solver import SolverError
@@ -25,7 +24,10 @@ def available() -> bool:
 
 
 class BitBullySolver:
-    """`values(moves)` like `benchmarks.c4solver.Solver`, answered by BitBully with its book."""
+    """`values(moves)` like `benchmarks.c4solver.Solver`, answered by BitBully with its book.
+
+    In-process: nothing to start or to end.
+    """
 
     def __init__(self) -> None:
         try:
@@ -50,17 +52,3 @@ class BitBullySolver:
             raise SolverError(f"bitbully scores no position won at once: {list(moves)!r}")
         scores = self._agent.score_all_moves(board)
         return [None if c not in scores else (scores[c] > 0) - (scores[c] < 0) for c in range(7)]
-
-    def close(self) -> None:
-        """Nothing to end (in-process); here for the same use as `Solver`."""
-
-    def __enter__(self) -> BitBullySolver:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

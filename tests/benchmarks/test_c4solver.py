@@ -82,14 +82,14 @@ def test_the_bitbully_reference_agrees_with_our_solver(solver: Solver) -> None:
     from benchmarks.c4solver.reference import BitBullySolver
 
     game = Connect4()
-    with BitBullySolver() as reference:
-        checked = 0
-        for moves in late_positions(seed=41, count=20, ply=18):
-            state = game.initial_state()
-            for move in moves:
-                state = game.apply(state, move)
-            if any(game.apply(state, m)[3] == game.to_move(state) for m in game.legal_moves(state)):
-                continue  # won at once: bitbully does not score it
-            assert reference.values(moves) == solver.values(moves), moves
-            checked += 1
-        assert checked >= 10
+    reference = BitBullySolver()
+    checked = 0
+    for moves in late_positions(seed=41, count=20, ply=18):
+        state = game.initial_state()
+        for move in moves:
+            state = game.apply(state, move)
+        if any(game.apply(state, m)[3] == game.to_move(state) for m in game.legal_moves(state)):
+            continue  # won at once: bitbully does not score it
+        assert reference.values(moves) == solver.values(moves), moves
+        checked += 1
+    assert checked >= 10
