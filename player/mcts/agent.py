@@ -116,6 +116,7 @@ class MCTSAgent(Agent):
         candidates: int = default("candidates"),
         cutoff: int = default("cutoff"),
         vcf: int = default("vcf"),
+        vct: int = default("vct"),
         clock: Callable[[], float] | None = None,
         **kernel_options: Any,
     ) -> None:
@@ -139,6 +140,7 @@ class MCTSAgent(Agent):
                 "candidates": candidates,
                 "cutoff": cutoff,
                 "vcf": vcf,
+                "vct": vct,
             }
         )
         self.default_limit = SearchLimit(time=time, iterations=iterations)
@@ -163,6 +165,7 @@ class MCTSAgent(Agent):
             "candidates": candidates,
             "cutoff": cutoff,
             "vcf": vcf,
+            "vct": vct,
             # one game's compiled-search knowledge (reversi_*): `player.mcts.fast.reversi_plan`
             **kernel_options,
         }
@@ -171,7 +174,9 @@ class MCTSAgent(Agent):
         shown.update({k: v for k, v in kernel_options.items() if v != default(k)})
         if engine != "auto":
             shown["engine"] = engine
-        knowledge = {"threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf}
+        knowledge = {
+            "threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf, "vct": vct,
+        }  # fmt: skip
         for key, value in knowledge.items():
             if value != default(key):  # the gomoku knowledge, named when changed
                 shown[key] = value

@@ -184,6 +184,13 @@ _TABLE = (
         " (a found VCF is its only move; 0 = off)",
         low=0, engines=("fast",),
     ),
+    MCTSOption(
+        "vct", int, 20_000,
+        "k-in-a-row games, k >= 5: positions of each root VCT search (victory by continuous"
+        " threats; ours: played at once; the opponent's: the moves that allow it are proven"
+        " losses), each within 15% of the time left; 0 = off",
+        low=0, engines=("fast",),
+    ),
     # reversi only (player.mcts.fast.reversi_plan); other games ignore them
     MCTSOption(
         "reversi_leaf", str, "eval",

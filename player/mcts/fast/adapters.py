@@ -38,9 +38,10 @@ class Adapter:
     encode_move: Callable[[Any], int]
     decode_move: Callable[[int], Any]
     smart: Rollout
-    #: threat knowledge (m,n,k with k >= 5): `bigmnk.tune` and `bigmnk.analyse`
+    #: threat knowledge (m,n,k with k >= 5): `bigmnk.tune`, `bigmnk.analyse`, `bigmnk.threat_win`
     tune: Callable[[np.ndarray, int, int, int], np.ndarray] | None = None
     analyse: Callable[[np.ndarray, np.ndarray, int, np.ndarray], int] | None = None
+    threat_win: Callable[[np.ndarray, np.ndarray, bool, np.ndarray], int] | None = None
 
 
 def _identity(value: Any) -> Any:
@@ -80,6 +81,7 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
             Rollout.THREAT if threats else Rollout.WIN_BLOCK,
             tune=bigmnk.tune if threats else None,
             analyse=bigmnk.analyse if threats else None,
+            threat_win=bigmnk.threat_win if threats else None,
         )  # fmt: skip
     if type(game) is Reversi and game.size == 8:
         return Adapter(

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast import threats
+from player.mcts.fast import threats, vct
 from player.mcts.fast.codes import DRAW, ONGOING, Rollout
 from player.mcts.fast.rng import below
 
@@ -268,3 +268,14 @@ def analyse(cfg: np.ndarray, st: np.ndarray, budget: int, out: np.ndarray) -> in
     left = np.array([budget], dtype=np.int64)
     threats.analyse(cfg, _board(cfg, st), int(st[PLY] & 1), left, out)
     return int(budget - left[0])
+
+
+@njit(cache=True, nogil=True)
+def threat_win(cfg: np.ndarray, st: np.ndarray, mover: bool, budget: np.ndarray) -> int:
+    """`vct.vct` on a state row: the side to move's VCT (`mover`), or the other's as if it moved.
+
+    The first move of the forced win, or -1 (none found within ``budget[0]``
+    positions, counted down).
+    """
+    side = int(st[PLY] & 1)
+    return vct.vct(cfg, _board(cfg, st), side if mover else 1 - side, budget)

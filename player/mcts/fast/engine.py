@@ -28,6 +28,7 @@ from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
 from player.mcts.fast.reversi_plan import plan_for
 from player.mcts.fast.rng import new_rng
 from player.mcts.fast.rootthreats import RootThreats
+from player.mcts.fast.rootvct import RootVCT
 from player.mcts.options import check_options, default
 from player.mcts.search import MoveStat, SearchResult
 
@@ -67,6 +68,7 @@ class FastSearch:
         candidates: int = default("candidates"),
         cutoff: int = default("cutoff"),
         vcf: int = default("vcf"),
+        vct: int = default("vct"),
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
         **kernel_options: Any,
@@ -75,6 +77,7 @@ class FastSearch:
             {
                 "c": c, "rollout": rollout, "memory": max_memory, "exact": exact_share,
                 "threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf,
+                "vct": vct,
             }
         )  # fmt: skip
         self.game = game
@@ -104,6 +107,7 @@ class FastSearch:
         tune = adapter.tune
         self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, candidates, cutoff, vcf)
         self.root_threats = RootThreats(adapter) if threats and adapter.analyse else None
+        self.root_vct = RootVCT(adapter, vct) if vct > 0 and adapter.threat_win else None
         # Kernel-specific search knowledge (reversi: `reversi_plan`), None = plain UCT.
         check_options(kernel_options)
         self.plan = plan_for(adapter, kernel_options)
@@ -189,6 +193,10 @@ class FastSearch:
             answer = self.root_threats.apply(self, root, kstate, deadline)
             if answer is not None:
                 return self._forced(answer, start, reused)
+        if self.root_vct is not None and self.ni[root, tree.PROVEN] == 0:
+            win = self.root_vct.apply(self, root, kstate, deadline)
+            if win is not None:
+                return self._forced((win, True), start, reused)
         if self.exact is not None and self.ni[root, tree.PROVEN] == 0:
             if self.ni[root, tree.NCH] == 0:  # one simulation expands the root
                 iterations, max_depth = self.run_batch(kstate, 1)

@@ -26,7 +26,7 @@ from player.spec import make_agent
 from tests.player.mcts.fast.test_threats import VCF_POSITION, position
 
 GAME = Gomoku()
-PLAIN = "threats=false,candidates=0,vcf=0,rollout=random"
+PLAIN = "threats=false,candidates=0,vcf=0,vct=0,rollout=random"
 
 
 def agent(spec: str, seat: int) -> MCTSAgent:
