@@ -72,10 +72,10 @@ def worker_seed(seed: int | None, index: int) -> int | str | None:
 
 
 #: what the helper searches of ``workers=N`` leave to the main one: the exact searches from
-#: the root (connect four's solver, reversi's endgame), which would only repeat its work on
-#: another core; a helper spends its whole move on the Monte Carlo search, and a proof
-#: from the main search still decides the move (`merge_stats`)
-HELPER_OFF: dict[str, Any] = {"exact_share": 0.0, "reversi_endgame": 0}
+#: the root (connect four's solver, reversi's endgame, gomoku's VCT), which would only
+#: repeat its work on another core; a helper spends its whole move on the Monte Carlo
+#: search, and a proof from the main search still decides the move (`merge_stats`)
+HELPER_OFF: dict[str, Any] = {"exact_share": 0.0, "reversi_endgame": 0, "vct": 0}
 
 
 class MCTSAgent(Agent):

@@ -222,6 +222,12 @@ def test_helper_threads_leave_the_exact_search_to_the_main_one() -> None:
         main, helper = agent._search, agent._helpers[0]
         assert isinstance(main, FastSearch) and isinstance(helper, FastSearch)
         assert main.exact is not None and helper.exact is None
+        gomoku = started("mcts:time=none,iterations=10,seed=3,workers=2", make_game("gomoku"), 0)
+        try:
+            assert isinstance(gomoku._search, FastSearch) and gomoku._search.root_vct is not None
+            assert all(isinstance(h, FastSearch) and h.root_vct is None for h in gomoku._helpers)
+        finally:
+            gomoku.close()
         # X to move wins by a double threat on the bottom row: d, then c or g
         state = position(game, "4", "4", "5", "5")
         move = agent.choose(state, SearchLimit(iterations=2000))
