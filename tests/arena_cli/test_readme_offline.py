@@ -275,11 +275,12 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.playouts",
             "python -m benchmarks.strength mcts:time=0.2"
             " 'engine:cmd=./pattern_gomoku,args=--seed 7,protocol=gomocup'"
-            " --game gomoku --games 100 --time 0.2 --seed 1",
-            "python -m benchmarks.connect4_accuracy --seed 1 --positions 100 --time 0.2",
+            " --game gomoku --games 100 --time 0.2 --seed 1 --cores 1,1",
+            "python -m benchmarks.connect4_accuracy --seed 1 --positions 200 --time 0.2",
             "python -m benchmarks.strength mcts mcts:exact=0 --game connect4 --games 24"
             " --time 0.2 --seed 9001",
-            "python -m benchmarks.strength mcts openspiel --game connect4 --games 100 --time 0.2",
+            "python -m benchmarks.strength mcts openspiel --game connect4 --time 0.2 --games 100"
+            " --seed 7100 --cores 0,0",
             "python -m benchmarks.strength mcts openspiel --game reversi --games 60 --time 0.2",
             "python -m benchmarks.think_times FILE.sqlite",
         ),
