@@ -515,7 +515,9 @@ def solve_root(
         budget[5] = 0
     budget[1] = total
     if not paused and budget[2] > LAST_ALLOWANCE:  # the root's questions
-        while budget[0] < total and ni[root, PROVEN] == 0:
+        while budget[0] < total:
+            if _mark_root(ni, root, first, count, budget[6]):
+                return True
             may_win = False
             for k in range(count):
                 if ni[first + k, PROVEN] == PROVEN_WIN:
@@ -547,6 +549,4 @@ def solve_root(
                 else:
                     for c in range(first, first + count):
                         ni[c, PROVEN] = PROVEN_LOSS  # every move loses
-            if _mark_root(ni, root, first, count, budget[6]):
-                return True
     return _mark_root(ni, root, first, count, budget[6])
