@@ -267,6 +267,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
         (
             "python -m benchmarks.strength --game connect4 --time 0.2 --games 200",
             'python -m benchmarks.strength "mcts:workers=2" mcts --cores "" --games 100',
+            'python -m benchmarks.strength "mcts:workers=2" mcts --game ultimate --time 0.2'
+            ' --games 200 --seed 4100 --cores ""',
             "python -m benchmarks.startup",
             "python -m benchmarks.hostile",
             "python -m benchmarks.server",
