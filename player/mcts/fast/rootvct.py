@@ -25,14 +25,12 @@ the lines the games offered) and 0.55 (it starved the tree); see the README.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Protocol
-
 import numpy as np
 
 from player.mcts.fast import tree
 from player.mcts.fast.adapters import Adapter
 from player.mcts.fast.codes import PROVEN_LOSS
+from player.mcts.fast.rootthreats import TreeArrays
 
 #: the most of the time left that each step may take: our VCT, then the defence
 ATTACK_SHARE, DEFENCE_SHARE = 0.35, 0.25
@@ -42,17 +40,6 @@ START_RATE = 50_000.0
 MIN_RATE, MAX_RATE = 2_000.0, 500_000.0
 #: the least budget worth a search (below it the step is skipped)
 MIN_BUDGET = 16
-
-
-class TreeArrays(Protocol):
-    """What the root check uses of a `FastSearch`: its kernel config, arrays, clock, simulations."""
-
-    cfg: np.ndarray
-    st: np.ndarray
-    ni: np.ndarray
-    clock: Callable[[], float]
-
-    def run_batch(self, kstate: np.ndarray, batch: int) -> tuple[int, int]: ...
 
 
 class RootVCT:

@@ -50,9 +50,9 @@ from player.mcts.fast.rng import below, next_u64
 
 #: score growth per stone in a live window
 WEIGHT = 6.0
-#: the four line directions as (row, column) steps
-_DR = np.array([0, 1, 1, 1], dtype=np.int64)
-_DC = np.array([1, 0, 1, -1], dtype=np.int64)
+#: the four line directions as (row, column) steps (`vct` walks them too)
+DR = np.array([0, 1, 1, 1], dtype=np.int64)
+DC = np.array([1, 0, 1, -1], dtype=np.int64)
 #: `analyse` result codes (out[0]); out[1] is the move, out[2] the count of safe moves
 QUIET, WIN, BLOCK, VCF, DEFEND, LOST = 0, 1, 2, 3, 4, 5
 #: deepest VCF line searched (attacker moves)
@@ -117,7 +117,7 @@ def scan(
     for i in range(1, k + 1):
         weight[i] = weight[i - 1] * WEIGHT
     for d in range(4):
-        dr, dc = _DR[d], _DC[d]
+        dr, dc = DR[d], DC[d]
         step = dr * width + dc
         for r0 in range(height):
             for c0 in range(width):
@@ -163,7 +163,8 @@ def scan(
 
 
 @njit(cache=True, nogil=True)
-def _any(flags: np.ndarray, side: int) -> bool:
+def any_set(flags: np.ndarray, side: int) -> bool:
+    """Whether any cell of ``flags[side]`` is set."""
     for e in range(flags.shape[1]):  # noqa: SIM110 (a plain loop compiles to the simplest code)
         if flags[side, e]:
             return True
@@ -171,7 +172,7 @@ def _any(flags: np.ndarray, side: int) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def _first(flags: np.ndarray, side: int) -> tuple[int, int]:
+def count_first(flags: np.ndarray, side: int) -> tuple[int, int]:
     """(count of set cells, first set cell) of ``flags[side]``."""
     n = 0
     first = -1
@@ -206,10 +207,10 @@ def _attacks(
     """
     scan(cfg, board, score, wins, fours, fpair, zone, total)
     other = 1 - side
-    n, first = _first(wins, side)
+    n, first = count_first(wins, side)
     if n > 0:
         return first, 0
-    blocks, block = _first(wins, other)
+    blocks, block = count_first(wins, other)
     if blocks >= 2:
         return -1, 0
     cells = cfg[3]
@@ -322,12 +323,12 @@ def analyse(
     out[0] = QUIET
     out[1] = -1
     out[2] = 0
-    n, first = _first(wins, side)
+    n, first = count_first(wins, side)
     if n > 0:
         out[0] = WIN
         out[1] = first
         return
-    n, first = _first(wins, other)
+    n, first = count_first(wins, other)
     if n > 0:
         out[0] = BLOCK
         out[1] = first
@@ -389,11 +390,11 @@ def candidates(
     zone = np.empty((2, cells), dtype=np.int8)
     total = np.empty(2, dtype=np.float64)
     scan(cfg, board, score, wins, fours, fpair, zone, total)
-    n, first = _first(wins, side)
+    n, first = count_first(wins, side)
     if n > 0:
         out[0] = first
         return 1
-    n, first = _first(wins, other)
+    n, first = count_first(wins, other)
     if n > 0:
         out[0] = first
         return 1
@@ -475,19 +476,19 @@ def playout(
             return 2
         scan(cfg, board, score, wins, fours, fpair, zone, total)
         other = 1 - side
-        n, first = _first(wins, side)
+        n, first = count_first(wins, side)
         if n > 0:
             return side
         if cutoff > 0 and played >= cutoff:
             for e in range(cells):
-                if fours[side, e] >= 2 and not _any(wins, other):
+                if fours[side, e] >= 2 and not any_set(wins, other):
                     return side  # an open four next: the opponent has no four to answer
             x = (total[side] - total[other]) / unit
             p = 1.0 / (1.0 + math.exp(-x))
             u = (next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
             return side if u < p else other
         move = -1
-        n, first = _first(wins, other)
+        n, first = count_first(wins, other)
         if n > 0:
             move = first
         if move < 0:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.threats import scan
+from player.mcts.fast.threats import DC, DR, any_set, count_first, scan
 
 #: deepest line searched, in attacker moves (fours, forced blocks and threes)
 MAX_DEPTH = 20
@@ -44,22 +44,6 @@ MAX_DEPTH = 20
 MAX_THREES = 4
 #: node results inside the search
 _OPEN, _WIN, _FAIL = 0, 1, 2
-#: the four line directions as (row, column) steps
-_DR = np.array([0, 1, 1, 1], dtype=np.int64)
-_DC = np.array([1, 0, 1, -1], dtype=np.int64)
-
-
-@njit(cache=True, nogil=True)
-def _count(flags: np.ndarray, side: int) -> tuple[int, int]:
-    """(count of set cells, first set cell) of ``flags[side]``."""
-    n = 0
-    first = -1
-    for e in range(flags.shape[1]):
-        if flags[side, e]:
-            if n == 0:
-                first = e
-            n += 1
-    return n, first
 
 
 @njit(cache=True, nogil=True)
@@ -86,7 +70,7 @@ def _makes_three(
     row0, col0 = e // width, e % width
     n = 0
     for d in range(4):
-        dr, dc = _DR[d], _DC[d]
+        dr, dc = DR[d], DC[d]
         for back in range(k):  # the window starts `back` cells before e
             r, c = row0 - back * dr, col0 - back * dc
             r1, c1 = r + (k - 1) * dr, c + (k - 1) * dc
@@ -134,7 +118,7 @@ def _mark_windows(cfg: np.ndarray, board: np.ndarray, side: int, t: int, mark: n
     row0, col0 = t // width, t % width
     mark[t] = 1
     for d in range(4):
-        dr, dc = _DR[d], _DC[d]
+        dr, dc = DR[d], DC[d]
         for back in range(k):
             r, c = row0 - back * dr, col0 - back * dc
             r1, c1 = r + (k - 1) * dr, c + (k - 1) * dc
@@ -181,10 +165,10 @@ def _attacker_node(
     """
     scan(cfg, board, score, wins, fours, fpair, zone, total)
     other = 1 - side
-    n, first = _count(wins, side)
+    n, first = count_first(wins, side)
     if n > 0:
         return _WIN, first, False
-    blocks, block = _count(wins, other)
+    blocks, block = count_first(wins, other)
     if blocks >= 2:
         return _FAIL, 0, False
     if blocks == 1:
@@ -243,10 +227,10 @@ def _defender_node(
     """
     scan(cfg, board, score, wins, fours, fpair, zone, total)
     other = 1 - side
-    n, _ = _count(wins, other)
+    n, _ = count_first(wins, other)
     if n > 0:
         return _FAIL, 0
-    n, first = _count(wins, side)
+    n, first = count_first(wins, side)
     if n >= 2:
         return _WIN, 0
     if n == 1:
@@ -344,7 +328,7 @@ def _search(
                 cfg, board, side, moves[child], score, wins, fours, fpair, zone, total, mark
             )
             if result == _OPEN:
-                three = not forced[level] and not _one_win(wins, side)
+                three = not forced[level] and not any_set(wins, side)
                 used[child] = used[level] + (1 if three else 0)
                 if used[child] > limit:
                     result = _FAIL
@@ -368,15 +352,6 @@ def _search(
         count[child] = n
         index[child] = 0
         level = child
-
-
-@njit(cache=True, nogil=True)
-def _one_win(wins: np.ndarray, side: int) -> bool:
-    """Whether `side` has a winning cell (the move just made was a four)."""
-    for e in range(wins.shape[1]):  # noqa: SIM110 (a plain loop compiles to the simplest code)
-        if wins[side, e]:
-            return True
-    return False
 
 
 @njit(cache=True, nogil=True)
