@@ -42,14 +42,15 @@ def kernel_value(
     state: tuple[int, int, int, int],
     limit: int = 10**9,
     window: tuple[int, int] = (-1, 1),
-    table: tuple[np.ndarray, np.ndarray] | None = None,
+    table: np.ndarray | None = None,
 ) -> int:
     game = Connect4()
-    keys, bounds = table or connect4_solve.new_table(1 << 16)
+    if table is None:
+        table = connect4_solve.new_table(1 << 16)
     budget = np.array([0, limit], dtype=np.int64)
     cfg = adapter_for(game).cfg  # type: ignore[union-attr]
     st = np.array(state, dtype=np.int64)
-    return int(kernels.solve(kernels.CONNECT4, cfg, st, keys, bounds, budget, *window))
+    return int(kernels.solve(kernels.CONNECT4, cfg, st, table, budget, *window))
 
 
 def test_null_windows_agree_with_the_exact_value_through_a_shared_table() -> None:
@@ -100,6 +101,59 @@ def test_the_kernel_agrees_with_plain_minimax() -> None:
     for moves in late_positions(seed=5, count=10, ply=31):
         state = replay(game, moves)
         assert kernel_value(state) == value(game, state), moves
+
+
+def even_positions(seed: int, count: int, ply: int) -> list[tuple[int, int, int, int]]:
+    """Random positions of `ply` random moves, game going on, every column an even height."""
+    game = Connect4()
+    rng = random.Random(seed)
+    found: list[tuple[int, int, int, int]] = []
+    while len(found) < count:
+        state = game.initial_state()
+        heights = [0] * game.width
+        for _ in range(ply):
+            if game.is_terminal(state):
+                break
+            column = rng.choice(game.legal_moves(state))
+            state = game.apply(state, column)
+            heights[column] += 1
+        full = sum(heights) == ply and not game.is_terminal(state)
+        if full and all(h % 2 == 0 for h in heights):
+            found.append(state)
+    return found
+
+
+def test_the_claimeven_rule_agrees_with_plain_minimax() -> None:
+    """With every column's empties even, the second player's claimeven bounds the value
+    (connect4_solve): the kernel's answers there, at the root and below, are minimax's."""
+    game = Connect4()
+    positions = even_positions(seed=3, count=40, ply=34)
+    values = [value(game, state) for state in positions]
+    at_once = not_won = 0
+    for state, truth in zip(positions, values, strict=True):
+        assert kernel_value(state) == truth, state
+        v = kernel_value(state, limit=1)  # one node: a win at once, or the rule at the root
+        if v != UNSOLVED:
+            assert v == truth, state
+            at_once += v == -1
+        if kernel_value(state, limit=1, window=(0, 1)) == 0:  # "won?" no, by the rule alone
+            not_won += 1
+            assert truth <= 0, state
+        for window in ((-1, 0), (0, 1)):
+            v = kernel_value(state, window=window)
+            assert (v <= window[0] and truth <= v) or (v >= window[1] and truth >= v), state
+    assert at_once > 0 and not_won > 0  # the rule proved losses, and bounded draws
+
+
+def test_a_tiny_table_never_answers_for_another_position() -> None:
+    """Every slot of the smallest table is shared by many positions; the slot and the
+    quotient it keeps still tell them apart."""
+    game = Connect4()
+    table = connect4_solve.new_table(1)
+    assert table.shape[0] == connect4_solve.MIN_SLOTS
+    for moves in late_positions(seed=8, count=12, ply=30):
+        state = replay(game, moves)
+        assert kernel_value(state, table=table) == value(game, state), moves
 
 
 def test_the_kernel_gives_up_past_its_budget() -> None:
@@ -173,7 +227,7 @@ def test_the_table_is_part_of_the_memory_cap() -> None:
     with_table = FastSearch(game, adapter, max_memory=64)
     without = FastSearch(game, adapter, max_memory=64, exact_share=0)
     assert with_table.exact is not None and without.exact is None
-    table = with_table.exact.keys.nbytes + with_table.exact.bounds.nbytes
+    table = with_table.exact.table.nbytes
     assert table <= exact.table_bytes(64)
     rows = with_table.capacity * with_table.node_bytes
     assert rows + table <= 64 * 2**20
@@ -233,12 +287,12 @@ def test_solve_root_proves_the_value_and_a_move_that_keeps_it() -> None:
         root = int(search.meta[tree.ROOT])
         if search.ni[root, tree.PROVEN]:
             continue  # proven by the one simulation (a win at once)
-        keys, bounds = connect4_solve.new_table(1 << 16)
+        table = connect4_solve.new_table(1 << 16)
         budget = np.zeros(tree.ROOT_BUDGET, dtype=np.int64)
         budget[1] = 10**10
         phase = np.zeros(64, dtype=np.int8)
         st, ni, cfg = search.st, search.ni, search.cfg
-        assert tree.solve_root(kernels.CONNECT4, cfg, st, ni, keys, bounds, budget, phase, root)
+        assert tree.solve_root(kernels.CONNECT4, cfg, st, ni, table, budget, phase, root)
         first, count = int(ni[root, tree.FIRST]), int(ni[root, tree.NCH])
         values = {
             j: -kernel_value(game.apply(state, int(ni[j, tree.MOVE])))

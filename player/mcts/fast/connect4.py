@@ -5,7 +5,10 @@ State row (int64[4]): the two seats' bitboards in `games.connect4`'s layout
 winner seat or DRAW), so a Python state converts by copying its tuple.
 
 `cfg` (int64 array): width, height, bottom mask (one bit per column's floor),
-board mask (every playable cell), cells.
+board mask (every playable cell), cells, and the rows of the height's parity
+(the sentinel row included): the cells the side to move gets when every column
+has an even number of empty cells and the other side answers in the same column
+(`connect4_solve`'s claimeven rule).
 
 Rollouts (`codes.Rollout`): WIN_BLOCK takes an immediate win, else blocks
 the opponent's immediate win, else plays a random move that does not put a
@@ -29,7 +32,8 @@ def make_cfg(width: int, height: int) -> np.ndarray:
     stride = height + 1
     bottom = sum(1 << (c * stride) for c in range(width))
     board = bottom * ((1 << height) - 1)
-    return np.array([width, height, bottom, board, width * height], dtype=np.int64)
+    parity = sum(bottom << row for row in range(height % 2, height + 1, 2))
+    return np.array([width, height, bottom, board, width * height, parity], dtype=np.int64)
 
 
 def supports(width: int, height: int, k: int) -> bool:

@@ -9,10 +9,14 @@ the bottom row is unique, and never 0). The search stops when ``budget[NODES]`` 
 and answers `codes.UNSOLVED`; the table it filled stays valid, so the next call
 (a bigger budget, the next move) resumes from it.
 
-The table is the caller's pair of arrays (`new_table`): int64 keys and int8
-bounds packed as ``(low + 1) * 3 + (up + 1)``; 0 keys mean empty (no position
-has key 0: the bottom row's bits are in every key, the empty board's included,
-which the root's own questions search).
+The table is the caller's int64 array (`new_table`) of a prime number `p` of
+slots, one word each (Pascal Pons's layout): a key goes in slot ``key % p`` and
+the slot keeps ``key // p`` (which, with the slot, is the whole key: no false
+hit) beside the bounds, packed as ``(low + 1) * 3 + (up + 1) + 1`` in the low
+four bits; a 0 word is empty. One word a probe, one cache line: the search is
+bound by memory latency more than by arithmetic, and a table bigger than the
+caches costs more time than the re-searches a smaller one causes
+(`exact.MAX_ENTRIES`).
 """
 
 from __future__ import annotations
@@ -21,16 +25,27 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast.codes import UNSOLVED
-from player.mcts.fast.connect4 import winning_cells
+from player.mcts.fast.connect4 import has_four, winning_cells
 
 NODES, LIMIT = 0, 1
-_HASH = np.uint64(0x9E3779B97F4A7C15)
 
 
-def new_table(entries: int) -> tuple[np.ndarray, np.ndarray]:
-    """An empty table of `entries` slots (rounded down to a power of two, at least 1024)."""
-    size = 1 << max(10, entries.bit_length() - 1)
-    return np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int8)
+#: the low bits of a slot that hold the bounds
+_BOUND_BITS = 4
+#: the fewest slots (a prime): keys of up to 62 bits, divided by it, leave room for the bounds
+MIN_SLOTS = 1021
+
+
+def _prime_at_most(n: int) -> int:
+    for p in range(n, MIN_SLOTS, -1):
+        if p % 2 and all(p % d for d in range(3, int(p**0.5) + 1, 2)):
+            return p
+    return MIN_SLOTS
+
+
+def new_table(entries: int) -> np.ndarray:
+    """An empty table of at most `entries` slots (the largest prime, at least `MIN_SLOTS`)."""
+    return np.zeros(_prime_at_most(entries), dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -43,8 +58,19 @@ def _popcount(x: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _slot(key: int, size: int) -> int:
-    return int((np.uint64(key) * _HASH) >> np.uint64(40)) & (size - 1)
+def _probe(table: np.ndarray, key: int) -> tuple[int, int]:
+    """(slot, packed bounds) of `key`; the bounds are -1 when the slot holds another key."""
+    p = table.shape[0]
+    slot = key % p
+    word = table[slot]
+    if word != 0 and word >> _BOUND_BITS == key // p:
+        return slot, (word & 15) - 1
+    return slot, -1
+
+
+@njit(cache=True, nogil=True)
+def _store(table: np.ndarray, slot: int, key: int, packed: int) -> None:
+    table[slot] = ((key // table.shape[0]) << _BOUND_BITS) | (packed + 1)
 
 
 #: the deepest search (a board of at most 62 cells, plus the root)
@@ -59,8 +85,7 @@ def _enter(
     ply: int,
     alpha: int,
     beta: int,
-    keys: np.ndarray,
-    bounds: np.ndarray,
+    table: np.ndarray,
     cand: np.ndarray,
     score: np.ndarray,
 ) -> tuple[int, int, int, int, int]:
@@ -84,10 +109,18 @@ def _enter(
         return -1, alpha, beta, 0, -1
     if ply >= cells - 2:
         return 0, alpha, beta, 0, -1
+    parity = cfg[5]
+    if ((mask + bottom) & ~parity) == 0:  # claimeven: every column has an even number of empties
+        empty = board ^ mask
+        if not has_four(me | (empty & parity), h):  # answered in the same column, we never win
+            if has_four(you | (empty & ~parity), h):
+                return -1, alpha, beta, 0, -1
+            if alpha >= 0:
+                return 0, alpha, beta, 0, -1
+            beta = 0
     key = me + mask + cfg[2]
-    slot = _slot(key, keys.shape[0])
-    if keys[slot] == key:
-        packed = bounds[slot]
+    slot, packed = _probe(table, key)
+    if packed >= 0:
         lo, up = packed // 3 - 1, packed % 3 - 1
         if lo >= beta:
             return lo, alpha, beta, 0, -1
@@ -123,8 +156,7 @@ def _negamax(
     me: int,
     mask: int,
     ply: int,
-    keys: np.ndarray,
-    bounds: np.ndarray,
+    table: np.ndarray,
     budget: np.ndarray,
     alpha: int,
     beta: int,
@@ -157,7 +189,7 @@ def _negamax(
             if budget[NODES] > budget[LIMIT]:
                 return UNSOLVED
             value, a, b, n, slot = _enter(
-                cfg, fme[d], fmask[d], ply + d, falpha[d], fbeta[d], keys, bounds, cand[d], score
+                cfg, fme[d], fmask[d], ply + d, falpha[d], fbeta[d], table, cand[d], score
             )
             if value == 2:  # search the children
                 falpha[d], fbeta[d], falpha0[d] = a, b, a
@@ -179,8 +211,9 @@ def _negamax(
                 slot = fslot[d]
                 key = fme[d] + fmask[d] + cfg[2]
                 lo, up = -1, 1
-                if keys[slot] == key:
-                    lo, up = bounds[slot] // 3 - 1, bounds[slot] % 3 - 1
+                _, packed = _probe(table, key)
+                if packed >= 0:
+                    lo, up = packed // 3 - 1, packed % 3 - 1
                 if best <= falpha0[d]:
                     up = min(up, best)
                 elif best >= fbeta[d]:
@@ -188,8 +221,7 @@ def _negamax(
                 else:
                     lo = best
                     up = best
-                keys[slot] = key
-                bounds[slot] = (lo + 1) * 3 + (up + 1)
+                _store(table, slot, key, (lo + 1) * 3 + (up + 1))
                 value = best
                 continue  # return `best` to the parent
         # descend into the next child of frame d
@@ -207,8 +239,7 @@ def _negamax(
 def solve(
     cfg: np.ndarray,
     st: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
+    table: np.ndarray,
     budget: np.ndarray,
     alpha: int = -1,
     beta: int = 1,
@@ -232,4 +263,4 @@ def solve(
     h, bottom, board = cfg[1], cfg[2], cfg[3]
     if winning_cells(me, mask, h, board) & ((mask + bottom) & board):
         return 1
-    return _negamax(cfg, me, mask, st[2], keys, bounds, budget, alpha, beta)
+    return _negamax(cfg, me, mask, st[2], table, budget, alpha, beta)

@@ -30,13 +30,15 @@ from player.mcts.fast.connect4_solve import LIMIT, NODES, new_table
 
 #: the share of the ``memory`` cap the transposition table takes (the tree the rest)
 TABLE_SHARE = 0.125
-#: the most entries: 9 MiB. The search is built at a match's start, on the first move's
-#: clock, and the table's pages are mapped as the search touches them (zeroed by the
-#: kernel): a 36 MiB table cost up to 0.1 s of page faults on a first move, and
-#: filling it at once 0.4 s on a loaded machine (a time forfeit)
-MAX_ENTRIES = 1 << 20
-#: bytes of one table entry: an int64 key and an int8 value
-ENTRY_BYTES = 9
+#: the most entries: 2 MiB. The search is bound by memory latency: on 200 middle-game
+#: positions (plies 10-32) a table of 2^18 entries proved 181 roots within 0.1 s and ran
+#: 11.8 M nodes a second, one of 2^20 174 and 8.3 M (more re-searches, fewer cache
+#: misses). And the search is built at a match's start, on the first move's clock: the
+#: table's pages are mapped as the search touches them (zeroed by the kernel), and a
+#: 36 MiB table once cost up to 0.1 s of page faults on a first move
+MAX_ENTRIES = 1 << 18
+#: bytes of one table entry: one int64 word (`connect4_solve.new_table`)
+ENTRY_BYTES = 8
 #: one call of exact search, in seconds at the measured rate: the clock is read between
 #: calls, so a call overshoots the share by at most this much (more on a starved CPU,
 #: where the measured rate falls with it)
@@ -69,7 +71,7 @@ class RootSolver:
         self.cfg = cfg
         self.share = share
         self.clock = clock
-        self.keys, self.bounds = new_table(table_bytes(max_memory) // ENTRY_BYTES)
+        self.table = new_table(table_bytes(max_memory) // ENTRY_BYTES)
         #: nodes so far, node limit, then `tree.solve_root`'s state between calls
         self.budget = np.zeros(tree.ROOT_BUDGET, dtype=np.int64)
         #: `tree.solve_root`'s progress per child of the root (a row of the board at most)
@@ -114,7 +116,5 @@ class RootSolver:
 
     def _run(self, st: np.ndarray, ni: np.ndarray, root: int) -> bool:
         return bool(
-            tree.solve_root(
-                self.gid, self.cfg, st, ni, self.keys, self.bounds, self.budget, self.phase, root
-            )
+            tree.solve_root(self.gid, self.cfg, st, ni, self.table, self.budget, self.phase, root)
         )

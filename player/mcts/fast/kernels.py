@@ -115,23 +115,22 @@ def solve(
     gid: int,
     cfg: np.ndarray,
     st: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
+    table: np.ndarray,
     budget: np.ndarray,
     alpha: int = -1,
     beta: int = 1,
 ) -> int:
     """The value of `st` for the side to move (1 win, 0 draw, -1 loss) in a window, or UNSOLVED.
 
-    `keys`/`bounds` are a transposition table the kernel owns the format of
-    (int64 keys, int8 values), `budget` an int64 pair (nodes searched so far,
+    `table` is a transposition table the kernel owns the format of
+    (connect four: `connect4_solve.new_table`), `budget` an int64 pair (nodes searched so far,
     node limit): the search gives up, UNSOLVED, past the limit. The window
     (`alpha`, `beta`) is alpha-beta's: a result at or below `alpha` is an
     upper bound, at or above `beta` a lower bound, between them exact; the
     default (-1, 1) asks for the exact value.
     """
     if gid == CONNECT4:
-        return connect4_solve.solve(cfg, st, keys, bounds, budget, alpha, beta)
+        return connect4_solve.solve(cfg, st, table, budget, alpha, beta)
     return UNSOLVED
 
 

@@ -331,8 +331,7 @@ def _ask(
     cfg: np.ndarray,
     st: np.ndarray,
     ni: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
+    table: np.ndarray,
     budget: np.ndarray,
     phase: np.ndarray,
     c: int,
@@ -346,7 +345,7 @@ def _ask(
     PROVEN_LOSS.
     """
     if phase[k] == UNTESTED:
-        v = kernels.solve(gid, cfg, st[c], keys, bounds, budget, -1, 0)
+        v = kernels.solve(gid, cfg, st[c], table, budget, -1, 0)
         if v == UNSOLVED:
             return 0
         if v < 0:  # its mover's opponent has lost: the move wins
@@ -354,7 +353,7 @@ def _ask(
         else:
             phase[k] = NOT_WON
         return 1
-    v = kernels.solve(gid, cfg, st[c], keys, bounds, budget, 0, 1)
+    v = kernels.solve(gid, cfg, st[c], table, budget, 0, 1)
     if v == UNSOLVED:
         return 0
     ni[c, PROVEN] = PROVEN_LOSS if v > 0 else PROVEN_DRAW
@@ -367,8 +366,7 @@ def _find(
     cfg: np.ndarray,
     st: np.ndarray,
     ni: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
+    table: np.ndarray,
     budget: np.ndarray,
     phase: np.ndarray,
     order: np.ndarray,
@@ -395,7 +393,7 @@ def _find(
                 return False
             begin = budget[0]
             budget[1] = min(total, begin + allowance)
-            answered = _ask(gid, cfg, st, ni, keys, bounds, budget, phase, c, k)
+            answered = _ask(gid, cfg, st, ni, table, budget, phase, c, k)
             budget[1] = total
             p = ni[c, PROVEN]
             if p == PROVEN_WIN or (draw and p == PROVEN_DRAW):
@@ -439,8 +437,7 @@ def solve_root(
     cfg: np.ndarray,
     st: np.ndarray,
     ni: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
+    table: np.ndarray,
     budget: np.ndarray,
     phase: np.ndarray,
     root: int,
@@ -496,7 +493,7 @@ def solve_root(
                 break
             begin = budget[0]
             budget[1] = min(total, begin + budget[2] - budget[4])
-            answered = _ask(gid, cfg, st, ni, keys, bounds, budget, phase, c, c - first)
+            answered = _ask(gid, cfg, st, ni, table, budget, phase, c, c - first)
             budget[4] += budget[0] - begin
             if answered == 0 and budget[4] < budget[2]:  # the call's limit: resume later
                 paused = True
@@ -525,12 +522,12 @@ def solve_root(
                 if ni[first + k, PROVEN] == 0 and phase[k] == UNTESTED:
                     may_win = True
             if budget[6] == ROOT_WON or budget[6] == ROOT_DRAW:  # find the move
-                if not _find(gid, cfg, st, ni, keys, bounds, budget, phase, order, first, total):
+                if not _find(gid, cfg, st, ni, table, budget, phase, order, first, total):
                     return False  # out of budget: on with it at the next call
                 if not _mark_root(ni, root, first, count, budget[6]):
                     break  # every move asked: the marks say all there is
             elif may_win and budget[6] == ROOT_UNKNOWN:
-                v = kernels.solve(gid, cfg, st[root], keys, bounds, budget, 0, 1)
+                v = kernels.solve(gid, cfg, st[root], table, budget, 0, 1)
                 if v == UNSOLVED:
                     return False
                 if v > 0:
@@ -541,7 +538,7 @@ def solve_root(
                         if phase[k] == UNTESTED:
                             phase[k] = NOT_WON
             else:
-                v = kernels.solve(gid, cfg, st[root], keys, bounds, budget, -1, 0)
+                v = kernels.solve(gid, cfg, st[root], table, budget, -1, 0)
                 if v == UNSOLVED:
                     return False
                 if v >= 0:
