@@ -51,3 +51,23 @@ def late_positions(seed: int, count: int, ply: int) -> list[tuple[int, ...]]:
         if len(moves) == ply and not game.is_terminal(state):
             found.append(tuple(moves))
     return found
+
+
+def even_positions(seed: int, count: int, ply: int) -> list[tuple[int, int, int, int]]:
+    """Random positions of `ply` random moves, game going on, every column an even height."""
+    game = Connect4()
+    rng = random.Random(seed)
+    found: list[tuple[int, int, int, int]] = []
+    while len(found) < count:
+        state = game.initial_state()
+        heights = [0] * game.width
+        for _ in range(ply):
+            if game.is_terminal(state):
+                break
+            column = rng.choice(game.legal_moves(state))
+            state = game.apply(state, column)
+            heights[column] += 1
+        full = sum(heights) == ply and not game.is_terminal(state)
+        if full and all(h % 2 == 0 for h in heights):
+            found.append(state)
+    return found

@@ -24,6 +24,7 @@ from player.mcts.fast import kernels
 from player.mcts.fast.adapters import Adapter, adapter_for
 from player.mcts.fast.codes import DRAW, ONGOING, Rollout
 from player.mcts.fast.rng import new_rng
+from tests.benchmarks.minimax import even_positions, value
 
 GAMES = ["connect4", "tictactoe", "reversi", "ultimate", "gomoku"]
 #: random games per test (gomoku's 225 cells make each Python game slow)
@@ -239,3 +240,49 @@ def test_reversi_plays_random_rollouts_for_every_policy() -> None:
         krng = new_rng(21)
         streams.append([kernels.rollout(a.gid, a.cfg, row, krng, policy.value) for _ in range(50)])
     assert all(stream == streams[0] for stream in streams)
+
+
+def _four(cells: set[tuple[int, int]]) -> bool:
+    """Whether the (column, row) cells hold four in a row (plainly, no bitboards)."""
+    steps = ((1, 0), (0, 1), (1, 1), (1, -1))
+    return any(
+        all((c + i * dc, r + i * dr) in cells for i in range(4))
+        for c, r in cells
+        for dc, dr in steps
+    )
+
+
+def test_connect4_rollouts_end_where_claimeven_decides() -> None:
+    """Every column's empties even: if the side to move cannot make four with its discs
+    and the empty cells of its row parity (what the other side's follow-up leaves it),
+    it never wins; every smart rollout ends there at once, the other side's win when its
+    own cells hold a four (the exact value, as plain minimax says), else a draw (the
+    least the other side gets: it may do better by other means)."""
+    game = make_game("connect4")
+    a = adapter(game)
+    krng = new_rng(5)
+    seen = set()
+    for state in even_positions(seed=3, count=40, ply=34):
+        mover = game.to_move(state)
+        own = [set(), set()]
+        for c in range(7):
+            for r in range(6):
+                bit = 1 << (c * 7 + r)
+                for seat in (0, 1):
+                    if state[seat] & bit:
+                        own[seat].add((c, r))
+                if not (state[0] | state[1]) & bit:
+                    own[mover if r % 2 == 0 else 1 - mover].add((c, r))
+        if _four(own[mover]):
+            continue  # the rule does not decide
+        row = np.array(a.encode_state(state), dtype=np.int64)
+        results = {
+            kernels.rollout(a.gid, a.cfg, row, krng, Rollout.WIN_BLOCK.value) for _ in range(20)
+        }
+        if _four(own[1 - mover]):
+            assert results == {1 - mover} and value(game, state) == -1, state
+            seen.add("loss")
+        else:
+            assert results == {DRAW} and value(game, state) <= 0, state
+            seen.add("draw")
+    assert seen == {"loss", "draw"}

@@ -24,7 +24,7 @@ from player.mcts.fast.adapters import adapter_for
 from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNSOLVED
 from player.mcts.fast.engine import FastSearch
 from player.spec import make_agent
-from tests.benchmarks.minimax import late_positions, value
+from tests.benchmarks.minimax import even_positions, late_positions, value
 
 #: after these moves (columns 1..7) X wins by columns 4 or 7 only; plain UCT with
 #: win/block rollouts prefers 5 (seen at 0.2 s a move in the accuracy benchmark)
@@ -101,26 +101,6 @@ def test_the_kernel_agrees_with_plain_minimax() -> None:
     for moves in late_positions(seed=5, count=10, ply=31):
         state = replay(game, moves)
         assert kernel_value(state) == value(game, state), moves
-
-
-def even_positions(seed: int, count: int, ply: int) -> list[tuple[int, int, int, int]]:
-    """Random positions of `ply` random moves, game going on, every column an even height."""
-    game = Connect4()
-    rng = random.Random(seed)
-    found: list[tuple[int, int, int, int]] = []
-    while len(found) < count:
-        state = game.initial_state()
-        heights = [0] * game.width
-        for _ in range(ply):
-            if game.is_terminal(state):
-                break
-            column = rng.choice(game.legal_moves(state))
-            state = game.apply(state, column)
-            heights[column] += 1
-        full = sum(heights) == ply and not game.is_terminal(state)
-        if full and all(h % 2 == 0 for h in heights):
-            found.append(state)
-    return found
 
 
 def test_the_claimeven_rule_agrees_with_plain_minimax() -> None:

