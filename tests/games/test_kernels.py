@@ -20,6 +20,7 @@ pytest.importorskip("numba")
 import numpy as np
 
 from games import make_game
+from games.connect4 import Connect4
 from player.mcts.fast import kernels
 from player.mcts.fast.adapters import Adapter, adapter_for
 from player.mcts.fast.codes import DRAW, ONGOING, Rollout
@@ -258,13 +259,13 @@ def test_connect4_rollouts_end_where_claimeven_decides() -> None:
     it never wins; every smart rollout ends there at once, the other side's win when its
     own cells hold a four (the exact value, as plain minimax says), else a draw (the
     least the other side gets: it may do better by other means)."""
-    game = make_game("connect4")
+    game = Connect4()
     a = adapter(game)
     krng = new_rng(5)
-    seen = set()
+    seen: set[str] = set()
     for state in even_positions(seed=3, count=40, ply=34):
         mover = game.to_move(state)
-        own = [set(), set()]
+        own: list[set[tuple[int, int]]] = [set(), set()]
         for c in range(7):
             for r in range(6):
                 bit = 1 << (c * 7 + r)
