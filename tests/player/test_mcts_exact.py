@@ -9,6 +9,7 @@ plain UCT on a position whose forced win random rollouts hide.
 from __future__ import annotations
 
 import random
+import time
 
 import numpy as np
 import pytest
@@ -285,3 +286,35 @@ def test_solve_root_proves_the_value_and_a_move_that_keeps_it() -> None:
         assert all(mark == mark_of[values[j]] for j, mark in marked.items()), moves
         assert mark_of[best] in marked.values(), moves  # a move that keeps the value
     assert roots == {-1, 0, 1}
+
+
+def test_verify_asks_the_favourite_and_marks_its_exact_value() -> None:
+    """`RootSolver.verify` marks the most visited unproven child with its exact value,
+    whichever that is (a loss, a draw or a win); asked again and again it marks every
+    child in turn, most visited first, until the root's value follows."""
+    game = Connect4()
+    mark_of = {1: PROVEN_WIN, 0: PROVEN_DRAW, -1: PROVEN_LOSS}
+    seen = set()
+    for moves in late_positions(seed=4, count=40, ply=26):
+        state = replay(game, moves)
+        search = FastSearch(game, adapter_for(game), seed=1, exact_share=0)  # type: ignore[arg-type]
+        search.search(state, SearchLimit(iterations=300))
+        root = int(search.meta[tree.ROOT])
+        if search.ni[root, tree.PROVEN]:
+            continue
+        solver = exact.RootSolver(kernels.CONNECT4, search.cfg, 0.5, 64, time.perf_counter)
+        st, ni = search.st, search.ni
+        first, count = int(ni[root, tree.FIRST]), int(ni[root, tree.NCH])
+        values = {
+            j: -kernel_value(game.apply(state, int(ni[j, tree.MOVE])))
+            for j in range(first, first + count)
+        }
+        while ni[root, tree.PROVEN] == 0:
+            unproven = [j for j in values if ni[j, tree.PROVEN] == 0]
+            favourite = max(unproven, key=lambda j: int(ni[j, tree.VIS]))
+            assert solver.verify(st, ni, root, time.perf_counter() + 60)
+            assert int(ni[favourite, tree.PROVEN]) == mark_of[values[favourite]], moves
+            seen.add(values[favourite])
+        assert int(ni[root, tree.PROVEN]) == mark_of[-max(values.values())], moves
+        assert not solver.verify(st, ni, root, time.perf_counter() + 60)  # nothing left to ask
+    assert seen == {-1, 0, 1}

@@ -205,10 +205,21 @@ class FastSearch:
         plan = self.plan
         if plan is not None and iterations < cap:
             plan.prepare(self, kstate, start, deadline)
+        verify_at = verify_until = float("inf")  # the favourite's question (timed searches)
+        if self.exact is not None and deadline != float("inf"):
+            now = self.clock()
+            verify_at = now + exact.VERIFY_AFTER * (deadline - now)
+            verify_until = now + (exact.VERIFY_AFTER + exact.VERIFY_SHARE) * (deadline - now)
         while iterations < cap:
             now = self.clock()
             if now >= deadline:
                 break
+            if now >= verify_at and self.exact is not None:
+                self.exact.verify(self.st, self.ni, root, verify_until)
+                verify_at = float("inf")
+                if self.ni[root, tree.PROVEN] != 0:
+                    break
+                continue
             batch = min(self._batch, cap - iterations)
             done, depth = self.run_batch(kstate, batch)
             iterations += done

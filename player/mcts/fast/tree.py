@@ -406,7 +406,7 @@ def _find(
 
 
 @njit(cache=True, nogil=True)
-def _mark_root(ni: np.ndarray, root: int, first: int, count: int, known: int) -> bool:
+def mark_root(ni: np.ndarray, root: int, first: int, count: int, known: int) -> bool:
     """Mark the root once its value follows from its children's marks (and `known`)."""
     best = PROVEN_LOSS
     for c in range(first, first + count):
@@ -513,7 +513,7 @@ def solve_root(
     budget[1] = total
     if not paused and budget[2] > LAST_ALLOWANCE:  # the root's questions
         while budget[0] < total:
-            if _mark_root(ni, root, first, count, budget[6]):
+            if mark_root(ni, root, first, count, budget[6]):
                 return True
             may_win = False
             for k in range(count):
@@ -524,7 +524,7 @@ def solve_root(
             if budget[6] == ROOT_WON or budget[6] == ROOT_DRAW:  # find the move
                 if not _find(gid, cfg, st, ni, table, budget, phase, order, first, total):
                     return False  # out of budget: on with it at the next call
-                if not _mark_root(ni, root, first, count, budget[6]):
+                if not mark_root(ni, root, first, count, budget[6]):
                     break  # every move asked: the marks say all there is
             elif may_win and budget[6] == ROOT_UNKNOWN:
                 v = kernels.solve(gid, cfg, st[root], table, budget, 0, 1)
@@ -546,4 +546,4 @@ def solve_root(
                 else:
                     for c in range(first, first + count):
                         ni[c, PROVEN] = PROVEN_LOSS  # every move loses
-    return _mark_root(ni, root, first, count, budget[6])
+    return mark_root(ni, root, first, count, budget[6])
