@@ -215,7 +215,8 @@ class FastSearch:
             if now >= deadline:
                 break
             if now >= verify_at and self.exact is not None:
-                self.exact.verify(self.st, self.ni, root, verify_until)
+                while self.exact.verify(self.st, self.ni, root, verify_until):
+                    pass  # the next favourite, while the time lasts
                 verify_at = float("inf")
                 if self.ni[root, tree.PROVEN] != 0:
                     break
