@@ -295,6 +295,51 @@ print(" ".join(sorted(name for name in called if not getattr(tree, name).signatu
 """
 
 
+WARM_UP_PLAY = """
+import importlib, pkgutil
+from numba.core.registry import CPUDispatcher
+from games import make_game
+from player.agent import SearchLimit
+from player.mcts import fast
+from player.mcts.fast import engine
+from player.mcts.fast.adapters import adapter_for
+assert fast.warm_up()
+modules = [importlib.import_module(f"player.mcts.fast.{m.name}") for m in pkgutil.iter_modules(fast.__path__)]
+def compiled():
+    return {
+        (module.__name__, name): len(value.signatures)
+        for module in modules for name, value in vars(module).items()
+        if isinstance(value, CPUDispatcher)
+    }
+before = compiled()
+for name in ["connect4", "tictactoe", "reversi", "ultimate", "gomoku"]:
+    game = make_game(name)
+    search = engine.FastSearch(game, adapter_for(game), max_memory=64, seed=1)
+    state = game.initial_state()
+    for _ in range(4):  # timed searches: the exact search's verification runs only on a clock
+        result = search.search(state, SearchLimit(time=0.05))
+        move = max(result.stats, key=lambda s: s.visits).move
+        after = game.apply(state, move)
+        search.advance(state, move, after)
+        state = after
+now = compiled()
+print(" ".join(sorted(f"{m}.{n}" for (m, n), k in now.items() if k != before.get((m, n)))))
+"""
+
+
+def test_timed_searches_compile_nothing_after_warm_up() -> None:
+    """A fresh process, warmed up, then timed searches in every game (the paths only a clock
+    takes, such as connect four's verification): no compiled function gains a signature."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_UP_PLAY], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [], f"compiled on a move's clock: {done.stdout}"
+
+
 def test_warm_up_compiles_every_function_the_engine_calls() -> None:
     """Nothing may compile on a move's clock: in a fresh process, after warm_up, every
     compiled function the engine calls from Python (``tree.<name>(``) has a signature."""

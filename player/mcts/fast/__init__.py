@@ -114,6 +114,8 @@ def warm_up() -> bool:
             search = engine.FastSearch(game, adapter, max_memory=1, seed=0)
             state = game.initial_state()
             search.search(state, SearchLimit(iterations=200))
+            if search.exact is not None:
+                search.exact.warm_up(search.st, search.ni, int(search.meta[engine.tree.ROOT]))
             moves = game.legal_moves(state)
             search.advance(state, moves[0], game.apply(state, moves[0]))
             # compaction runs only once a tree is half full: compile it here, not mid-game

@@ -161,6 +161,19 @@ class RootSolver:
         tree.mark_root(ni, root, first, count, tree.ROOT_UNKNOWN)
         return True
 
+    def warm_up(self, st: np.ndarray, ni: np.ndarray, root: int) -> None:
+        """Compile (or load) what `verify` calls from Python, off any move's clock.
+
+        `kernels.solve` and `tree.mark_root` run compiled inside `prove`, but
+        a call from Python is another entry point: compiled on its first use
+        it cost 1.6 s, a first move lost on time. One node's budget: nothing
+        is searched and nothing marked (the root's children are unproven).
+        """
+        budget = np.array([0, 1], dtype=np.int64)
+        kernels.solve(self.gid, self.cfg, st[root], self.table, budget, 0, 1)
+        first, count = int(ni[root, tree.FIRST]), int(ni[root, tree.NCH])
+        tree.mark_root(ni, root, first, count, tree.ROOT_UNKNOWN)
+
     def _ask(self, row: np.ndarray, low: int, high: int, until: float) -> int | None:
         """The kernel's answer for `row` in the window (`low`, `high`), in chunks until `until`."""
         budget = np.zeros(2, dtype=np.int64)
