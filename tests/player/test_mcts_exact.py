@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -255,19 +256,31 @@ def test_a_root_proven_a_draw_plays_its_drawing_move() -> None:
     assert best_move([draw, unknown], (), random.Random(0), root_proven=0.5) == "draw"
 
 
+#: a child's PROVEN mark for its mover, by the child's exact value for that mover
+MARK_OF = {1: PROVEN_WIN, 0: PROVEN_DRAW, -1: PROVEN_LOSS}
+
+
+def searched_roots(
+    seed: int, ply: int, iterations: int, count: int = 40
+) -> Iterator[tuple[tuple[int, ...], tuple[int, int, int, int], FastSearch, int]]:
+    """(moves, state, search, root) for late positions whose root a plain search (no exact
+    search, `iterations` simulations) expanded and left unproven."""
+    game = Connect4()
+    for moves in late_positions(seed=seed, count=count, ply=ply):
+        state = replay(game, moves)
+        search = FastSearch(game, adapter_for(game), seed=1, exact_share=0)  # type: ignore[arg-type]
+        search.search(state, SearchLimit(iterations=iterations))
+        root = int(search.meta[tree.ROOT])
+        if not search.ni[root, tree.PROVEN]:  # else proven by the simulations (a win at once)
+            yield moves, state, search, root
+
+
 def test_solve_root_proves_the_value_and_a_move_that_keeps_it() -> None:
     """Against each child's exact value (a fresh full-window search): the root's value is
     proven, a move that keeps it is marked, and every mark written into the tree is true."""
     game = Connect4()
-    mark_of = {1: PROVEN_WIN, 0: PROVEN_DRAW, -1: PROVEN_LOSS}  # the child's mover's result
     roots = set()
-    for moves in late_positions(seed=3, count=40, ply=16):
-        state = replay(game, moves)
-        search = FastSearch(game, adapter_for(game), seed=1, exact_share=0)  # type: ignore[arg-type]
-        search.search(state, SearchLimit(iterations=1))
-        root = int(search.meta[tree.ROOT])
-        if search.ni[root, tree.PROVEN]:
-            continue  # proven by the one simulation (a win at once)
+    for moves, state, search, root in searched_roots(seed=3, ply=16, iterations=1):
         table = connect4_solve.new_table(1 << 16)
         budget = np.zeros(tree.ROOT_BUDGET, dtype=np.int64)
         budget[1] = 10**10
@@ -281,10 +294,10 @@ def test_solve_root_proves_the_value_and_a_move_that_keeps_it() -> None:
         }
         best = max(values.values())
         roots.add(best)
-        assert int(ni[root, tree.PROVEN]) == mark_of[-best]  # the root's own mover: the other seat
+        assert int(ni[root, tree.PROVEN]) == MARK_OF[-best]  # the root's own mover: the other seat
         marked = {j: int(ni[j, tree.PROVEN]) for j in values if ni[j, tree.PROVEN]}
-        assert all(mark == mark_of[values[j]] for j, mark in marked.items()), moves
-        assert mark_of[best] in marked.values(), moves  # a move that keeps the value
+        assert all(mark == MARK_OF[values[j]] for j, mark in marked.items()), moves
+        assert MARK_OF[best] in marked.values(), moves  # a move that keeps the value
     assert roots == {-1, 0, 1}
 
 
@@ -293,15 +306,8 @@ def test_verify_asks_the_favourite_and_marks_its_exact_value() -> None:
     whichever that is (a loss, a draw or a win); asked again and again it marks every
     child in turn, most visited first, until the root's value follows."""
     game = Connect4()
-    mark_of = {1: PROVEN_WIN, 0: PROVEN_DRAW, -1: PROVEN_LOSS}
     seen = set()
-    for moves in late_positions(seed=4, count=40, ply=26):
-        state = replay(game, moves)
-        search = FastSearch(game, adapter_for(game), seed=1, exact_share=0)  # type: ignore[arg-type]
-        search.search(state, SearchLimit(iterations=300))
-        root = int(search.meta[tree.ROOT])
-        if search.ni[root, tree.PROVEN]:
-            continue
+    for moves, state, search, root in searched_roots(seed=4, ply=26, iterations=300):
         solver = exact.RootSolver(kernels.CONNECT4, search.cfg, 0.5, 64, time.perf_counter)
         st, ni = search.st, search.ni
         first, count = int(ni[root, tree.FIRST]), int(ni[root, tree.NCH])
@@ -313,8 +319,8 @@ def test_verify_asks_the_favourite_and_marks_its_exact_value() -> None:
             unproven = [j for j in values if ni[j, tree.PROVEN] == 0]
             favourite = max(unproven, key=lambda j: int(ni[j, tree.VIS]))
             assert solver.verify(st, ni, root, time.perf_counter() + 60)
-            assert int(ni[favourite, tree.PROVEN]) == mark_of[values[favourite]], moves
+            assert int(ni[favourite, tree.PROVEN]) == MARK_OF[values[favourite]], moves
             seen.add(values[favourite])
-        assert int(ni[root, tree.PROVEN]) == mark_of[-max(values.values())], moves
+        assert int(ni[root, tree.PROVEN]) == MARK_OF[-max(values.values())], moves
         assert not solver.verify(st, ni, root, time.perf_counter() + 60)  # nothing left to ask
     assert seen == {-1, 0, 1}
