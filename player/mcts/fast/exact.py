@@ -42,7 +42,7 @@ from player.mcts.fast.connect4_solve import LIMIT, NODES, new_table
 TABLE_SHARE = 0.125
 #: the most entries: 2 MiB. The search is bound by memory latency: on 200 middle-game
 #: positions (plies 10-32) a table of 2^18 entries proved 181 roots within 0.1 s and ran
-#: 11.8 M nodes a second, one of 2^20 174 and 8.3 M (more re-searches, fewer cache
+#: 11.8 M nodes a second, one of 2^20 176 and 8.3 M (fewer re-searches, more cache
 #: misses). And the search is built at a match's start, on the first move's clock: the
 #: table's pages are mapped as the search touches them (zeroed by the kernel), and a
 #: 36 MiB table once cost up to 0.1 s of page faults on a first move
