@@ -58,14 +58,19 @@ def _popcount(x: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def _bounds(table: np.ndarray, slot: int, key: int) -> int:
+    """The packed bounds of `key` at its `slot`; -1 when the slot holds another key."""
+    word = table[slot]
+    if word != 0 and word >> _BOUND_BITS == key // table.shape[0]:
+        return int((word & 15) - 1)
+    return -1
+
+
+@njit(cache=True, nogil=True)
 def _probe(table: np.ndarray, key: int) -> tuple[int, int]:
     """(slot, packed bounds) of `key`; the bounds are -1 when the slot holds another key."""
-    p = table.shape[0]
-    slot = key % p
-    word = table[slot]
-    if word != 0 and word >> _BOUND_BITS == key // p:
-        return slot, (word & 15) - 1
-    return slot, -1
+    slot = key % table.shape[0]
+    return slot, _bounds(table, slot, key)
 
 
 @njit(cache=True, nogil=True)
@@ -211,7 +216,7 @@ def _negamax(
                 slot = fslot[d]
                 key = fme[d] + fmask[d] + cfg[2]
                 lo, up = -1, 1
-                _, packed = _probe(table, key)
+                packed = _bounds(table, slot, key)  # the slot is known: no division
                 if packed >= 0:
                     lo, up = packed // 3 - 1, packed % 3 - 1
                 if best <= falpha0[d]:
