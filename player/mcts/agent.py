@@ -166,7 +166,8 @@ class MCTSAgent(Agent):
             "cutoff": cutoff,
             "vcf": vcf,
             "vct": vct,
-            # one game's compiled-search knowledge (reversi_*): `player.mcts.fast.reversi_plan`
+            # one game's compiled-search knowledge (connect4_*, reversi_*): `player.mcts.fast`'s
+            # `connect4_plan`, `reversi_plan`
             **kernel_options,
         }
         shown = {"time": time, "iterations": iterations, **self.options, "workers": workers}

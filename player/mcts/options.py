@@ -192,6 +192,17 @@ _TABLE = (
         " losses), each within 15% of the time left; 0 = off",
         low=0, engines=("fast",),
     ),
+    # connect four only (player.mcts.fast.connect4_plan); other games ignore them
+    MCTSOption(
+        "connect4_eval", float, 0.3,
+        "connect four (7 x 6): the learned evaluation's share of a leaf's value, a rollout's"
+        " result the rest (0 = rollouts only)",
+        low=0, high=1, engines=("fast",),
+    ),
+    MCTSOption(
+        "connect4_c", float, 0.5, "connect four: UCB1 constant with evaluated leaves", low=0,
+        engines=("fast",),
+    ),
     # reversi only (player.mcts.fast.reversi_plan); other games ignore them
     MCTSOption(
         "reversi_leaf", str, "eval",

@@ -40,14 +40,15 @@ def test_the_spec_registers_exactly_the_table() -> None:
         "mcts:time=1.0,iterations=none,c=1.4,metric=uct,max_moves=none,workers=1,reuse=true,"
         "solver=true,seed=none,engine=auto,rollout=smart,exact=0.5,memory=512"
         ",threats=false,candidates=12,cutoff=4,vcf=32,vct=20000"  # gomoku's threat knowledge
+        ",connect4_eval=0.3,connect4_c=0.5"
         ",reversi_leaf=eval,reversi_depth=0,reversi_solve=10,reversi_endgame=20,reversi_c=0.5"
     )
 
 
 def test_the_agent_and_the_python_engine_take_their_defaults_from_the_table() -> None:
     agent = signature_defaults(MCTSAgent.__init__)
-    # one game's options (reversi_*) pass through the agent's **kernel_options to the plan
-    own = [name for name in OPTIONS if not name.startswith("reversi_")]
+    # one game's options (connect4_*, reversi_*) pass through the agent's **kernel_options
+    own = [name for name in OPTIONS if not name.startswith(("connect4_", "reversi_"))]
     assert {name: agent[name] for name in own} == {n: OPTIONS[n].default for n in own}
     python = signature_defaults(Search.__init__)
     for name in ("c", "metric", "max_moves", "solver", "reuse"):

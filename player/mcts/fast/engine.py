@@ -25,7 +25,9 @@ from player.agent import SearchLimit
 from player.mcts.fast import exact, tree
 from player.mcts.fast.adapters import Adapter
 from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
-from player.mcts.fast.reversi_plan import plan_for
+from player.mcts.fast.connect4_plan import Connect4Plan
+from player.mcts.fast.connect4_plan import plan_for as connect4_plan
+from player.mcts.fast.reversi_plan import ReversiPlan, plan_for
 from player.mcts.fast.rng import new_rng
 from player.mcts.fast.rootthreats import RootThreats
 from player.mcts.fast.rootvct import RootVCT
@@ -108,9 +110,12 @@ class FastSearch:
         self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, candidates, cutoff, vcf)
         self.root_threats = RootThreats(adapter) if threats and adapter.analyse else None
         self.root_vct = RootVCT(adapter, vct) if vct > 0 and adapter.threat_win else None
-        # Kernel-specific search knowledge (reversi: `reversi_plan`), None = plain UCT.
+        # Kernel-specific search knowledge (reversi: `reversi_plan`, connect four:
+        # `connect4_plan`), None = plain UCT.
         check_options(kernel_options)
-        self.plan = plan_for(adapter, kernel_options)
+        self.plan: ReversiPlan | Connect4Plan | None = plan_for(
+            adapter, kernel_options
+        ) or connect4_plan(adapter, kernel_options, self.policy, self.rng)
 
     # --- tree reuse --------------------------------------------------------------
 

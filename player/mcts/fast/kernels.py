@@ -20,7 +20,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast import bigmnk, connect4, connect4_solve, mnk, reversi, reversi_leaf, ultimate
+from player.mcts.fast import (
+    bigmnk,
+    connect4,
+    connect4_eval,
+    connect4_solve,
+    mnk,
+    reversi,
+    reversi_leaf,
+    ultimate,
+)
 from player.mcts.fast.codes import LEAF_ROLLOUT, ONGOING, UNSOLVED
 
 CONNECT4 = 0
@@ -135,7 +144,7 @@ def solve(
 
 
 #: the kernels with a leaf evaluator (`leaf`; the others' leaves are always rolled out)
-EVALUATORS = frozenset({REVERSI})
+EVALUATORS = frozenset({REVERSI, CONNECT4})
 
 
 @njit(cache=True, nogil=True)
@@ -154,9 +163,12 @@ def leaf(
     `codes.LEAF_REWARD`: back up `reward` (in [0, 1]) for the side to move.
     `params` (float64), `counts` (int64) and `scratch` (int64 rows) are the
     evaluator's, in layouts the kernel owns (reversi: `reversi_leaf.params`,
-    `reversi_endgame.new_stats`, `new_buffer`): two arrays, not views of one
+    `reversi_endgame.new_stats`, `new_buffer`; connect four:
+    `connect4_eval.leaf_params`, a generator state, a features row): two arrays, not views of one
     (a view per leaf costs reference counting, measurably).
     """
     if gid == REVERSI:
         return reversi_leaf.evaluate(cfg, st, params, counts, scratch)
+    if gid == CONNECT4:
+        return connect4_eval.evaluate(cfg, st, params, counts, scratch)
     return LEAF_ROLLOUT, ONGOING, -1.0

@@ -59,8 +59,12 @@ GOLDEN: dict[str, tuple[tuple[str, Any, int, dict[str, Any]], tuple[Any, ...]]] 
         (3000, None, [865, 657, 553, 925], 6100),
     ),
     "connect four": (  # changed with the rollouts' follow-up and claimeven ending
-        ("connect4", None, 5000, {"exact_share": 0}),
+        ("connect4", None, 5000, {"exact_share": 0, "connect4_eval": 0}),
         (5000, None, [493, 341, 306, 384, 653, 2225, 598], 10186),
+    ),
+    "connect four, evaluated leaves": (  # connect4_eval's default share, this round's weights
+        ("connect4", None, 5000, {"exact_share": 0}),
+        (5000, None, [43, 309, 4295, 41, 57, 41, 214], 9844),
     ),
     "tic-tac-toe": (
         ("tictactoe", None, 3000, {}),
@@ -85,7 +89,7 @@ def test_a_fixed_seed_search_does_what_the_loop_did_before(case: str) -> None:
 
 
 def test_kernels_without_an_evaluator_ask_for_a_rollout() -> None:
-    for name in ["connect4", "tictactoe", "ultimate", "gomoku"]:
+    for name in ["tictactoe", "ultimate", "gomoku"]:
         adapter = adapter_for(make_game(name))
         assert adapter is not None and adapter.gid not in kernels.EVALUATORS
         row = np.array(adapter.encode_state(make_game(name).initial_state()), dtype=np.int64)

@@ -1,0 +1,175 @@
+"""Fit connect four's learned evaluation (`player.mcts.fast.connect4_eval`) to solved positions.
+
+Two steps, each reproducible from its arguments::
+
+    python -m benchmarks.connect4_fit generate --seed 1 --positions 200000 --out c4-1.npy
+    python -m benchmarks.connect4_fit fit --data c4-1.npy,c4-2.npy,c4-3.npy
+
+``generate`` plays seeded uniformly random games from the empty board to a
+ply drawn uniformly in 10..36 (a line that ends first is drawn again) and
+keeps the position when the side to move cannot win at once; BitBully (the
+``dev`` extra, `benchmarks.c4solver.reference`) scores it: win, draw or loss
+for the side to move. About 7 ms a position on one core. Rows: seat 0's
+bitboard, seat 1's, the ply, the value. The seed strings (``train:<seed>``)
+differ from the accuracy benchmark's, and its opening set's plies (6-9) are
+never generated.
+
+``fit`` computes every position's features (and its mirror image's: the
+board is symmetric) with `connect4_eval.features` itself, keeps a shuffled
+tenth out, and fits the weights by logistic regression (full-batch Adam, a
+little L2) to the result for seat 0, a draw counting 1/2; it reports the
+held-out accuracy (the sign of the result, and win/draw/loss with a band of
++-0.7 logits for the draw) and writes the weights (float32) to
+``connect4_eval.WEIGHTS_FILE`` (``--out`` elsewhere).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.c4solver import SolverError
+from games.connect4 import Connect4
+from player.mcts.fast import load
+
+LOW, HIGH = 10, 36
+#: the logit band read as a draw when the held-out win/draw/loss accuracy is counted
+DRAW_BAND = 0.7
+
+
+def generate(seed: int, count: int, out: Path) -> None:
+    """`count` positions of seeded random play scored by BitBully, saved to `out` (.npy)."""
+    try:
+        from bitbully import BitBully, Board
+    except ImportError:
+        raise SolverError("bitbully is not installed: pip install -e '.[dev]'") from None
+    solver, game = BitBully(), Connect4()
+    rng = random.Random(f"train:{seed}")
+    rows: list[tuple[int, int, int, int]] = []
+    began = time.perf_counter()
+    while len(rows) < count:
+        target = rng.randint(LOW, HIGH)
+        state, board = game.initial_state(), Board()
+        for _ in range(target):
+            if game.is_terminal(state):
+                break
+            move = rng.choice(game.legal_moves(state))
+            state = game.apply(state, move)
+            board.play(move)
+        if game.is_terminal(state) or state[2] < target or board.can_win_next():
+            continue
+        value = solver.null_window(board)
+        rows.append((state[0], state[1], state[2], (value > 0) - (value < 0)))
+        if len(rows) % 10_000 == 0:
+            print(f"{len(rows)} positions, {time.perf_counter() - began:.0f} s", flush=True)
+    np.save(out, np.array(rows, dtype=np.int64))
+
+
+def mirror(bits: np.ndarray) -> np.ndarray:
+    """The bitboards reflected left to right."""
+    from player.mcts.fast import connect4_eval
+
+    stride = connect4_eval.HEIGHT + 1
+    column = (1 << stride) - 1
+    out = np.zeros_like(bits)
+    for c in range(connect4_eval.WIDTH):
+        out |= ((bits >> (c * stride)) & column) << ((connect4_eval.WIDTH - 1 - c) * stride)
+    return out
+
+
+def feature_rows(data: np.ndarray) -> np.ndarray:
+    """The active feature indices of each row's position (the side to move's included)."""
+    from player.mcts.fast import connect4, connect4_eval
+
+    cfg = connect4.make_cfg(connect4_eval.WIDTH, connect4_eval.HEIGHT)
+    out = np.empty((len(data), connect4_eval.FEATURES), dtype=np.int64)
+    for i, (p0, p1, ply, _) in enumerate(data):
+        connect4_eval.features(cfg, int(p0), int(p1), out[i : i + 1])
+        out[i, -1] += ply & 1
+    return out
+
+
+def targets(data: np.ndarray) -> np.ndarray:
+    """Seat 0's result: 1 win, 1/2 draw, 0 loss."""
+    ply, value = data[:, 2], data[:, 3]
+    return (np.where(ply % 2 == 0, value, -value) + 1) / 2.0
+
+
+def fit(
+    features: np.ndarray, y: np.ndarray, size: int, epochs: int, rate: float, l2: float
+) -> np.ndarray:
+    """Logistic-regression weights of the sparse 0/1 features, by full-batch Adam."""
+    weights, m, v = np.zeros(size), np.zeros(size), np.zeros(size)
+    flat, k = features.ravel(), features.shape[1]
+    for t in range(1, epochs + 1):
+        p = 1.0 / (1.0 + np.exp(-weights[features].sum(1)))
+        grad = np.bincount(flat, np.repeat((p - y) / len(y), k), minlength=size) + l2 * weights
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad * grad
+        weights -= rate * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+        if t % 50 == 0:
+            loss = -np.mean(y * np.log(p + 1e-12) + (1 - y) * np.log(1 - p + 1e-12))
+            print(f"epoch {t}: loss {loss:.4f}", flush=True)
+    return weights
+
+
+def accuracy(weights: np.ndarray, features: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(the sign of the result right, win/draw/loss right) on these positions."""
+    z = weights[features].sum(1)
+    outcome = np.where(z > DRAW_BAND, 1.0, np.where(z < -DRAW_BAND, 0.0, 0.5))
+    decided = y != 0.5
+    return float(np.mean((z[decided] > 0) == (y[decided] > 0.5))), float(np.mean(outcome == y))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    steps = parser.add_subparsers(dest="step", required=True)
+    gen = steps.add_parser("generate", help="solved positions of seeded random play")
+    gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--positions", type=int, default=200_000)
+    gen.add_argument("--out", type=Path, required=True, help="the .npy file written")
+    fitting = steps.add_parser("fit", help="fit the weights to generated positions")
+    fitting.add_argument("--data", required=True, help="generated .npy files, comma-separated")
+    fitting.add_argument("--out", type=Path, default=None, help="default: the shipped file")
+    fitting.add_argument("--epochs", type=int, default=300)
+    fitting.add_argument("--rate", type=float, default=0.05)
+    fitting.add_argument("--l2", type=float, default=1e-6)
+    args = parser.parse_args(argv)
+    if load() is None:
+        print("error: the compiled engine needs numba", file=sys.stderr)
+        return 2
+    try:
+        if args.step == "generate":
+            generate(args.seed, args.positions, args.out)
+            return 0
+        from player.mcts.fast import connect4_eval
+
+        data = np.concatenate([np.load(name) for name in args.data.split(",")])
+    except (OSError, ValueError, SolverError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    np.random.default_rng(0).shuffle(data)
+    held = len(data) // 10
+    train, test = data[held:], data[:held]
+    flipped = train.copy()
+    flipped[:, 0], flipped[:, 1] = mirror(train[:, 0]), mirror(train[:, 1])
+    both = np.concatenate([train, flipped])
+    print(f"{len(train)} positions (and their mirror images) to fit, {held} held out", flush=True)
+    features = feature_rows(both)
+    weights = fit(features, targets(both), connect4_eval.SIZE, args.epochs, args.rate, args.l2)
+    sign, wdl = accuracy(weights, feature_rows(test), targets(test))
+    print(f"held out: the sign of the result right in {sign:.3f}, win/draw/loss in {wdl:.3f}")
+    out = args.out or connect4_eval.WEIGHTS_FILE
+    np.savez_compressed(out, weights=weights.astype(np.float32))
+    print(f"wrote {out} ({np.count_nonzero(weights)} of {len(weights)} weights non-zero)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

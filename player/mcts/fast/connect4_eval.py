@@ -1,0 +1,196 @@
+"""Connect four's learned evaluation (numba): pattern weights fitted to solved positions.
+
+The evaluation is a sum of weights, one per active feature, read as the
+logit of seat 0's expected result (a win 1, a draw 1/2, a loss 0) with both
+sides playing perfectly. Its features, all on the standard 7 x 6 board
+(``FEATURES`` of them active in every position, `features`):
+
+- **lines**: each of the 69 lines of four cells, by the state of its four
+  cells: seat 0's disc, seat 1's, or empty, the empty cells told apart by
+  the parity of their row (odd rows, the 1st, 3rd and 5th from the bottom,
+  are the first player's in a zugzwang fight, even rows the second's) and by
+  whether they can be played now: 6^4 = 1,296 weights a line;
+- **column threats**: per column, the lowest row of each seat's threat (an
+  empty cell that would complete a four) in it, or none: 7 x 7 weights a
+  column, where the order of the two sides' threats in a column decides
+  which can ever be played;
+- **threat parity**: how many threats each seat has on odd and on even rows,
+  each capped at 2 (81 weights): Allis's rule of thumb is that the first
+  player wins with an odd threat, the second with an even one;
+- **side to move**: 2 weights.
+
+The weights are not written by hand: `benchmarks.connect4_fit` fits them
+(logistic regression, the board mirrored for twice the data) to positions
+from seeded random play at plies 10-36, each scored by an exact solver, and
+writes `WEIGHTS_FILE`. No position of the accuracy benchmark's opening set
+(plies 6-9) is among them, and the evaluation is a position's features, not
+a table of positions: it scores positions it never saw (held out: the sign
+of the result right in 0.86 of them, win/draw/loss in 0.77).
+
+The leaf evaluator (`evaluate`, which `kernels.leaf` calls for connect four
+when the search was given `params`) mixes it with a rollout: a leaf's value
+is ``mix * evaluation + (1 - mix) * rollout result``; a leaf whose side to
+move can win at once is exact.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from player.mcts.fast.codes import DRAW, LEAF_EXACT, LEAF_REWARD, ONGOING
+from player.mcts.fast.connect4 import rollout, winning_cells
+
+#: the board the weights are for
+WIDTH, HEIGHT = 7, 6
+WEIGHTS_FILE = Path(__file__).with_name("connect4_eval.npz")
+
+
+def _lines() -> np.ndarray:
+    stride = HEIGHT + 1
+    found = []
+    for c in range(WIDTH):
+        for r in range(HEIGHT):
+            for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                cells = [(c + i * dc, r + i * dr) for i in range(4)]
+                if all(0 <= x < WIDTH and 0 <= y < HEIGHT for x, y in cells):
+                    found.append([x * stride + y for x, y in cells])
+    return np.array(found, dtype=np.int64)
+
+
+#: the bit of each cell of each line of four (`games.connect4`'s layout), 69 x 4
+LINES = _lines()
+LINE_WEIGHTS = 6**4
+#: where each feature group's weights start, and the total
+COLUMN_BASE = len(LINES) * LINE_WEIGHTS
+PARITY_BASE = COLUMN_BASE + WIDTH * 49
+SIDE_BASE = PARITY_BASE + 81
+SIZE = SIDE_BASE + 2
+#: active features in every position: one per line, per column, the parity counts, the side
+FEATURES = len(LINES) + WIDTH + 2
+#: the leaf parameters' layout (`params`): the mix, the rollout policy, then the weights
+MIX, POLICY, WEIGHTS = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def _low_row(bits: int) -> int:
+    """The index of the lowest set bit of a column's bits (non-zero)."""
+    n = 0
+    low = (bits & -bits) - 1
+    while low:
+        low &= low - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _count(x: int) -> int:
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def features(cfg: np.ndarray, p0: int, p1: int, out: np.ndarray) -> None:
+    """Write the `FEATURES` active weight indices of position (`p0`, `p1`) in row 0 of `out`.
+
+    The side to move is the caller's: `out[0, FEATURES - 1]` gets seat 0's
+    index (add 1 for seat 1). `out` is 2-D (`kernels.leaf`'s scratch rows):
+    a row view per leaf would cost reference counting.
+    """
+    h, bottom, board = cfg[1], cfg[2], cfg[3]
+    stride = h + 1
+    mask = p0 | p1
+    play = (mask + bottom) & board
+    for line in range(LINES.shape[0]):
+        code = 0
+        place = 1
+        for i in range(4):
+            b = LINES[line, i]
+            if (p0 >> b) & 1:
+                s = 0
+            elif (p1 >> b) & 1:
+                s = 1
+            else:
+                s = 2 + ((b % stride) & 1) + 2 * ((play >> b) & 1)
+            code += s * place
+            place *= 6
+        out[0, line] = line * LINE_WEIGHTS + code
+    t0 = winning_cells(p0, mask, h, board)
+    t1 = winning_cells(p1, mask, h, board)
+    column = (1 << h) - 1
+    n = LINES.shape[0]
+    for c in range(WIDTH):
+        a = (t0 >> (c * stride)) & column
+        b = (t1 >> (c * stride)) & column
+        r0 = _low_row(a) if a else HEIGHT
+        r1 = _low_row(b) if b else HEIGHT
+        out[0, n + c] = COLUMN_BASE + c * 49 + r0 * 7 + r1
+    odd = 0
+    for r in range(0, h, 2):
+        odd |= bottom << r
+    a0, b0 = min(_count(t0 & odd), 2), min(_count(t0 & ~odd), 2)
+    a1, b1 = min(_count(t1 & odd), 2), min(_count(t1 & ~odd), 2)
+    out[0, n + WIDTH] = PARITY_BASE + ((a0 * 3 + b0) * 3 + a1) * 3 + b1
+    out[0, n + WIDTH + 1] = SIDE_BASE
+
+
+@njit(cache=True, nogil=True)
+def score(
+    cfg: np.ndarray, st: np.ndarray, weights: np.ndarray, offset: int, buf: np.ndarray
+) -> float:
+    """The evaluation of state row `st` for its side to move (a logit).
+
+    The weights start at `weights[offset]` (no slice: a view per leaf costs
+    reference counting); `buf` is int64 scratch rows of `FEATURES` (row 0 is used).
+    """
+    features(cfg, st[0], st[1], buf)
+    z = 0.0
+    for i in range(FEATURES - 1):
+        z += float(weights[offset + buf[0, i]])
+    mover = int(st[2] & 1)
+    z += float(weights[offset + buf[0, FEATURES - 1] + mover])
+    return -z if mover == 1 else z
+
+
+@njit(cache=True, nogil=True, inline="always")
+def evaluate(
+    cfg: np.ndarray, st: np.ndarray, params: np.ndarray, rng: np.ndarray, buf: np.ndarray
+) -> tuple[int, int, float]:
+    """(`LEAF_EXACT`, winner, 0) or (`LEAF_REWARD`, `ONGOING`, value for the side to move).
+
+    `params` as `leaf_params` makes them, `rng` an int64[1] generator state
+    (`rng.new_rng`'s bits) for the rollout, `buf` int64 rows of `FEATURES`.
+    """
+    mover = int(st[2] & 1)
+    mask = st[0] | st[1]
+    h, bottom, board = cfg[1], cfg[2], cfg[3]
+    if winning_cells(st[mover], mask, h, board) & ((mask + bottom) & board):
+        return LEAF_EXACT, mover, 0.0
+    z = score(cfg, st, params, WEIGHTS, buf)
+    value = 1.0 / (1.0 + math.exp(-z))
+    mix = params[MIX]
+    if mix < 1.0:
+        winner = rollout(cfg, st, rng.view(np.uint64), int(params[POLICY]))
+        result = 0.5 if winner == DRAW else (1.0 if winner == mover else 0.0)
+        value = mix * value + (1.0 - mix) * result
+    return LEAF_REWARD, ONGOING, value
+
+
+def load_weights(path: Path = WEIGHTS_FILE) -> np.ndarray:
+    """The fitted weights (float64[`SIZE`]); ValueError when the file does not fit this layout."""
+    with np.load(path) as data:
+        weights = np.asarray(data["weights"], dtype=np.float64)
+    if weights.shape != (SIZE,):
+        raise ValueError(f"{path}: {weights.shape[0]} weights, this evaluation has {SIZE}")
+    return weights
+
+
+def leaf_params(weights: np.ndarray, mix: float, policy: int) -> np.ndarray:
+    """`evaluate`'s parameters: the evaluation's share of a leaf's value, the rollout policy."""
+    return np.concatenate([np.array([mix, policy], dtype=np.float64), weights])

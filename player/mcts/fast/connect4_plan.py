@@ -1,0 +1,87 @@
+"""Connect four's search knowledge for `FastSearch`: leaves valued by the learned evaluation.
+
+`FastSearch` asks `plan_for` once. A connect four search on the standard
+7 x 6 board with ``connect4_eval`` above 0 gets a `Connect4Plan`: `tree.run`
+is given its `params`, and `kernels.leaf` asks `connect4_eval.evaluate` at
+every new leaf, which mixes the evaluation with the rollout (the option is
+the evaluation's share of a leaf's value). Options (the ``mcts`` agent's,
+`player.mcts.options`):
+
+- ``connect4_eval``: the evaluation's share, 0 = rollouts only (the search
+  as before this plan existed), 1 = the evaluation only;
+- ``connect4_c``: the UCB1 constant with evaluated leaves (their values are
+  less noisy than rollouts').
+
+Other boards (the weights are the standard board's) and other games get
+None: plain UCT with rollouts.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from player.mcts.fast import connect4_eval, kernels
+from player.mcts.fast.rng import new_rng
+from player.mcts.options import default
+
+
+@functools.cache
+def _weights() -> np.ndarray:
+    """The fitted weights, read once per process (read-only: every search shares them)."""
+    weights = connect4_eval.load_weights()
+    weights.flags.writeable = False
+    return weights
+
+
+@dataclass
+class Connect4Plan:
+    """The connect four options of one `FastSearch`: its leaf parameters and scratch."""
+
+    mix: float
+    c: float
+    policy: int
+    seed: int
+    #: the leaf parameters `tree.run` passes on to `connect4_eval.evaluate`
+    params: np.ndarray = field(init=False)
+    #: the leaf rollouts' generator (`rng.new_rng`'s state, as int64: `kernels.leaf`'s counts)
+    stats: np.ndarray = field(init=False)
+    #: the features' scratch row
+    buf: np.ndarray = field(
+        default_factory=lambda: np.zeros((1, connect4_eval.FEATURES), dtype=np.int64)
+    )
+
+    def __post_init__(self) -> None:
+        self.params = connect4_eval.leaf_params(_weights(), self.mix, self.policy)
+        self.stats = new_rng(self.seed).view(np.int64)
+
+    @property
+    def evaluated(self) -> bool:
+        """Leaves are always evaluated (a plan exists only when the evaluation has a share)."""
+        return True
+
+    def prepare(self, engine: Any, rng: np.ndarray, now: float, deadline: float) -> None:
+        """Nothing to do before a search (the exact root search is `exact.RootSolver`'s)."""
+
+
+def plan_for(
+    adapter: Any, options: dict[str, Any], policy: int, rng: random.Random
+) -> Connect4Plan | None:
+    """The plan of a standard-board connect four adapter with its options, else None.
+
+    `rng` (the search's) seeds the leaf rollouts, drawn only when a plan is made.
+    """
+    if adapter.gid != kernels.CONNECT4:
+        return None
+    width, height = int(adapter.cfg[0]), int(adapter.cfg[1])
+    if (width, height) != (connect4_eval.WIDTH, connect4_eval.HEIGHT):
+        return None
+    mix = float(options.get("connect4_eval", default("connect4_eval")))
+    if mix <= 0:
+        return None
+    c = float(options.get("connect4_c", default("connect4_c")))
+    return Connect4Plan(mix=mix, c=c, policy=policy, seed=rng.getrandbits(63))
