@@ -279,10 +279,16 @@ CHECKS: dict[str, Callable[[str], None]] = {
             " 'engine:cmd=./pattern_gomoku,args=--seed 7,protocol=gomocup'"
             " --game gomoku --games 100 --time 0.2 --seed 1 --cores 1,1",
             "python -m benchmarks.connect4_accuracy --seed 1 --positions 200 --time 0.2",
+            # run for real (a small fit) in tests/benchmarks/test_connect4_fit.py
+            "python -m benchmarks.connect4_fit generate --seed 1 --positions 200000 --out c4-1.npy",
+            "python -m benchmarks.connect4_fit generate --seed 2 --positions 100000 --out c4-2.npy",
+            "python -m benchmarks.connect4_fit fit --data c4-1.npy,c4-2.npy",
             "python -m benchmarks.strength mcts mcts:exact=0 --game connect4 --games 24"
             " --time 0.2 --seed 9001",
             "python -m benchmarks.strength mcts openspiel --game connect4 --time 0.2 --games 100"
             " --seed 7100 --cores 0,0",
+            "python -m benchmarks.strength mcts mcts:connect4_eval=0 --game connect4"
+            " --time 0.2 --games 100 --seed 9100 --cores 1,1",
             "python -m benchmarks.strength mcts openspiel --game reversi --games 60 --time 0.2",
             "python -m benchmarks.think_times FILE.sqlite",
         ),
