@@ -59,6 +59,16 @@ def has_four(p: int, h: int) -> bool:
 
 
 @njit(cache=True, nogil=True)
+def popcount(x: int) -> int:
+    """The number of set bits of a (non-negative) bitboard."""
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
 def winning_cells(p: int, mask: int, h: int, board: int) -> int:
     """Empty cells that would give the owner of `p` four in a row."""
     r = (p << 1) & (p << 2) & (p << 3)

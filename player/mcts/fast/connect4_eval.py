@@ -42,7 +42,7 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast.codes import DRAW, LEAF_EXACT, LEAF_REWARD, ONGOING
-from player.mcts.fast.connect4 import rollout, winning_cells
+from player.mcts.fast.connect4 import popcount, rollout, winning_cells
 
 #: the board the weights are for
 WIDTH, HEIGHT = 7, 6
@@ -73,26 +73,6 @@ SIZE = SIDE_BASE + 2
 FEATURES = len(LINES) + WIDTH + 2
 #: the leaf parameters' layout (`params`): the mix, the rollout policy, then the weights
 MIX, POLICY, WEIGHTS = 0, 1, 2
-
-
-@njit(cache=True, nogil=True)
-def _low_row(bits: int) -> int:
-    """The index of the lowest set bit of a column's bits (non-zero)."""
-    n = 0
-    low = (bits & -bits) - 1
-    while low:
-        low &= low - 1
-        n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _count(x: int) -> int:
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 @njit(cache=True, nogil=True)
@@ -128,14 +108,14 @@ def features(cfg: np.ndarray, p0: int, p1: int, out: np.ndarray) -> None:
     for c in range(WIDTH):
         a = (t0 >> (c * stride)) & column
         b = (t1 >> (c * stride)) & column
-        r0 = _low_row(a) if a else HEIGHT
-        r1 = _low_row(b) if b else HEIGHT
+        r0 = popcount((a & -a) - 1) if a else HEIGHT  # the lowest set bit's row
+        r1 = popcount((b & -b) - 1) if b else HEIGHT
         out[0, n + c] = COLUMN_BASE + c * 49 + r0 * 7 + r1
     odd = 0
     for r in range(0, h, 2):
         odd |= bottom << r
-    a0, b0 = min(_count(t0 & odd), 2), min(_count(t0 & ~odd), 2)
-    a1, b1 = min(_count(t1 & odd), 2), min(_count(t1 & ~odd), 2)
+    a0, b0 = min(popcount(t0 & odd), 2), min(popcount(t0 & ~odd), 2)
+    a1, b1 = min(popcount(t1 & odd), 2), min(popcount(t1 & ~odd), 2)
     out[0, n + WIDTH] = PARITY_BASE + ((a0 * 3 + b0) * 3 + a1) * 3 + b1
     out[0, n + WIDTH + 1] = SIDE_BASE
 

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast.codes import UNSOLVED
-from player.mcts.fast.connect4 import has_four, winning_cells
+from player.mcts.fast.connect4 import has_four, popcount, winning_cells
 
 NODES, LIMIT = 0, 1
 
@@ -46,15 +46,6 @@ def _prime_at_most(n: int) -> int:
 def new_table(entries: int) -> np.ndarray:
     """An empty table of at most `entries` slots (the largest prime, at least `MIN_SLOTS`)."""
     return np.zeros(_prime_at_most(entries), dtype=np.int64)
-
-
-@njit(cache=True, nogil=True)
-def _popcount(x: int) -> int:
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 @njit(cache=True, nogil=True)
@@ -143,7 +134,7 @@ def _enter(
         bit = nxt & (col << (c * stride))
         if bit == 0:
             continue
-        s = _popcount(winning_cells(me | bit, mask | bit, h, board))
+        s = popcount(winning_cells(me | bit, mask | bit, h, board))
         j = n
         n += 1
         while j > 0 and score[j - 1] < s:
