@@ -98,6 +98,14 @@ class FastSearch:
         if exact_share > 0 and exact.supported(adapter.gid):
             self.exact = exact.RootSolver(adapter.gid, adapter.cfg, exact_share, max_memory, clock)
             tree_bytes -= exact.table_bytes(max_memory)
+        # Kernel-specific search knowledge (reversi: `reversi_plan`, connect four:
+        # `connect4_plan`), None = plain UCT.
+        check_options(kernel_options)
+        self.plan: ReversiPlan | Connect4Plan | None = plan_for(
+            adapter, kernel_options
+        ) or connect4_plan(adapter, kernel_options, self.policy, self.rng)
+        if self.plan is not None:  # its leaf parameters (connect four's weights) count too
+            tree_bytes -= self.plan.params.nbytes
         self.capacity = max(64, tree_bytes // self.node_bytes)
         self.st = np.empty((self.capacity, adapter.state_size), dtype=np.int64)
         self.ni = np.empty((self.capacity, tree.COLUMNS), dtype=np.int32)
@@ -110,12 +118,6 @@ class FastSearch:
         self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, candidates, cutoff, vcf)
         self.root_threats = RootThreats(adapter) if threats and adapter.analyse else None
         self.root_vct = RootVCT(adapter, vct) if vct > 0 and adapter.threat_win else None
-        # Kernel-specific search knowledge (reversi: `reversi_plan`, connect four:
-        # `connect4_plan`), None = plain UCT.
-        check_options(kernel_options)
-        self.plan: ReversiPlan | Connect4Plan | None = plan_for(
-            adapter, kernel_options
-        ) or connect4_plan(adapter, kernel_options, self.policy, self.rng)
 
     # --- tree reuse --------------------------------------------------------------
 
