@@ -32,7 +32,7 @@ from player.mcts.options import default
 
 @functools.cache
 def _weights() -> np.ndarray:
-    """The fitted weights, read once per process (read-only: every search shares them)."""
+    """The fitted weights, read from their file once per process (each plan copies them)."""
     weights = connect4_eval.load_weights()
     weights.flags.writeable = False
     return weights
