@@ -19,7 +19,6 @@ None: plain UCT with rollouts.
 from __future__ import annotations
 
 import functools
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,11 +44,11 @@ class Connect4Plan:
     mix: float
     c: float
     policy: int
-    seed: int
     #: the leaf parameters `tree.run` passes on to `connect4_eval.evaluate`
     params: np.ndarray = field(init=False)
-    #: the leaf rollouts' generator (`rng.new_rng`'s state, as int64: `kernels.leaf`'s counts)
-    stats: np.ndarray = field(init=False)
+    #: the leaf rollouts' generator (`rng.new_rng`'s state, as int64: `kernels.leaf`'s counts),
+    #: seeded from the search's own generator at each search (`seed`)
+    stats: np.ndarray = field(default_factory=lambda: new_rng(0).view(np.int64))
     #: the features' scratch row
     buf: np.ndarray = field(
         default_factory=lambda: np.zeros((1, connect4_eval.FEATURES), dtype=np.int64)
@@ -57,7 +56,15 @@ class Connect4Plan:
 
     def __post_init__(self) -> None:
         self.params = connect4_eval.leaf_params(_weights(), self.mix, self.policy)
-        self.stats = new_rng(self.seed).view(np.int64)
+
+    def seed(self, rng: np.ndarray) -> None:
+        """Seed the leaf rollouts from a search's generator state (`rng.new_rng`), not drawing on it.
+
+        Called at the start of every search, after the search's own generator
+        is drawn: a match seed (`MCTSAgent.seed_match`) then decides the
+        rollouts too, and two searches of one seed play the same moves.
+        """
+        self.stats[:] = new_rng(int(rng[0])).view(np.int64)
 
     @property
     def evaluated(self) -> bool:
@@ -68,13 +75,8 @@ class Connect4Plan:
         """Nothing to do before a search (the exact root search is `exact.RootSolver`'s)."""
 
 
-def plan_for(
-    adapter: Any, options: dict[str, Any], policy: int, rng: random.Random
-) -> Connect4Plan | None:
-    """The plan of a standard-board connect four adapter with its options, else None.
-
-    `rng` (the search's) seeds the leaf rollouts, drawn only when a plan is made.
-    """
+def plan_for(adapter: Any, options: dict[str, Any], policy: int) -> Connect4Plan | None:
+    """The plan of a standard-board connect four adapter with its options, else None."""
     if adapter.gid != kernels.CONNECT4:
         return None
     width, height = int(adapter.cfg[0]), int(adapter.cfg[1])
@@ -84,4 +86,4 @@ def plan_for(
     if mix <= 0:
         return None
     c = float(options.get("connect4_c", default("connect4_c")))
-    return Connect4Plan(mix=mix, c=c, policy=policy, seed=rng.getrandbits(63))
+    return Connect4Plan(mix=mix, c=c, policy=policy)

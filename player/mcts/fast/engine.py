@@ -103,7 +103,7 @@ class FastSearch:
         check_options(kernel_options)
         self.plan: ReversiPlan | Connect4Plan | None = plan_for(
             adapter, kernel_options
-        ) or connect4_plan(adapter, kernel_options, self.policy, self.rng)
+        ) or connect4_plan(adapter, kernel_options, self.policy)
         if self.plan is not None:  # its leaf parameters (connect four's weights) count too
             tree_bytes -= self.plan.params.nbytes
         self.capacity = max(64, tree_bytes // self.node_bytes)
@@ -194,6 +194,8 @@ class FastSearch:
         reused = self._prepare(state)
         before = int(self.meta[tree.NEXT])
         kstate = new_rng(self.rng.getrandbits(63))
+        if isinstance(self.plan, Connect4Plan):
+            self.plan.seed(kstate)  # its leaf rollouts follow this search's seed too
         iterations = max_depth = 0
         root = int(self.meta[tree.ROOT])
         if self.root_threats is not None:

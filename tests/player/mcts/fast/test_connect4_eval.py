@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import random
 from pathlib import Path
 
 import pytest
@@ -178,14 +177,24 @@ def test_a_weights_file_of_another_layout_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_plan_is_for_the_standard_board_with_a_share_for_the_evaluation() -> None:
-    rng = random.Random(0)
     adapter = adapter_for(GAME)
-    plan = connect4_plan.plan_for(adapter, {}, Rollout.WIN_BLOCK, rng)
+    plan = connect4_plan.plan_for(adapter, {}, Rollout.WIN_BLOCK)
     assert plan is not None and plan.evaluated and plan.params[connect4_eval.MIX] == 0.3
-    assert connect4_plan.plan_for(adapter, {"connect4_eval": 0}, 1, rng) is None
+    assert connect4_plan.plan_for(adapter, {"connect4_eval": 0}, 1) is None
     wide = adapter_for(Connect4(width=6, height=7))
-    assert wide is not None and connect4_plan.plan_for(wide, {}, 1, rng) is None
-    assert connect4_plan.plan_for(adapter_for(make_game("tictactoe")), {}, 1, rng) is None
+    assert wide is not None and connect4_plan.plan_for(wide, {}, 1) is None
+    assert connect4_plan.plan_for(adapter_for(make_game("tictactoe")), {}, 1) is None
+
+
+def test_the_leaf_rollouts_follow_the_search_seed() -> None:
+    """A match seed given after the search is built decides its rollouts (`seed_match`)."""
+    plans = [connect4_plan.Connect4Plan(mix=0.3, c=0.5, policy=1) for _ in range(2)]
+    plans[1].stats[:] = 12345  # a generator that has run: the seed replaces its state
+    for plan in plans:
+        plan.seed(new_rng(7))
+    assert plans[0].stats[0] == plans[1].stats[0]
+    plans[1].seed(new_rng(8))
+    assert plans[0].stats[0] != plans[1].stats[0]
 
 
 def test_a_share_outside_zero_to_one_is_refused_in_one_line() -> None:
