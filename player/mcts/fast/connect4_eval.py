@@ -111,9 +111,9 @@ def features(cfg: np.ndarray, p0: int, p1: int, out: np.ndarray) -> None:
         r0 = popcount((a & -a) - 1) if a else HEIGHT  # the lowest set bit's row
         r1 = popcount((b & -b) - 1) if b else HEIGHT
         out[0, n + c] = COLUMN_BASE + c * 49 + r0 * 7 + r1
-    odd = 0
-    for r in range(0, h, 2):
-        odd |= bottom << r
+    # odd rows (1st, 3rd, 5th): the kernel's parity rows of an even height (`connect4.make_cfg`;
+    # its sentinel row holds no threat)
+    odd = cfg[5]
     a0, b0 = min(popcount(t0 & odd), 2), min(popcount(t0 & ~odd), 2)
     a1, b1 = min(popcount(t1 & odd), 2), min(popcount(t1 & ~odd), 2)
     out[0, n + WIDTH] = PARITY_BASE + ((a0 * 3 + b0) * 3 + a1) * 3 + b1

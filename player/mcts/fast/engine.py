@@ -194,8 +194,8 @@ class FastSearch:
         reused = self._prepare(state)
         before = int(self.meta[tree.NEXT])
         kstate = new_rng(self.rng.getrandbits(63))
-        if isinstance(self.plan, Connect4Plan):
-            self.plan.seed(kstate)  # its leaf rollouts follow this search's seed too
+        if self.plan is not None:
+            self.plan.seed(kstate)  # its randomness (connect four's leaf rollouts) follows too
         iterations = max_depth = 0
         root = int(self.meta[tree.ROOT])
         if self.root_threats is not None:

@@ -75,6 +75,9 @@ class ReversiPlan:
     def __post_init__(self) -> None:
         self.params = reversi_leaf.params(self.depth, self.solve_empties, SCALE)
 
+    def seed(self, rng: np.ndarray) -> None:
+        """Nothing random here: reversi's leaf searches are deterministic."""
+
     def prepare(self, engine: Any, rng: np.ndarray, now: float, deadline: float) -> None:
         """Solve the root's moves exactly if few squares are empty and time allows."""
         if self.endgame <= 0 or not engine.solver:
