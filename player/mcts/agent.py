@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,13 +70,6 @@ def worker_seed(seed: int | None, index: int) -> int | str | None:
     return seed if index == 0 else f"{seed}:{index}"
 
 
-#: what the helper searches of ``workers=N`` leave to the main one: the exact searches from
-#: the root (connect four's solver, reversi's endgame, gomoku's VCT), which would only
-#: repeat its work on another core; a helper spends its whole move on the Monte Carlo
-#: search, and a proof from the main search still decides the move (`merge_stats`)
-HELPER_OFF: dict[str, Any] = {"exact_share": 0.0, "reversi_endgame": 0, "vct": 0}
-
-
 class MCTSAgent(Agent):
     """UCT with tree reuse, MCTS-Solver and optional root parallelism.
 
@@ -85,12 +77,10 @@ class MCTSAgent(Agent):
     search) make `default_limit`. ``engine`` picks the search: ``fast`` is
     the compiled core (`player.mcts.fast`, built-in games only), ``python``
     the generic engine (`player.mcts.search`, any game), ``auto`` the first
-    that can play the game. With ``workers=N`` the agent runs its own search
-    in the calling thread and N-1 more (threads for the compiled engine,
-    which releases the GIL; processes started by `start` for the Python
-    engine), then sums root visits by move. That multiplies the simulations
-    but, measured on connect four at 0.2 s/move, not the strength (-7 Elo
-    over 100 games against ``workers=1``), so the default stays 1. ``memory`` caps each tree (MiB:
+    that can play the game. With ``workers=N`` the compiled engine searches
+    its one tree in N threads (it releases the GIL; `FastSearch` ``threads``),
+    and the Python engine runs N-1 more searches in processes started by
+    `start`, whose root visits are summed by move. ``memory`` caps each tree (MiB:
     rows of the compiled engine, a node budget for the Python one); past it
     the tree stops growing and the search goes on. ``rollout`` applies to
     the compiled engine only.
@@ -194,8 +184,6 @@ class MCTSAgent(Agent):
         )
         self._clock = clock
         self._search: SearchEngine | None = None
-        self._helpers: list[SearchEngine] = []
-        self._threads: ThreadPoolExecutor | None = None
         self._pool: WorkerPool | None = None
         self._pool_failed = False
         self.last_report: MoveReport | None = None
@@ -215,14 +203,11 @@ class MCTSAgent(Agent):
         """
         super().start(game, seat)
         if self._search is None or self._search.game is not game:
+            if self._search is not None:
+                self._search.close()
             self._search = self._new_search(game, 0)
-            self._helpers = []
-            if self._is_fast(self._search):
-                self._helpers = [self._new_search(game, i) for i in range(1, self.workers)]
         if self._match_seed is not None:
             self._search.rng.seed(mix_seeds(self.seed, self._match_seed))
-            for index, helper in enumerate(self._helpers, 1):
-                helper.rng.seed(mix_seeds(self.seed, self._match_seed) * 31 + index)
             self._match_seed = None
         if self._pool is not None and self._pool.game is not game:
             self._pool.close()
@@ -240,9 +225,8 @@ class MCTSAgent(Agent):
 
             adapter = adapter_for(game)
             if adapter is not None:
-                options = self.fast_options if index == 0 else {**self.fast_options, **HELPER_OFF}
                 compiled: SearchEngine = self._fast.FastSearch(
-                    game, adapter, seed=seed, **options, **kwargs
+                    game, adapter, seed=seed, threads=self.workers, **self.fast_options, **kwargs
                 )
                 return compiled
         if self.engine == "fast":
@@ -253,7 +237,7 @@ class MCTSAgent(Agent):
         return self._fast is not None and isinstance(search, self._fast.FastSearch)
 
     def _ensure_pool(self, game: Game[Any, Any]) -> WorkerPool | None:
-        if self._helpers or self._is_fast(self._search):
+        if self._is_fast(self._search):
             return None
         if self.workers > 1 and self._pool is None and not self._pool_failed:
             seeds = [worker_seed(self.seed, i) for i in range(1, self.workers)]
@@ -275,8 +259,7 @@ class MCTSAgent(Agent):
         if self._search is None or self.game is None:
             return
         game = self.game
-        searches = [self._search, *self._helpers]
-        for search in searches:
+        for search in [self._search]:
             root = search.root_state
             if root is None or root == state:
                 continue
@@ -302,8 +285,6 @@ class MCTSAgent(Agent):
         if self._search is None:
             return
         self._search.advance(state, move, new_state)
-        for helper in self._helpers:
-            helper.advance(state, move, new_state)
         if self._pool is not None:
             self._pool.advance(state, move, new_state)
         if self.seat is not None and self._search.game.to_move(state) == self.seat:
@@ -317,8 +298,6 @@ class MCTSAgent(Agent):
         if self._search is not None:
             self._search.reset()
             self._search.free_garbage()
-        for helper in self._helpers:
-            helper.reset()
         release_frozen()
         if self._pool is not None:
             self._pool.reset()
@@ -328,14 +307,11 @@ class MCTSAgent(Agent):
         if self._pool is not None:
             self._pool.close()
             self._pool = None
-        if self._threads is not None:
-            self._threads.shutdown(wait=True)
-            self._threads = None
         if self._search is not None:
+            self._search.close()
             self._search.reset()
             self._search.free_garbage()
             self._search = None
-        self._helpers = []
         release_frozen()
 
     # --- moves ---------------------------------------------------------------------
@@ -401,16 +377,8 @@ class MCTSAgent(Agent):
         seq = 0
         if pool is not None:
             seq = pool.submit(state, limit, deadline)
-        futures: list[Future[SearchResult]] = []
-        if self._helpers:
-            if self._threads is None:
-                self._threads = ThreadPoolExecutor(len(self._helpers), "mcts-helper")
-            futures = [
-                self._threads.submit(h.search, state, limit, deadline=deadline)
-                for h in self._helpers
-            ]
         result = search.search(state, limit, deadline=deadline)
-        results = [result] + [f.result() for f in futures]
+        results = [result]
         if pool is not None:
             results += pool.collect(seq, deadline)
         if len(results) == 1:

@@ -54,3 +54,7 @@ class SearchEngine(Protocol):
     def principal_variation(self, move: Any, length: int) -> list[Any]:
         """`move`, then the most visited line after it in the last search's tree."""
         ...
+
+    def close(self) -> None:
+        """Stop the engine's own threads, if it has any (the tree stays)."""
+        ...

@@ -130,9 +130,8 @@ _TABLE = (
     ),
     MCTSOption(
         "workers", int, 1,
-        "independent root-parallel searches, visits summed: ~N x the simulations,"
-        " but no measured strength gain at 0.2 s (connect4: -7 ± 41 Elo; ultimate: -14 ± 35,"
-        " where twice the time in one tree gains about +150; see README)",
+        "threads searching the one tree (compiled engine; the Python engine: root-parallel"
+        " processes, visits summed): a timed search only",
         low=1, high=MAX_WORKERS, engines=AGENT,
     ),
     MCTSOption("reuse", bool, True, "keep the subtree between moves"),

@@ -220,6 +220,9 @@ class Search:
         """Free the trees discarded so far (cheap to call; costly only if they are big)."""
         self._garbage.clear()
 
+    def close(self) -> None:
+        """Nothing to stop: this engine searches in the calling thread (workers are processes)."""
+
     def principal_variation(self, move: Any, length: int) -> list[Any]:
         """`move`, then the most visited child after it, and so on: at most `length` moves.
 

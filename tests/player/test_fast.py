@@ -205,37 +205,97 @@ def test_sync_after_a_reconnect_reuses_the_tree() -> None:
     assert report is not None and report.reused_visits > 0
 
 
-def test_two_threads_merge_their_statistics() -> None:
-    game = make_game("connect4")
-    agent = started("mcts:time=none,iterations=3000,seed=7,workers=2", game, 0)
+def assert_consistent_tree(search: FastSearch) -> None:
+    """Every expanded node's visits cover its children's, rewards lie within the visits, the
+    child rows point back to their parent, and no row lies past the rows taken."""
+    ni, wsum, used = search.ni, search.wsum, int(search.meta[tree.NEXT])
+    assert used <= search.capacity
+    root = int(search.meta[tree.ROOT])
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        first, count = int(ni[node, tree.FIRST]), int(ni[node, tree.NCH])
+        assert count >= 0  # no node left claimed
+        assert -1e-9 <= wsum[node] <= ni[node, tree.VIS] + 1e-9
+        if count == 0:
+            continue
+        assert first > node and first + count <= used
+        children = range(first, first + count)
+        assert all(int(ni[c, tree.PARENT]) == node for c in children)
+        assert sum(int(ni[c, tree.VIS]) for c in children) <= int(ni[node, tree.VIS])
+        stack.extend(children)
+
+
+@pytest.mark.parametrize("name", ["ultimate", "connect4", "reversi", "gomoku"])
+def test_two_threads_search_one_tree(name: str) -> None:
+    """``workers=2`` on the compiled engine: two threads grow one tree (virtual loss, atomic
+    counts, claimed expansions); both simulate, and the tree stays consistent."""
+    game = make_game(name)
+    agent = started("mcts:time=0.3,seed=7,workers=2", game, 0)
     try:
-        agent.choose(game.initial_state(), SearchLimit(iterations=3000))
-        report = agent.last_report
-        assert report is not None and report.searches == 2 and report.iterations == 6000
+        search = agent.search_tree
+        assert isinstance(search, FastSearch) and search.threads == 2
+        state = game.initial_state()
+        for _ in range(3):  # the tree is reused between moves
+            move = agent.choose(state, SearchLimit(time=0.3))
+            report = agent.last_report
+            assert report is not None and report.searches == 1
+            if report.iterations == 0:  # a move decided before any search (gomoku's threats)
+                break
+            assert len(search.thread_iterations) == 2 and min(search.thread_iterations) > 0
+            assert sum(search.thread_iterations) == report.iterations
+            root = int(search.meta[tree.ROOT])
+            assert int(search.ni[root, tree.VIS]) == report.iterations + report.reused_visits
+            assert_consistent_tree(search)
+            new_state = game.apply(state, move)
+            agent.observe(state, move, new_state)
+            state = new_state
     finally:
         agent.close()
 
 
-def test_helper_threads_leave_the_exact_search_to_the_main_one() -> None:
-    """With workers=2 one search proves (connect four's root solver), the other only searches:
-    the proof still decides the merged move."""
-    game = make_game("connect4")
-    agent = started("mcts:time=none,iterations=2000,seed=3,workers=2", game, 0)
+def test_two_threads_fill_a_small_tree_and_go_on() -> None:
+    """Rows run out with two threads taking them at once: no row is handed out twice."""
+    game = make_game("ultimate")
+    adapter = adapter_for(game)
+    assert adapter is not None
+    search = FastSearch(game, adapter, max_memory=1, threads=2, seed=3)
     try:
-        main, helper = agent._search, agent._helpers[0]
-        assert isinstance(main, FastSearch) and isinstance(helper, FastSearch)
-        assert main.exact is not None and helper.exact is None
-        gomoku = started("mcts:time=none,iterations=10,seed=3,workers=2", make_game("gomoku"), 0)
+        result = search.search(game.initial_state(), SearchLimit(time=0.3))
+        assert result.iterations > search.capacity
+        assert int(search.meta[tree.FULL]) > 0
+        assert_consistent_tree(search)
+    finally:
+        search.close()
+
+
+def test_threads_only_for_timed_searches() -> None:
+    """A search capped by iterations alone runs in one thread: a seed reproduces it."""
+    game = make_game("connect4")
+    moves = []
+    for _ in range(2):
+        agent = started("mcts:time=none,iterations=3000,seed=7,workers=2", game, 0)
         try:
-            assert isinstance(gomoku._search, FastSearch) and gomoku._search.root_vct is not None
-            assert all(isinstance(h, FastSearch) and h.root_vct is None for h in gomoku._helpers)
+            moves.append(agent.choose(game.initial_state(), SearchLimit(iterations=3000)))
+            report = agent.last_report
+            assert report is not None and report.iterations == 3000
+            assert agent.search_tree.thread_iterations == (3000,)  # type: ignore[attr-defined]
+            moves.append(report.stats)
         finally:
-            gomoku.close()
+            agent.close()
+    assert moves[0] == moves[2] and moves[1] == moves[3]
+
+
+def test_two_threads_keep_the_exact_search() -> None:
+    """With workers=2 the root's exact search (connect four's solver) still runs and decides."""
+    game = make_game("connect4")
+    agent = started("mcts:time=0.3,seed=3,workers=2", game, 0)
+    try:
         # X to move wins by a double threat on the bottom row: d, then c or g
         state = position(game, "4", "4", "5", "5")
-        move = agent.choose(state, SearchLimit(iterations=2000))
+        move = agent.choose(state, SearchLimit(time=0.3))
         report = agent.last_report
-        assert report is not None and report.searches == 2 and report.root_proven == 1.0
+        assert report is not None and report.root_proven == 1.0
         assert game.format_move(move) in {"3", "6"}
     finally:
         agent.close()

@@ -316,8 +316,9 @@ def test_unexpected_state_drops_the_tree() -> None:
 
 
 def test_workers_merge_root_statistics() -> None:
+    """The Python engine's workers are processes with trees of their own, summed by move."""
     game = make_game("connect4")
-    agent = started("mcts:time=none,iterations=400,workers=2,seed=9", game, 0)
+    agent = started("mcts:time=none,iterations=400,workers=2,seed=9,engine=python", game, 0)
     try:
         state = game.initial_state()
         move = agent.choose(state, SearchLimit(iterations=400))

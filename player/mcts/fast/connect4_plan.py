@@ -66,6 +66,11 @@ class Connect4Plan:
         """
         self.stats[:] = new_rng(int(rng[0])).view(np.int64)
 
+    def fork(self, rng: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Another thread's leaf scratch (`FastSearch.run_batch`): its own rollout generator,
+        seeded from the thread's generator state `rng`, and its own features row."""
+        return new_rng(int(rng[0])).view(np.int64), np.zeros_like(self.buf)
+
     @property
     def evaluated(self) -> bool:
         """Leaves are always evaluated (a plan exists only when the evaluation has a share)."""

@@ -14,8 +14,10 @@ the front.
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -71,6 +73,7 @@ class FastSearch:
         cutoff: int = default("cutoff"),
         vcf: int = default("vcf"),
         vct: int = default("vct"),
+        threads: int = 1,
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
         **kernel_options: Any,
@@ -118,6 +121,11 @@ class FastSearch:
         self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, candidates, cutoff, vcf)
         self.root_threats = RootThreats(adapter) if threats and adapter.analyse else None
         self.root_vct = RootVCT(adapter, vct) if vct > 0 and adapter.threat_win else None
+        #: threads searching the one tree in a timed search (`threads`; 1 = this thread only)
+        self.threads = max(1, int(threads))
+        self._lanes: ThreadPoolExecutor | None = None
+        #: the last search's simulations per thread (this one first)
+        self.thread_iterations: tuple[int, ...] = ()
 
     # --- tree reuse --------------------------------------------------------------
 
@@ -206,40 +214,58 @@ class FastSearch:
             win = self.root_vct.apply(self, root, kstate, deadline)
             if win is not None:
                 return self._forced((win, True), start, reused)
-        if self.exact is not None and self.ni[root, tree.PROVEN] == 0:
+        stop = threading.Event()
+        lanes: list[Future[tuple[int, int]]] = []
+        shared = self.threads > 1 and deadline != float("inf") and iterations < cap
+        if shared:  # the other threads search the tree while this one runs the root's searches
             if self.ni[root, tree.NCH] == 0:  # one simulation expands the root
-                iterations, max_depth = self.run_batch(kstate, 1)
-            if self.ni[root, tree.NCH] > 0:
-                self.exact.prove(self.st, self.ni, root, start, deadline, cap)
-        plan = self.plan
-        if plan is not None and iterations < cap:
-            plan.prepare(self, kstate, start, deadline)
-        verify_at = verify_until = float("inf")  # the favourite's question (timed searches)
-        if self.exact is not None and deadline != float("inf"):
-            now = self.clock()
-            verify_at = now + exact.VERIFY_AFTER * (deadline - now)
-            verify_until = now + (exact.VERIFY_AFTER + exact.VERIFY_SHARE) * (deadline - now)
-        while iterations < cap:
-            now = self.clock()
-            if now >= deadline:
-                break
-            if now >= verify_at and self.exact is not None:
-                while self.exact.verify(self.st, self.ni, root, verify_until):
-                    pass  # the next favourite, while the time lasts
-                verify_at = float("inf")
-                if self.ni[root, tree.PROVEN] != 0:
+                done, depth = self.run_batch(kstate, 1)
+                iterations, max_depth = iterations + done, max(max_depth, depth)
+            lanes = self._start_lanes(deadline, stop)
+        try:
+            if self.exact is not None and self.ni[root, tree.PROVEN] == 0:
+                if self.ni[root, tree.NCH] == 0:  # one simulation expands the root
+                    iterations, max_depth = self.run_batch(kstate, 1)
+                if self.ni[root, tree.NCH] > 0:
+                    self.exact.prove(self.st, self.ni, root, start, deadline, cap)
+            plan = self.plan
+            if plan is not None and iterations < cap:
+                plan.prepare(self, kstate, start, deadline)
+            verify_at = verify_until = float("inf")  # the favourite's question (timed searches)
+            if self.exact is not None and deadline != float("inf"):
+                now = self.clock()
+                verify_at = now + exact.VERIFY_AFTER * (deadline - now)
+                verify_until = now + (exact.VERIFY_AFTER + exact.VERIFY_SHARE) * (deadline - now)
+            while iterations < cap:
+                now = self.clock()
+                if now >= deadline:
                     break
-                continue
-            batch = min(self._batch, cap - iterations)
-            done, depth = self.run_batch(kstate, batch)
-            iterations += done
-            max_depth = max(max_depth, depth)
-            if done < batch:  # the root is proven
-                break
-            spent = self.clock() - now
-            if spent > 0:
-                target = int(batch * BATCH_SECONDS / spent)
-                self._batch = max(16, min(target, 2 * batch))
+                if now >= verify_at and self.exact is not None:
+                    while self.exact.verify(self.st, self.ni, root, verify_until):
+                        pass  # the next favourite, while the time lasts
+                    verify_at = float("inf")
+                    if self.ni[root, tree.PROVEN] != 0:
+                        break
+                    continue
+                batch = min(self._batch, cap - iterations)
+                done, depth = self.run_batch(kstate, batch, shared=shared)
+                iterations += done
+                max_depth = max(max_depth, depth)
+                if done < batch:  # the root is proven
+                    break
+                spent = self.clock() - now
+                if spent > 0:
+                    target = int(batch * BATCH_SECONDS / spent)
+                    self._batch = max(16, min(target, 2 * batch))
+        finally:
+            stop.set()
+            counted = [iterations]
+            for lane in lanes:
+                done, depth = lane.result()
+                counted.append(done)
+                iterations += done
+                max_depth = max(max_depth, depth)
+            self.thread_iterations = tuple(counted)
         elapsed = self.clock() - start
         return SearchResult(
             iterations=iterations,
@@ -269,23 +295,72 @@ class FastSearch:
             root_proven=proof,
         )
 
-    def run_batch(self, kstate: np.ndarray, batch: int) -> tuple[int, int]:
+    def run_batch(
+        self,
+        kstate: np.ndarray,
+        batch: int,
+        *,
+        shared: bool = False,
+        scratch: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> tuple[int, int]:
         """One batch of simulations (`tree.run`): (done, max depth).
 
         Leaves are rolled out, or judged by the kernel's evaluator
         (`kernels.leaf`) when the plan evaluates them, with the plan's UCB1
-        constant.
+        constant. `shared`: other threads search the tree at the same time;
+        a thread other than the search's own passes its own evaluator
+        `scratch` (counts, rows: `_start_lanes`).
         """
         plan = self.plan
         if plan is not None and plan.evaluated:
-            c, leaf, counts, scratch = plan.c, plan.params, plan.stats, plan.buf
+            c, leaf = plan.c, plan.params
+            counts, rows = (plan.stats, plan.buf) if scratch is None else scratch
         else:
-            c, leaf, counts, scratch = self.c, NO_LEAF, NO_COUNTS, NO_SCRATCH
+            c, leaf, counts, rows = self.c, NO_LEAF, NO_COUNTS, NO_SCRATCH
         done, depth = tree.run(
             self.adapter.gid, self.cfg, self.st, self.ni, self.wsum, self.meta, kstate,
-            batch, c, self.policy, self.solver, leaf, counts, scratch,
+            batch, c, self.policy, self.solver, leaf, counts, rows, shared,
         )  # fmt: skip
         return int(done), int(depth)
+
+    def _start_lanes(self, deadline: float, stop: threading.Event) -> list[Future[tuple[int, int]]]:
+        """Start `threads` - 1 more threads searching the tree until `deadline` or `stop`."""
+        if self._lanes is None:
+            self._lanes = ThreadPoolExecutor(self.threads - 1, "mcts-lane")
+        lanes = []
+        for _ in range(self.threads - 1):
+            kstate = new_rng(self.rng.getrandbits(63))
+            scratch = None if self.plan is None else self.plan.fork(kstate)
+            lanes.append(self._lanes.submit(self._lane, kstate, scratch, deadline, stop))
+        return lanes
+
+    def _lane(
+        self,
+        kstate: np.ndarray,
+        scratch: tuple[np.ndarray, np.ndarray] | None,
+        deadline: float,
+        stop: threading.Event,
+    ) -> tuple[int, int]:
+        """One more thread's share of a search: batches until `deadline`, `stop` or a proof."""
+        root = int(self.meta[tree.ROOT])
+        batch, iterations, max_depth = 16, 0, 0
+        while not stop.is_set() and self.ni[root, tree.PROVEN] == 0:
+            now = self.clock()
+            if now >= deadline:
+                break
+            done, depth = self.run_batch(kstate, batch, shared=True, scratch=scratch)
+            iterations += done
+            max_depth = max(max_depth, depth)
+            spent = self.clock() - now
+            if spent > 0:
+                batch = max(16, min(int(batch * BATCH_SECONDS / spent), 2 * batch))
+        return iterations, max_depth
+
+    def close(self) -> None:
+        """Stop the threads of `threads` (the tree stays)."""
+        if self._lanes is not None:
+            self._lanes.shutdown(wait=True)
+            self._lanes = None
 
     def _root_value(self, root: int) -> int:
         """The root's proof for the seat to move there (0: unproven)."""

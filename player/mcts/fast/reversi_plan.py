@@ -78,6 +78,10 @@ class ReversiPlan:
     def seed(self, rng: np.ndarray) -> None:
         """Nothing random here: reversi's leaf searches are deterministic."""
 
+    def fork(self, rng: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Another thread's leaf scratch (`FastSearch.run_batch`): its own counter and work space."""
+        return new_stats(0), new_buffer()
+
     def prepare(self, engine: Any, rng: np.ndarray, now: float, deadline: float) -> None:
         """Solve the root's moves exactly if few squares are empty and time allows."""
         if self.endgame <= 0 or not engine.solver:

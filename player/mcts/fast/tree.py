@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast import kernels
+from player.mcts.fast.atomics import add2, cas1, cas2, fadd1, load2
 from player.mcts.fast.codes import (
     DRAW,
     LEAF_EXACT,
@@ -49,6 +50,8 @@ from player.mcts.fast.rng import below
 FIRST, NCH, VIS, PARENT, MOVE, MOVER, PROVEN = range(7)
 COLUMNS = 8
 ROOT, NEXT, FULL = 0, 1, 2
+#: a node's child count while one thread expands it (`_expand` with ``shared``)
+CLAIMED = -1
 MAX_MOVES = 304  # the most legal moves of any kernel (bigmnk: 300 cells)
 MAX_DEPTH = 1024
 
@@ -76,13 +79,31 @@ def _expand(
     node: int,
     rng: np.ndarray,
     moves: np.ndarray,
+    shared: bool,
 ) -> int:
-    """Create every child of `node`; return the first to visit (-1: no room)."""
+    """Create every child of `node`; return the first to visit (-1: no room, -2: another
+    thread is expanding it).
+
+    `shared` (threads searching one tree): the node is claimed first (its
+    child count from 0 to `CLAIMED`), rows are taken by compare-and-swap on
+    ``meta[NEXT]``, and the count is published last, so a thread that reads
+    it sees the rows.
+    """
+    if shared and cas2(ni, node, NCH, 0, CLAIMED) != 0:
+        return -2
     n = kernels.legal(gid, cfg, st[node], moves)
-    first = meta[NEXT]
-    if first + n > st.shape[0]:
-        meta[FULL] += 1
-        return -1
+    while True:
+        first = meta[NEXT]
+        if first + n > st.shape[0]:
+            meta[FULL] += 1
+            if shared:
+                cas2(ni, node, NCH, CLAIMED, 0)
+            return -1
+        if not shared:
+            meta[NEXT] = first + n
+            break
+        if cas1(meta, NEXT, first, first + n) == first:
+            break
     if not kernels.ordered(gid, cfg):  # a kernel's best-first order is kept
         for i in range(n - 1, 0, -1):  # random order: "first unvisited" is then a random pick
             j = below(rng, i + 1)
@@ -107,9 +128,11 @@ def _expand(
             )
             if s == chooser:
                 pick = c
-    meta[NEXT] = first + n
     ni[node, FIRST] = first
-    ni[node, NCH] = n
+    if shared:
+        cas2(ni, node, NCH, CLAIMED, n)  # publish: the rows are written
+    else:
+        ni[node, NCH] = n
     return int(pick)
 
 
@@ -186,6 +209,7 @@ def run(
     leaf: np.ndarray,
     counts: np.ndarray,
     scratch: np.ndarray,
+    shared: bool = False,
 ) -> tuple[int, int]:
     """Run up to `iterations` simulations; return (done, max depth).
 
@@ -194,11 +218,19 @@ def run(
     `kernels.leaf` judges each new leaf (working in the kernel's `counts`
     and `scratch`): a rollout, an exact winner (the leaf is proven, except
     the root) or a reward for the side to move, backed up as a fraction.
+
+    `shared`: other threads run on the same tree at the same time (each with
+    its own `rng`, `counts` and `scratch`). A simulation then counts its
+    visit on each node as it descends (a virtual loss: the node looks worse
+    to the other threads until the reward is backed up, so they spread
+    out), adds rewards atomically, and expands a node only after claiming
+    it (`_expand`); a node another thread is expanding is a leaf meanwhile.
     """
     root = meta[ROOT]
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     path = np.empty(MAX_DEPTH, dtype=np.int64)
     evaluator = leaf.shape[0] > 0
+    seen = 1 if shared else 0  # a node's visits before this simulation's are more than this
     max_depth = 0
     done = 0
     while done < iterations and ni[root, PROVEN] == 0:
@@ -206,6 +238,8 @@ def run(
         node = root
         depth = 0
         path[0] = root
+        if shared:
+            add2(ni, root, VIS, 1)
         winner = ONGOING
         proven = False
         reward = -1.0  # an evaluated leaf's value for `side`; else `winner` counts
@@ -217,17 +251,20 @@ def run(
                 winner = DRAW if p == PROVEN_DRAW else mover if p == PROVEN_WIN else 1 - mover
                 proven = True
                 break
-            if ni[node, NCH] == 0:
+            nch = load2(ni, node, NCH) if shared else ni[node, NCH]
+            if nch <= 0:
                 s = kernels.status(gid, cfg, st[node])
                 if s != ONGOING:
                     winner = s
                     break
-                if ni[node, VIS] > 0 or node == root:
-                    child = _expand(gid, cfg, st, ni, wsum, meta, node, rng, moves)
+                if nch == 0 and (ni[node, VIS] > seen or node == root):
+                    child = _expand(gid, cfg, st, ni, wsum, meta, node, rng, moves, shared)
                     if child >= 0 and depth + 1 < MAX_DEPTH:
                         node = child
                         depth += 1
                         path[depth] = node
+                        if shared:
+                            add2(ni, node, VIS, 1)
                         if ni[node, PROVEN] != 0:
                             continue
                 kind = LEAF_ROLLOUT
@@ -249,21 +286,23 @@ def run(
             node = _select(ni, wsum, node, c)
             depth += 1
             path[depth] = node
+            if shared:
+                add2(ni, node, VIS, 1)
         if depth > max_depth:
             max_depth = depth
-        if reward >= 0.0:
-            for k in range(depth + 1):
-                nd = path[k]
+        for k in range(depth + 1):
+            nd = path[k]
+            if reward >= 0.0:
+                gain = reward if ni[nd, MOVER] == side else 1.0 - reward
+            elif winner == DRAW:
+                gain = 0.5
+            else:
+                gain = 1.0 if winner == ni[nd, MOVER] else 0.0
+            if shared:
+                fadd1(wsum, nd, gain)
+            else:
                 ni[nd, VIS] += 1
-                wsum[nd] += reward if ni[nd, MOVER] == side else 1.0 - reward
-        else:
-            for k in range(depth + 1):
-                nd = path[k]
-                ni[nd, VIS] += 1
-                if winner == DRAW:
-                    wsum[nd] += 0.5
-                elif winner == ni[nd, MOVER]:
-                    wsum[nd] += 1.0
+                wsum[nd] += gain
         if proven and solver and depth > 0 and _prove(ni, path, depth):
             break
     return done, max_depth

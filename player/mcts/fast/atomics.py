@@ -1,0 +1,146 @@
+"""Atomic operations on array elements for compiled code (numba intrinsics over LLVM's atomics).
+
+Numba has no CPU atomics of its own. These are the few that let several
+threads share one search tree (`tree.run` with ``shared``): claiming a node
+to expand it and publishing its children (`cas2`, `load2`), allocating
+rows (`cas1`) and counting visits and rewards without losing updates
+(`add2`, `fadd1`). Every operation is sequentially consistent: LLVM moves
+no load or store across it, so a thread that reads a published child count
+(`load2`) also sees the rows written before it was published.
+
+Each takes the array and the element's indices (no bounds check: callers
+index rows they own); the 2-D forms are for `tree`'s int32 node columns,
+the 1-D forms for its int64 meta row and float64 reward sums.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+_ORDER = "seq_cst"
+
+
+def _pointer(context: Any, builder: Any, aryty: Any, array: Any, indices: Any) -> Any:
+    """The address of the element at `indices` (values already of type intp)."""
+    ary = context.make_array(aryty)(context, builder, array)
+    return cgutils.get_item_pointer(  # type: ignore[no-untyped-call]
+        context, builder, aryty, ary, indices, wraparound=False
+    )
+
+
+def _intp(context: Any, builder: Any, value: Any, ty: Any) -> Any:
+    return context.cast(builder, value, ty, types.intp)
+
+
+def _int_array(arr: Any, ndim: int) -> bool:
+    return (
+        isinstance(arr, types.Array) and arr.ndim == ndim and isinstance(arr.dtype, types.Integer)
+    )
+
+
+def _one(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+    """The address of ``arr[i]`` (the first two arguments)."""
+    index = [_intp(context, builder, args[1], signature.args[1])]
+    return _pointer(context, builder, signature.args[0], args[0], index)
+
+
+def _two(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+    """The address of ``arr[i, j]`` (the first three arguments)."""
+    index = [_intp(context, builder, args[k], signature.args[k]) for k in (1, 2)]
+    return _pointer(context, builder, signature.args[0], args[0], index)
+
+
+@intrinsic
+def _cas2(typingctx: Any, arr: Any, i: Any, j: Any, expected: Any, new: Any) -> Any:
+    """Compare-and-swap ``arr[i, j]``: set it to `new` if it is `expected`; return the old value."""
+    if not _int_array(arr, 2):
+        return None
+    sig = arr.dtype(arr, i, j, expected, new)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ptr = _two(context, builder, signature, args)
+        old = context.cast(builder, args[3], signature.args[3], aryty.dtype)
+        val = context.cast(builder, args[4], signature.args[4], aryty.dtype)
+        pair = builder.cmpxchg(ptr, old, val, _ORDER, _ORDER)
+        return builder.extract_value(pair, 0)
+
+    return sig, codegen
+
+
+@intrinsic
+def _cas1(typingctx: Any, arr: Any, i: Any, expected: Any, new: Any) -> Any:
+    """Compare-and-swap ``arr[i]``: set it to `new` if it is `expected`; return the old value."""
+    if not _int_array(arr, 1):
+        return None
+    sig = arr.dtype(arr, i, expected, new)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ptr = _one(context, builder, signature, args)
+        old = context.cast(builder, args[2], signature.args[2], aryty.dtype)
+        val = context.cast(builder, args[3], signature.args[3], aryty.dtype)
+        pair = builder.cmpxchg(ptr, old, val, _ORDER, _ORDER)
+        return builder.extract_value(pair, 0)
+
+    return sig, codegen
+
+
+@intrinsic
+def _load2(typingctx: Any, arr: Any, i: Any, j: Any) -> Any:
+    """``arr[i, j]`` read atomically: no later load is made before it."""
+    if not _int_array(arr, 2):
+        return None
+    sig = arr.dtype(arr, i, j)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ptr = _two(context, builder, signature, args)
+        align = context.get_abi_sizeof(context.get_data_type(aryty.dtype))
+        return builder.load_atomic(ptr, _ORDER, align)
+
+    return sig, codegen
+
+
+@intrinsic
+def _add2(typingctx: Any, arr: Any, i: Any, j: Any, value: Any) -> Any:
+    """``arr[i, j] += value`` atomically; return the old value."""
+    if not _int_array(arr, 2):
+        return None
+    sig = arr.dtype(arr, i, j, value)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ptr = _two(context, builder, signature, args)
+        val = context.cast(builder, args[3], signature.args[3], aryty.dtype)
+        return builder.atomic_rmw("add", ptr, val, _ORDER)
+
+    return sig, codegen
+
+
+@intrinsic
+def _fadd1(typingctx: Any, arr: Any, i: Any, value: Any) -> Any:
+    """``arr[i] += value`` atomically for a float64 array; return the old value."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.dtype == types.float64):
+        return None
+    sig = types.float64(arr, i, value)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        ptr = _one(context, builder, signature, args)
+        val = context.cast(builder, args[2], signature.args[2], types.float64)
+        return builder.atomic_rmw("fadd", ptr, val, _ORDER)
+
+    return sig, codegen
+
+
+# The compiled forms, typed for callers (an intrinsic's Python signature has the typing context).
+cas2 = cast(Callable[[Any, int, int, int, int], int], _cas2)
+cas1 = cast(Callable[[Any, int, int, int], int], _cas1)
+load2 = cast(Callable[[Any, int, int], int], _load2)
+add2 = cast(Callable[[Any, int, int, int], int], _add2)
+fadd1 = cast(Callable[[Any, int, float], float], _fadd1)
