@@ -3,16 +3,18 @@
 Two steps, each reproducible from its arguments::
 
     python -m benchmarks.connect4_fit generate --seed 1 --positions 200000 --out c4-1.npy
-    python -m benchmarks.connect4_fit fit --data c4-1.npy,c4-2.npy,c4-3.npy
+    python -m benchmarks.connect4_fit generate --policy greedy --seed 1 --out pol-1.npy
+    python -m benchmarks.connect4_fit fit --data c4-1.npy,pol-1.npy
 
 ``generate`` plays seeded uniformly random games from the empty board to a
-ply drawn uniformly in 10..36 (a line that ends first is drawn again) and
-keeps the position when the side to move cannot win at once; BitBully (the
-``dev`` extra, `benchmarks.c4solver.reference`) scores it: win, draw or loss
-for the side to move. About 7 ms a position on one core. Rows: seat 0's
-bitboard, seat 1's, the ply, the value. The seed strings (``train:<seed>``)
-differ from the accuracy benchmark's, and its opening set's plies (6-9) are
-never generated.
+ply drawn uniformly in 10..36 (a line that ends first is drawn again), or
+with ``--policy greedy`` noisy greedy lines by an evaluation (`Greedy`,
+plies 10..30), and keeps the position when the side to move cannot win at
+once; BitBully (the ``dev`` extra, `benchmarks.c4solver.reference`) scores
+it: win, draw or loss for the side to move. About 7-10 ms a position on
+one core. Rows: seat 0's bitboard, seat 1's, the ply, the value. The seed
+strings (``train:<seed>``, ``pol:<seed>``) differ from the accuracy
+benchmark's, and its opening set's plies (6-9) are never generated.
 
 ``fit`` computes every position's features (and its mirror image's: the
 board is symmetric) with `connect4_eval.features` itself, keeps a shuffled
@@ -26,6 +28,7 @@ held-out accuracy (the sign of the result, and win/draw/loss with a band of
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 import time
@@ -43,26 +46,105 @@ LOW, HIGH = 10, 36
 DRAW_BAND = 0.7
 
 
-def generate(seed: int, count: int, out: Path) -> None:
-    """`count` positions of seeded random play scored by BitBully, saved to `out` (.npy)."""
+#: the greedy lines' plies, the uniformly random opening before the evaluation chooses, the
+#: share of random moves after it, and the noise (logits) added to each move's evaluation
+GREEDY_LOW, GREEDY_HIGH = 10, 30
+GREEDY_OPENING = (2, 8)
+GREEDY_RANDOM = 0.25
+GREEDY_NOISE = 0.3
+
+State = tuple[int, int, int, int]
+
+
+class Greedy:
+    """Moves chosen by a learned evaluation (`connect4_eval.score`), noisy and with random ones.
+
+    A side that can win at once does; otherwise a uniformly random move with
+    probability `GREEDY_RANDOM`, else the move whose position the evaluation
+    rates best for the mover, each rating with Gaussian noise of
+    `GREEDY_NOISE` logits: play of some sense, as a search meets it, where
+    uniformly random play mostly reaches lopsided positions.
+    """
+
+    def __init__(self, weights: np.ndarray) -> None:
+        from player.mcts.fast import connect4, connect4_eval
+
+        self.game = Connect4()
+        self.weights = weights
+        self.cfg = connect4.make_cfg(connect4_eval.WIDTH, connect4_eval.HEIGHT)
+        self.buf = np.empty((1, connect4_eval.FEATURES), dtype=np.int64)
+
+    def __call__(self, rng: random.Random, state: State) -> int:
+        from player.mcts.fast import connect4_eval
+
+        game = self.game
+        legal = game.legal_moves(state)
+        mover = game.to_move(state)
+        for move in legal:
+            if game.apply(state, move)[3] == mover:
+                return move
+        if rng.random() < GREEDY_RANDOM:
+            return rng.choice(legal)
+        best, rating = legal[0], -math.inf
+        for move in legal:
+            child = game.apply(state, move)
+            if child[3] >= 0:
+                return move
+            row = np.array(child, dtype=np.int64)
+            value = -connect4_eval.score(self.cfg, row, self.weights, 0, self.buf)
+            value += rng.gauss(0, GREEDY_NOISE)
+            if value > rating:
+                best, rating = move, value
+        return best
+
+
+def line(rng: random.Random, policy: Greedy | None) -> tuple[State, list[int]] | None:
+    """One line of play from the empty board: the position and its moves; None if it ended.
+
+    ``policy`` None: uniformly random moves to a ply in `LOW`..`HIGH`; else a
+    ply in `GREEDY_LOW`..`GREEDY_HIGH`, random moves for the first few
+    (`GREEDY_OPENING`), the policy's after them.
+    """
+    game = Connect4()
+    if policy is None:
+        target, opening = rng.randint(LOW, HIGH), HIGH
+    else:
+        target, opening = rng.randint(GREEDY_LOW, GREEDY_HIGH), rng.randint(*GREEDY_OPENING)
+    state: State = game.initial_state()
+    moves: list[int] = []
+    for ply in range(target):
+        if game.is_terminal(state):
+            break
+        if policy is None or ply < opening:
+            move = rng.choice(game.legal_moves(state))
+        else:
+            move = policy(rng, state)
+        state = game.apply(state, move)
+        moves.append(move)
+    if game.is_terminal(state) or state[2] < target:
+        return None
+    return state, moves
+
+
+def generate(seed: int, count: int, out: Path, policy: Greedy | None = None) -> None:
+    """`count` positions of seeded play (`line`) scored by BitBully, saved to `out` (.npy)."""
     try:
         from bitbully import BitBully, Board
     except ImportError:
         raise SolverError("bitbully is not installed: pip install -e '.[dev]'") from None
-    solver, game = BitBully(), Connect4()
-    rng = random.Random(f"train:{seed}")
+    solver = BitBully()
+    rng = random.Random(f"train:{seed}" if policy is None else f"pol:{seed}")
     rows: list[tuple[int, int, int, int]] = []
     began = time.perf_counter()
     while len(rows) < count:
-        target = rng.randint(LOW, HIGH)
-        state, board = game.initial_state(), Board()
-        for _ in range(target):
-            if game.is_terminal(state):
-                break
-            move = rng.choice(game.legal_moves(state))
-            state = game.apply(state, move)
+        found = line(rng, policy)
+        if found is None:
+            continue
+        state, moves = found
+        board = Board()
+        for move in moves:
             board.play(move)
-        if game.is_terminal(state) or state[2] < target or board.can_win_next():
+        if board.can_win_next():
             continue
         value = solver.null_window(board)
         rows.append((state[0], state[1], state[2], (value > 0) - (value < 0)))
@@ -134,6 +216,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     gen.add_argument("--seed", type=int, default=1)
     gen.add_argument("--positions", type=int, default=200_000)
     gen.add_argument("--out", type=Path, required=True, help="the .npy file written")
+    gen.add_argument(
+        "--policy",
+        choices=("random", "greedy"),
+        default="random",
+        help="uniformly random moves, or noisy greedy ones by an evaluation (--weights)",
+    )
+    gen.add_argument(
+        "--weights", type=Path, default=None, help="greedy: the weights (default: the shipped)"
+    )
     fitting = steps.add_parser("fit", help="fit the weights to generated positions")
     fitting.add_argument("--data", required=True, help="generated .npy files, comma-separated")
     fitting.add_argument("--out", type=Path, default=None, help="default: the shipped file")
@@ -145,10 +236,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: the compiled engine needs numba", file=sys.stderr)
         return 2
     try:
-        if args.step == "generate":
-            generate(args.seed, args.positions, args.out)
-            return 0
         from player.mcts.fast import connect4_eval
+
+        if args.step == "generate":
+            policy = None
+            if args.policy == "greedy":
+                policy = Greedy(
+                    connect4_eval.load_weights(args.weights or connect4_eval.WEIGHTS_FILE)
+                )
+            generate(args.seed, args.positions, args.out, policy)
+            return 0
 
         data = np.concatenate([np.load(name) for name in args.data.split(",")])
     except (OSError, ValueError, SolverError) as error:

@@ -28,6 +28,7 @@ import argparse
 import importlib
 import re
 import shlex
+import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -230,6 +231,20 @@ def compile_engine(example: str) -> None:
     assert source in (ROOT / "tests" / "engines" / "programs.py").read_text().replace('" / "', "/")
 
 
+def previous_weights(example: str) -> None:
+    """`git show COMMIT:connect4_eval.npz > previous.npz`: the weights the greedy lines follow,
+    in this repository's history (checked when the clone has it)."""
+    words = shlex.split(example)
+    assert words[:2] == ["git", "show"] and words[3:] == [">", "previous.npz"]
+    assert words[2].endswith(":player/mcts/fast/connect4_eval.npz")
+    shallow = subprocess.run(
+        ["git", "rev-parse", "--is-shallow-repository"], cwd=ROOT, capture_output=True, text=True
+    )
+    if shallow.returncode == 0 and shallow.stdout.strip() == "false":
+        found = subprocess.run(["git", "cat-file", "-e", words[2]], cwd=ROOT, capture_output=True)
+        assert found.returncode == 0, f"{words[2]} is not in the repository's history"
+
+
 def ssh(example: str) -> None:
     """The tunnel forwards the server's default port."""
     assert "-L 4242:localhost:4242" in example
@@ -282,7 +297,14 @@ CHECKS: dict[str, Callable[[str], None]] = {
             # run for real (a small fit) in tests/benchmarks/test_connect4_fit.py
             "python -m benchmarks.connect4_fit generate --seed 1 --positions 200000 --out c4-1.npy",
             "python -m benchmarks.connect4_fit generate --seed 2 --positions 100000 --out c4-2.npy",
-            "python -m benchmarks.connect4_fit fit --data c4-1.npy,c4-2.npy",
+            "python -m benchmarks.connect4_fit generate --seed 3 --positions 150000 --out c4-3.npy",
+            "python -m benchmarks.connect4_fit generate --seed 4 --positions 150000 --out c4-4.npy",
+            "python -m benchmarks.connect4_fit generate --policy greedy --weights previous.npz"
+            " --seed 1 --positions 80000 --out pol-1.npy",
+            "python -m benchmarks.connect4_fit generate --policy greedy --weights previous.npz"
+            " --seed 2 --positions 80000 --out pol-2.npy",
+            "python -m benchmarks.connect4_fit fit"
+            " --data c4-1.npy,c4-2.npy,c4-3.npy,c4-4.npy,pol-1.npy,pol-2.npy",
             "python -m benchmarks.strength mcts mcts:exact=0 --game connect4 --games 24"
             " --time 0.2 --seed 9001",
             "python -m benchmarks.strength mcts openspiel --game connect4 --time 0.2 --games 100"
@@ -296,6 +318,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
     ),
     "cc -O2 -o pattern_gomoku tests/engines/pattern_gomoku.c": compile_engine,
     "ssh -N -L 4242:localhost:4242 SERVER": ssh,
+    "git show cacece4:player/mcts/fast/connect4_eval.npz > previous.npz": previous_weights,
     **dict.fromkeys(
         (
             "arena play GAME AGENT",

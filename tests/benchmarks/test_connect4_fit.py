@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,34 @@ def test_a_missing_data_file_is_one_line(
     assert connect4_fit.main(["fit", "--data", str(tmp_path / "none.npy")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_lines_are_seeded_and_in_their_plies() -> None:
+    greedy = connect4_fit.Greedy(connect4_eval.load_weights())
+    for policy, low, high in (
+        (None, connect4_fit.LOW, connect4_fit.HIGH),
+        (greedy, connect4_fit.GREEDY_LOW, connect4_fit.GREEDY_HIGH),
+    ):
+        found = [connect4_fit.line(random.Random(f"t:{i}"), policy) for i in range(30)]
+        again = [connect4_fit.line(random.Random(f"t:{i}"), policy) for i in range(30)]
+        assert found == again
+        kept = [f for f in found if f is not None]
+        assert len(kept) > 5  # a random game often ends before its ply
+        for state, moves in kept:
+            assert low <= len(moves) <= high and state[2] == len(moves)
+            replay = GAME.initial_state()
+            for move in moves:
+                replay = GAME.apply(replay, move)
+            assert replay == state and not GAME.is_terminal(state)
+
+
+def test_the_greedy_policy_takes_a_win_and_prefers_what_the_evaluation_prefers() -> None:
+    greedy = connect4_fit.Greedy(connect4_eval.load_weights())
+    state = GAME.initial_state()
+    for move in (0, 6, 1, 6, 2):  # X threatens d1 on the bottom row, O to move
+        state = GAME.apply(state, move)
+    state = GAME.apply(state, 5)  # O ignores it
+    assert all(greedy(random.Random(i), state) == 3 for i in range(20))  # X wins at once
+    # from the empty board the center column is the evaluation's clear favourite
+    chosen = [greedy(random.Random(i), GAME.initial_state()) for i in range(200)]
+    assert chosen.count(3) > 100

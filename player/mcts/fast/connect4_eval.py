@@ -21,11 +21,12 @@ sides playing perfectly. Its features, all on the standard 7 x 6 board
 
 The weights are not written by hand: `benchmarks.connect4_fit` fits them
 (logistic regression, the board mirrored for twice the data) to positions
-from seeded random play at plies 10-36, each scored by an exact solver, and
-writes `WEIGHTS_FILE`. No position of the accuracy benchmark's opening set
-(plies 6-9) is among them, and the evaluation is a position's features, not
-a table of positions: it scores positions it never saw (held out: the
-winner of a decided position right in 0.88 of them, win/draw/loss in 0.77).
+each scored by an exact solver, of seeded random play at plies 10-36 and
+of noisy greedy play by the previous weights at plies 10-30, and writes
+`WEIGHTS_FILE`. No position of the accuracy benchmark's opening set (plies
+6-9) is among them, and the evaluation is a position's features, not a
+table of positions: it scores positions it never saw (held out: the winner
+of a decided position right in 0.88 of them, win/draw/loss in 0.76).
 
 The leaf evaluator (`evaluate`, which `kernels.leaf` calls for connect four
 when the search was given `params`) mixes it with a rollout: a leaf's value

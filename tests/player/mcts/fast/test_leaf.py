@@ -64,7 +64,7 @@ GOLDEN: dict[str, tuple[tuple[str, Any, int, dict[str, Any]], tuple[Any, ...]]] 
     ),
     "connect four, evaluated leaves": (  # connect4_eval's default share, this round's weights
         ("connect4", None, 5000, {"exact_share": 0}),
-        (5000, None, [178, 34, 30, 34, 44, 4509, 171], 9682),
+        (5000, None, [246, 40, 23, 22, 64, 4343, 262], 9868),
     ),
     "tic-tac-toe": (
         ("tictactoe", None, 3000, {}),
