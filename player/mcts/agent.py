@@ -71,7 +71,7 @@ def worker_seed(seed: int | None, index: int) -> int | str | None:
 
 
 class MCTSAgent(Agent):
-    """UCT with tree reuse, MCTS-Solver and optional root parallelism.
+    """UCT with tree reuse, MCTS-Solver and optional parallel search (`workers`).
 
     `time` (seconds per move, None = no limit) and `iterations` (cap, per
     search) make `default_limit`. ``engine`` picks the search: ``fast`` is
@@ -259,25 +259,31 @@ class MCTSAgent(Agent):
         if self._search is None or self.game is None:
             return
         game = self.game
-        for search in [self._search]:
-            root = search.root_state
-            if root is None or root == state:
-                continue
-            position = game.initial_state()
-            path = [position]
-            try:
-                for move in moves:
-                    position = game.play(position, move)
-                    path.append(position)
-            except ValueError:
-                path = []
-            if not path or path[-1] != state or root not in path:
-                search.reset()
-                continue
-            for index in range(path.index(root), len(moves)):
-                search.advance(path[index], moves[index], path[index + 1])
+        self._follow(self._search, game, state, moves)
         if self._pool is not None:
             self._pool.reset()
+
+    @staticmethod
+    def _follow(
+        search: SearchEngine, game: Game[Any, Any], state: Any, moves: Sequence[Any]
+    ) -> None:
+        """Advance `search`'s tree along `moves` to `state`, or drop it if its root is not on the way."""
+        root = search.root_state
+        if root is None or root == state:
+            return
+        position = game.initial_state()
+        path = [position]
+        try:
+            for move in moves:
+                position = game.play(position, move)
+                path.append(position)
+        except ValueError:
+            path = []
+        if not path or path[-1] != state or root not in path:
+            search.reset()
+            return
+        for index in range(path.index(root), len(moves)):
+            search.advance(path[index], moves[index], path[index + 1])
 
     def observe(self, state: Any, move: Any, new_state: Any) -> None:
         """Move the tree(s) down to `new_state`; free old trees after our own moves."""
