@@ -9,6 +9,13 @@ rows run out the tree stops growing and the search goes on (rollouts from
 the leaves). Tree reuse moves the root down in place; when more than half of
 the rows are used at the start of a search, the live subtree is compacted to
 the front.
+
+With ``threads`` above 1 a timed search grows the tree in that many threads
+at once (`tree.run` with ``shared``: virtual loss, atomic counts, claimed
+expansions); the others start once the root is expanded and stop with this
+one (at the deadline or a proof), each with its own generator and evaluator
+scratch, while the root's exact searches stay in this thread. A search with
+no clock runs in one thread, so a seed reproduces it.
 """
 
 from __future__ import annotations
@@ -55,6 +62,7 @@ class FastSearch:
     Options as the ``mcts`` agent's (`player.mcts.options`: defaults and
     checks); `max_memory` is its ``memory`` (MiB). ``rollout="smart"`` plays
     the adapter's `Adapter.smart` policy, ``"random"`` `Rollout.RANDOM`.
+    `threads` is the agent's ``workers``; `close` stops the extra threads.
     """
 
     def __init__(
