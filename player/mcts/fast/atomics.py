@@ -43,16 +43,36 @@ def _int_array(arr: Any, ndim: int) -> bool:
     )
 
 
-def _one(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-    """The address of ``arr[i]`` (the first two arguments)."""
-    index = [_intp(context, builder, args[1], signature.args[1])]
+def _address(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+    """The address of the element the indices after the array name (as many as it has axes)."""
+    ndim = signature.args[0].ndim
+    index = [_intp(context, builder, args[k], signature.args[k]) for k in range(1, ndim + 1)]
     return _pointer(context, builder, signature.args[0], args[0], index)
 
 
-def _two(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-    """The address of ``arr[i, j]`` (the first three arguments)."""
-    index = [_intp(context, builder, args[k], signature.args[k]) for k in (1, 2)]
-    return _pointer(context, builder, signature.args[0], args[0], index)
+def _operand(context: Any, builder: Any, signature: Any, args: Any, k: int) -> Any:
+    """Argument `k` cast to the array's element type."""
+    return context.cast(builder, args[k], signature.args[k], signature.args[0].dtype)
+
+
+def _swap(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+    """Compare-and-swap code: (array, indices..., expected, new) -> the old value."""
+    ndim = signature.args[0].ndim
+    ptr = _address(context, builder, signature, args)
+    old = _operand(context, builder, signature, args, ndim + 1)
+    new = _operand(context, builder, signature, args, ndim + 2)
+    return builder.extract_value(builder.cmpxchg(ptr, old, new, _ORDER, _ORDER), 0)
+
+
+def _adder(op: str) -> Callable[[Any, Any, Any, Any], Any]:
+    """Atomic read-modify-write code (`op`: add, fadd): (array, indices..., value) -> old value."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        ptr = _address(context, builder, signature, args)
+        value = _operand(context, builder, signature, args, signature.args[0].ndim + 1)
+        return builder.atomic_rmw(op, ptr, value, _ORDER)
+
+    return codegen
 
 
 @intrinsic
@@ -60,17 +80,7 @@ def _cas2(typingctx: Any, arr: Any, i: Any, j: Any, expected: Any, new: Any) -> 
     """Compare-and-swap ``arr[i, j]``: set it to `new` if it is `expected`; return the old value."""
     if not _int_array(arr, 2):
         return None
-    sig = arr.dtype(arr, i, j, expected, new)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        aryty = signature.args[0]
-        ptr = _two(context, builder, signature, args)
-        old = context.cast(builder, args[3], signature.args[3], aryty.dtype)
-        val = context.cast(builder, args[4], signature.args[4], aryty.dtype)
-        pair = builder.cmpxchg(ptr, old, val, _ORDER, _ORDER)
-        return builder.extract_value(pair, 0)
-
-    return sig, codegen
+    return arr.dtype(arr, i, j, expected, new), _swap
 
 
 @intrinsic
@@ -78,17 +88,7 @@ def _cas1(typingctx: Any, arr: Any, i: Any, expected: Any, new: Any) -> Any:
     """Compare-and-swap ``arr[i]``: set it to `new` if it is `expected`; return the old value."""
     if not _int_array(arr, 1):
         return None
-    sig = arr.dtype(arr, i, expected, new)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        aryty = signature.args[0]
-        ptr = _one(context, builder, signature, args)
-        old = context.cast(builder, args[2], signature.args[2], aryty.dtype)
-        val = context.cast(builder, args[3], signature.args[3], aryty.dtype)
-        pair = builder.cmpxchg(ptr, old, val, _ORDER, _ORDER)
-        return builder.extract_value(pair, 0)
-
-    return sig, codegen
+    return arr.dtype(arr, i, expected, new), _swap
 
 
 @intrinsic
@@ -96,15 +96,13 @@ def _load2(typingctx: Any, arr: Any, i: Any, j: Any) -> Any:
     """``arr[i, j]`` read atomically: no later load is made before it."""
     if not _int_array(arr, 2):
         return None
-    sig = arr.dtype(arr, i, j)
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        aryty = signature.args[0]
-        ptr = _two(context, builder, signature, args)
-        align = context.get_abi_sizeof(context.get_data_type(aryty.dtype))
+        ptr = _address(context, builder, signature, args)
+        align = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
         return builder.load_atomic(ptr, _ORDER, align)
 
-    return sig, codegen
+    return arr.dtype(arr, i, j), codegen
 
 
 @intrinsic
@@ -112,15 +110,7 @@ def _add2(typingctx: Any, arr: Any, i: Any, j: Any, value: Any) -> Any:
     """``arr[i, j] += value`` atomically; return the old value."""
     if not _int_array(arr, 2):
         return None
-    sig = arr.dtype(arr, i, j, value)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        aryty = signature.args[0]
-        ptr = _two(context, builder, signature, args)
-        val = context.cast(builder, args[3], signature.args[3], aryty.dtype)
-        return builder.atomic_rmw("add", ptr, val, _ORDER)
-
-    return sig, codegen
+    return arr.dtype(arr, i, j, value), _adder("add")
 
 
 @intrinsic
@@ -128,14 +118,7 @@ def _fadd1(typingctx: Any, arr: Any, i: Any, value: Any) -> Any:
     """``arr[i] += value`` atomically for a float64 array; return the old value."""
     if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.dtype == types.float64):
         return None
-    sig = types.float64(arr, i, value)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        ptr = _one(context, builder, signature, args)
-        val = context.cast(builder, args[2], signature.args[2], types.float64)
-        return builder.atomic_rmw("fadd", ptr, val, _ORDER)
-
-    return sig, codegen
+    return types.float64(arr, i, value), _adder("fadd")
 
 
 # The compiled forms, typed for callers (an intrinsic's Python signature has the typing context).

@@ -51,6 +51,15 @@ NO_SCRATCH = np.empty((0, 0), dtype=np.int64)
 _PROOF = {PROVEN_WIN: 1.0, PROVEN_DRAW: 0.5, PROVEN_LOSS: 0.0}
 
 
+def next_batch(batch: int, spent: float) -> int:
+    """The next batch size after `batch` simulations took `spent` seconds: about
+    `BATCH_SECONDS` of work, at most twice the last, at least 16 (the last if no time
+    was measured)."""
+    if spent <= 0:
+        return batch
+    return max(16, min(int(batch * BATCH_SECONDS / spent), 2 * batch))
+
+
 def bytes_per_node(state_size: int) -> int:
     """Bytes of one tree row: the state, the int32 columns and the reward sum."""
     return 8 * state_size + 4 * tree.COLUMNS + 8
@@ -225,17 +234,14 @@ class FastSearch:
         stop = threading.Event()
         lanes: list[Future[tuple[int, int]]] = []
         shared = self.threads > 1 and deadline != float("inf") and iterations < cap
+        proving = self.exact is not None and self.ni[root, tree.PROVEN] == 0
+        if (shared or proving) and self.ni[root, tree.NCH] == 0:  # one simulation expands it
+            iterations, max_depth = self.run_batch(kstate, 1)
         if shared:  # the other threads search the tree while this one runs the root's searches
-            if self.ni[root, tree.NCH] == 0:  # one simulation expands the root
-                done, depth = self.run_batch(kstate, 1)
-                iterations, max_depth = iterations + done, max(max_depth, depth)
             lanes = self._start_lanes(deadline, stop)
         try:
-            if self.exact is not None and self.ni[root, tree.PROVEN] == 0:
-                if self.ni[root, tree.NCH] == 0:  # one simulation expands the root
-                    iterations, max_depth = self.run_batch(kstate, 1)
-                if self.ni[root, tree.NCH] > 0:
-                    self.exact.prove(self.st, self.ni, root, start, deadline, cap)
+            if proving and self.exact is not None and self.ni[root, tree.NCH] > 0:
+                self.exact.prove(self.st, self.ni, root, start, deadline, cap)
             plan = self.plan
             if plan is not None and iterations < cap:
                 plan.prepare(self, kstate, start, deadline)
@@ -263,8 +269,7 @@ class FastSearch:
                     break
                 spent = self.clock() - now
                 if spent > 0:
-                    target = int(batch * BATCH_SECONDS / spent)
-                    self._batch = max(16, min(target, 2 * batch))
+                    self._batch = next_batch(batch, spent)
         finally:
             stop.set()
             counted = [iterations]
@@ -359,9 +364,7 @@ class FastSearch:
             done, depth = self.run_batch(kstate, batch, shared=True, scratch=scratch)
             iterations += done
             max_depth = max(max_depth, depth)
-            spent = self.clock() - now
-            if spent > 0:
-                batch = max(16, min(int(batch * BATCH_SECONDS / spent), 2 * batch))
+            batch = next_batch(batch, self.clock() - now)
         return iterations, max_depth
 
     def close(self) -> None:
