@@ -128,14 +128,35 @@ def test_the_claimeven_rule_agrees_with_plain_minimax() -> None:
 
 
 def test_a_tiny_table_never_answers_for_another_position() -> None:
-    """Every slot of the smallest table is shared by many positions; the slot and the
+    """Every bucket of the smallest table is shared by many positions; the bucket and the
     quotient it keeps still tell them apart."""
     game = Connect4()
     table = connect4_solve.new_table(1)
-    assert table.shape[0] == connect4_solve.MIN_SLOTS
+    assert table.shape[0] == 2 * connect4_solve.MIN_BUCKETS
     for moves in late_positions(seed=8, count=12, ply=30):
         state = replay(game, moves)
         assert kernel_value(state, table=table) == value(game, state), moves
+
+
+def test_a_costly_entry_outlives_the_cheap_ones_of_its_bucket() -> None:
+    """A bucket's first slot keeps the entry whose search cost the most, the second the
+    latest: a stream of cheap positions in the same bucket never evicts a costly proof."""
+    table = connect4_solve.new_table(1)
+    buckets = table.shape[0] // 2
+    costly = 12_345
+    bucket, packed = connect4_solve._probe(table, costly)
+    assert packed == -1
+    connect4_solve._store(table, bucket, costly, 4, 1_000_000)  # bounds (0, 0): a draw
+    for i in range(1, 50):
+        key = costly + i * buckets
+        assert connect4_solve._probe(table, key) == (bucket, -1)
+        connect4_solve._store(table, bucket, key, 8, 10)  # bounds (1, 1): a win
+    assert connect4_solve._probe(table, costly) == (bucket, 4)
+    assert connect4_solve._probe(table, costly + 49 * buckets) == (bucket, 8)
+    assert connect4_solve._probe(table, costly + buckets)[1] == -1  # an older cheap one
+    connect4_solve._store(table, bucket, costly + buckets, 8, 1 << 40)  # costlier still
+    assert connect4_solve._probe(table, costly + buckets) == (bucket, 8)
+    assert connect4_solve._probe(table, costly) == (bucket, 4)  # moved to the second slot
 
 
 def test_the_kernel_gives_up_past_its_budget() -> None:
