@@ -194,7 +194,7 @@ _TABLE = (
     ),
     # connect four only (player.mcts.fast.connect4_plan); other games ignore them
     MCTSOption(
-        "connect4_eval", float, 0.3,
+        "connect4_eval", float, 0.7,
         "connect four (7 x 6): the learned evaluation's share of a leaf's value, a rollout's"
         " result the rest (0 = rollouts only)",
         low=0, high=1, engines=("fast",),

@@ -196,8 +196,10 @@ def test_the_player_finds_a_win_that_plain_uct_misses(seed: int) -> None:
     game = Connect4()
     state = replay(game, HIDDEN_WIN)
     chosen = {}
-    for share in (0, 0.5):
-        agent = make_agent(f"mcts:exact={share},seed={seed},time=none,iterations=3000")
+    # plain UCT: no exact search, rollouts only (the learned evaluation finds this one too)
+    for share, extra in ((0, ",connect4_eval=0"), (0.5, "")):
+        spec = f"mcts:exact={share},seed={seed},time=none,iterations=3000{extra}"
+        agent = make_agent(spec)
         assert isinstance(agent, MCTSAgent)
         agent.start(game, game.to_move(state))
         chosen[share] = agent.choose(state, SearchLimit(iterations=3000))

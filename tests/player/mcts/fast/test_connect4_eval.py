@@ -179,7 +179,7 @@ def test_a_weights_file_of_another_layout_is_refused(tmp_path: Path) -> None:
 def test_the_plan_is_for_the_standard_board_with_a_share_for_the_evaluation() -> None:
     adapter = adapter_for(GAME)
     plan = connect4_plan.plan_for(adapter, {}, Rollout.WIN_BLOCK)
-    assert plan is not None and plan.evaluated and plan.params[connect4_eval.MIX] == 0.3
+    assert plan is not None and plan.evaluated and plan.params[connect4_eval.MIX] == 0.7
     assert connect4_plan.plan_for(adapter, {"connect4_eval": 0}, 1) is None
     wide = adapter_for(Connect4(width=6, height=7))
     assert wide is not None and connect4_plan.plan_for(wide, {}, 1) is None

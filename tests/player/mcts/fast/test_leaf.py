@@ -62,9 +62,9 @@ GOLDEN: dict[str, tuple[tuple[str, Any, int, dict[str, Any]], tuple[Any, ...]]] 
         ("connect4", None, 5000, {"exact_share": 0, "connect4_eval": 0}),
         (5000, None, [493, 341, 306, 384, 653, 2225, 598], 10186),
     ),
-    "connect four, evaluated leaves": (  # connect4_eval's default share, this round's weights
+    "connect four, evaluated leaves": (  # connect4_eval's default share (0.7), the weights
         ("connect4", None, 5000, {"exact_share": 0}),
-        (5000, None, [246, 40, 23, 22, 64, 4343, 262], 9868),
+        (5000, None, [40, 33, 31, 25, 26, 4802, 43], 9262),
     ),
     "tic-tac-toe": (
         ("tictactoe", None, 3000, {}),
