@@ -294,6 +294,9 @@ CHECKS: dict[str, Callable[[str], None]] = {
             " 'engine:cmd=./pattern_gomoku,args=--seed 7,protocol=gomocup'"
             " --game gomoku --games 100 --time 0.2 --seed 1 --cores 1,1",
             "python -m benchmarks.connect4_accuracy --seed 1 --positions 200 --time 0.2",
+            "python -m benchmarks.connect4_accuracy --seed 1 --baseline mcts:connect4_eval=0.3",
+            "python -m benchmarks.strength mcts:connect4_eval=0.7 mcts:connect4_eval=0.3"
+            " --game connect4 --games 100 --seed 9500 --cores 0,0",
             # run for real (a small fit) in tests/benchmarks/test_connect4_fit.py
             "python -m benchmarks.connect4_fit generate --seed 1 --positions 200000 --out c4-1.npy",
             "python -m benchmarks.connect4_fit generate --seed 2 --positions 100000 --out c4-2.npy",
