@@ -132,7 +132,7 @@ _TABLE = (
         "workers", int, 1,
         "threads searching the one tree (compiled engine; the Python engine: root-parallel"
         " processes, visits summed): a timed search only; 2 vs 1 at 0.2 s: ultimate +125 Elo,"
-        " connect four -49 (see README)",
+        " connect four +0 from random openings (see README)",
         low=1, high=MAX_WORKERS, engines=AGENT,
     ),
     MCTSOption("reuse", bool, True, "keep the subtree between moves"),

@@ -341,6 +341,10 @@ CHECKS: dict[str, Callable[[str], None]] = {
             " -p 'engine:cmd=gtp-rhino,args=-l 5 -m 8 -e 14 -w 16,protocol=gtp'"
             " --games-per-pair 100 --random-openings 4 --move-time 60 --max-failures 1000"
             " --seed 1 --db l5.sqlite",
+            # 100 games of connect four at 0.2 s: the tournament runs for real (shorter)
+            # in tests/arena_cli and tests/tournament
+            "arena tournament connect4 -p mcts:workers=2 -p mcts --move-time 0.2"
+            " --games-per-pair 100 --random-openings 4 --seed 4242",
         ),
         synopsis,
     ),
