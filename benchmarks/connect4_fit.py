@@ -80,14 +80,14 @@ class Greedy:
         game = self.game
         legal = game.legal_moves(state)
         mover = game.to_move(state)
-        for move in legal:
-            if game.apply(state, move)[3] == mover:
+        children = [game.apply(state, move) for move in legal]
+        for move, child in zip(legal, children, strict=True):
+            if child[3] == mover:
                 return move
         if rng.random() < GREEDY_RANDOM:
             return rng.choice(legal)
         best, rating = legal[0], -math.inf
-        for move in legal:
-            child = game.apply(state, move)
+        for move, child in zip(legal, children, strict=True):
             if child[3] >= 0:
                 return move
             row = np.array(child, dtype=np.int64)

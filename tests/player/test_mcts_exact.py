@@ -144,19 +144,27 @@ def test_a_costly_entry_outlives_the_cheap_ones_of_its_bucket() -> None:
     table = connect4_solve.new_table(1)
     buckets = table.shape[0] // 2
     costly = 12_345
-    bucket, packed = connect4_solve._probe(table, costly)
+
+    def probe(key: int) -> tuple[int, int]:
+        bucket, quotient = connect4_solve._locate(table, key)
+        return bucket, connect4_solve._find(table, bucket, quotient)
+
+    def store(key: int, packed: int, nodes: int) -> None:
+        connect4_solve._put(table, *connect4_solve._locate(table, key), packed, nodes)
+
+    bucket, packed = probe(costly)
     assert packed == -1
-    connect4_solve._store(table, bucket, costly, 4, 1_000_000)  # bounds (0, 0): a draw
+    store(costly, 4, 1_000_000)  # bounds (0, 0): a draw
     for i in range(1, 50):
         key = costly + i * buckets
-        assert connect4_solve._probe(table, key) == (bucket, -1)
-        connect4_solve._store(table, bucket, key, 8, 10)  # bounds (1, 1): a win
-    assert connect4_solve._probe(table, costly) == (bucket, 4)
-    assert connect4_solve._probe(table, costly + 49 * buckets) == (bucket, 8)
-    assert connect4_solve._probe(table, costly + buckets)[1] == -1  # an older cheap one
-    connect4_solve._store(table, bucket, costly + buckets, 8, 1 << 40)  # costlier still
-    assert connect4_solve._probe(table, costly + buckets) == (bucket, 8)
-    assert connect4_solve._probe(table, costly) == (bucket, 4)  # moved to the second slot
+        assert probe(key) == (bucket, -1)
+        store(key, 8, 10)  # bounds (1, 1): a win
+    assert probe(costly) == (bucket, 4)
+    assert probe(costly + 49 * buckets) == (bucket, 8)
+    assert probe(costly + buckets)[1] == -1  # an older cheap one
+    store(costly + buckets, 8, 1 << 40)  # costlier still
+    assert probe(costly + buckets) == (bucket, 8)
+    assert probe(costly) == (bucket, 4)  # moved to the second slot
 
 
 def test_the_kernel_gives_up_past_its_budget() -> None:

@@ -63,9 +63,15 @@ def new_table(entries: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _bounds(table: np.ndarray, bucket: int, key: int) -> int:
-    """The packed bounds of `key` in its `bucket` (the first slot's index); -1 when absent."""
-    quotient = key // (table.shape[0] >> 1)
+def _locate(table: np.ndarray, key: int) -> tuple[int, int]:
+    """(bucket, quotient) of `key`: the bucket's first slot, and what a slot keeps of the key."""
+    buckets = table.shape[0] >> 1
+    return (key % buckets) * 2, key // buckets
+
+
+@njit(cache=True, nogil=True)
+def _find(table: np.ndarray, bucket: int, quotient: int) -> int:
+    """The packed bounds of the key (`_locate`) in its bucket; -1 when absent."""
     for slot in range(bucket, bucket + 2):
         word = table[slot]
         if word != 0 and word >> _LOW_BITS == quotient:
@@ -74,15 +80,8 @@ def _bounds(table: np.ndarray, bucket: int, key: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _probe(table: np.ndarray, key: int) -> tuple[int, int]:
-    """(bucket, packed bounds) of `key`; the bounds are -1 when the bucket does not hold it."""
-    bucket = (key % (table.shape[0] >> 1)) * 2
-    return bucket, _bounds(table, bucket, key)
-
-
-@njit(cache=True, nogil=True)
-def _store(table: np.ndarray, bucket: int, key: int, packed: int, nodes: int) -> None:
-    """Keep `key`'s bounds, which `nodes` nodes of search found, in its `bucket`.
+def _put(table: np.ndarray, bucket: int, quotient: int, packed: int, nodes: int) -> None:
+    """Keep the key's (`_locate`) bounds, which `nodes` nodes of search found, in its bucket.
 
     The first slot holds the entry that cost the most; a costlier one (or
     the same key) takes it and moves the one it displaces to the second slot,
@@ -92,7 +91,6 @@ def _store(table: np.ndarray, bucket: int, key: int, packed: int, nodes: int) ->
     while nodes > 1 and work < _MOST_WORK:
         nodes >>= 1
         work += 1
-    quotient = key // (table.shape[0] >> 1)
     word = (quotient << _LOW_BITS) | (work << _BOUND_BITS) | (packed + 1)
     first = table[bucket]
     if first != 0 and first >> _LOW_BITS == quotient:
@@ -119,8 +117,8 @@ def _enter(
     table: np.ndarray,
     cand: np.ndarray,
     score: np.ndarray,
-) -> tuple[int, int, int, int, int]:
-    """Open a node: (value, alpha, beta, candidates, bucket); value 2 means "search the children".
+) -> tuple[int, int, int, int, int, int]:
+    """Open a node: (value, alpha, beta, candidates, bucket, quotient); 2 = "search the children".
 
     The side to move cannot win at once. Candidates (`cand`, best first) are
     the moves that do not hand the opponent an immediate win; `score` is
@@ -133,34 +131,34 @@ def _enter(
     forced = possible & theirs
     if forced:
         if forced & (forced - 1):
-            return -1, alpha, beta, 0, -1
+            return -1, alpha, beta, 0, -1, 0
         possible = forced
     nxt = possible & ~(theirs >> 1)
     if nxt == 0:
-        return -1, alpha, beta, 0, -1
+        return -1, alpha, beta, 0, -1, 0
     if ply >= cells - 2:
-        return 0, alpha, beta, 0, -1
+        return 0, alpha, beta, 0, -1, 0
     parity = cfg[5]
     if ((mask + bottom) & ~parity) == 0:  # claimeven: every column has an even number of empties
         empty = board ^ mask
         if not has_four(me | (empty & parity), h):  # answered in the same column, we never win
             if has_four(you | (empty & ~parity), h):
-                return -1, alpha, beta, 0, -1
+                return -1, alpha, beta, 0, -1, 0
             if alpha >= 0:
-                return 0, alpha, beta, 0, -1
+                return 0, alpha, beta, 0, -1, 0
             beta = 0
-    key = me + mask + cfg[2]
-    bucket, packed = _probe(table, key)
+    bucket, quotient = _locate(table, me + mask + cfg[2])
+    packed = _find(table, bucket, quotient)
     if packed >= 0:
         lo, up = packed // 3 - 1, packed % 3 - 1
         if lo >= beta:
-            return lo, alpha, beta, 0, -1
+            return lo, alpha, beta, 0, -1, 0
         if up <= alpha:
-            return up, alpha, beta, 0, -1
+            return up, alpha, beta, 0, -1, 0
         alpha = max(alpha, lo)
         beta = min(beta, up)
         if alpha >= beta:
-            return alpha, alpha, beta, 0, -1
+            return alpha, alpha, beta, 0, -1, 0
     n = 0
     stride = h + 1
     col = (1 << h) - 1
@@ -178,7 +176,7 @@ def _enter(
             j -= 1
         cand[j] = bit
         score[j] = s
-    return 2, alpha, beta, n, bucket
+    return 2, alpha, beta, n, bucket, quotient
 
 
 @njit(cache=True, nogil=True)
@@ -209,6 +207,7 @@ def _negamax(
     fn = np.empty(_FRAMES, dtype=np.int64)
     fnext = np.empty(_FRAMES, dtype=np.int64)
     fbucket = np.empty(_FRAMES, dtype=np.int64)
+    fquotient = np.empty(_FRAMES, dtype=np.int64)
     cand = np.empty((_FRAMES, 32), dtype=np.int64)
     score = np.empty(32, dtype=np.int64)
     d = 0
@@ -220,13 +219,14 @@ def _negamax(
             budget[NODES] += 1
             if budget[NODES] > budget[LIMIT]:
                 return UNSOLVED
-            value, a, b, n, bucket = _enter(
+            value, a, b, n, bucket, quotient = _enter(
                 cfg, fme[d], fmask[d], ply + d, falpha[d], fbeta[d], table, cand[d], score
             )
             if value == 2:  # search the children
                 fstart[d] = budget[NODES]
                 falpha[d], fbeta[d], falpha0[d] = a, b, a
-                fbest[d], fn[d], fnext[d], fbucket[d] = -1, n, 0, bucket
+                fbest[d], fn[d], fnext[d] = -1, n, 0
+                fbucket[d], fquotient[d] = bucket, quotient
             else:
                 entering = False  # `value` goes back to the parent
                 continue
@@ -241,10 +241,9 @@ def _negamax(
                 falpha[d] = v
             if falpha[d] >= fbeta[d] or fnext[d] == fn[d]:
                 best = fbest[d]
-                bucket = fbucket[d]
-                key = fme[d] + fmask[d] + cfg[2]
+                bucket, quotient = fbucket[d], fquotient[d]
                 lo, up = -1, 1
-                packed = _bounds(table, bucket, key)
+                packed = _find(table, bucket, quotient)  # located when the frame opened
                 if packed >= 0:
                     lo, up = packed // 3 - 1, packed % 3 - 1
                 if best <= falpha0[d]:
@@ -254,7 +253,7 @@ def _negamax(
                 else:
                     lo = best
                     up = best
-                _store(table, bucket, key, (lo + 1) * 3 + (up + 1), budget[NODES] - fstart[d])
+                _put(table, bucket, quotient, (lo + 1) * 3 + (up + 1), budget[NODES] - fstart[d])
                 value = best
                 continue  # return `best` to the parent
         # descend into the next child of frame d

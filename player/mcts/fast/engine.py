@@ -267,9 +267,7 @@ class FastSearch:
                 max_depth = max(max_depth, depth)
                 if done < batch:  # the root is proven
                     break
-                spent = self.clock() - now
-                if spent > 0:
-                    self._batch = next_batch(batch, spent)
+                self._batch = next_batch(batch, self.clock() - now)
         finally:
             stop.set()
             counted = [iterations]
