@@ -201,9 +201,8 @@ def fit(
     return weights
 
 
-def accuracy(weights: np.ndarray, features: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """(the sign of the result right, win/draw/loss right) on these positions."""
-    z = weights[features].sum(1)
+def accuracy(z: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(the sign of the result right, win/draw/loss right) for the logits `z` of positions."""
     outcome = np.where(z > DRAW_BAND, 1.0, np.where(z < -DRAW_BAND, 0.0, 0.5))
     decided = y != 0.5
     return float(np.mean((z[decided] > 0) == (y[decided] > 0.5))), float(np.mean(outcome == y))
@@ -231,6 +230,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     fitting.add_argument("--epochs", type=int, default=300)
     fitting.add_argument("--rate", type=float, default=0.05)
     fitting.add_argument("--l2", type=float, default=1e-6)
+    fitting.add_argument(
+        "--hidden", type=int, default=32, help="hidden units on top of the regression (0 = none)"
+    )
+    fitting.add_argument("--net-epochs", type=int, default=8, help="the hidden layer's epochs")
+    fitting.add_argument("--net-rate", type=float, default=1e-3, help="its Adam step size")
     args = parser.parse_args(argv)
     if load() is None:
         print("error: the compiled engine needs numba", file=sys.stderr)
@@ -259,12 +263,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     both = np.concatenate([train, flipped])
     print(f"{len(train)} positions (and their mirror images) to fit, {held} held out", flush=True)
     features = feature_rows(both)
-    weights = fit(features, targets(both), connect4_eval.SIZE, args.epochs, args.rate, args.l2)
-    sign, wdl = accuracy(weights, feature_rows(test), targets(test))
+    y = targets(both)
+    weights = fit(features, y, connect4_eval.SIZE, args.epochs, args.rate, args.l2)
+    tests = feature_rows(test)
+    sign, wdl = accuracy(weights[tests].sum(1), targets(test))
     print(f"held out: the sign of the result right in {sign:.3f}, win/draw/loss in {wdl:.3f}")
     out = args.out or connect4_eval.WEIGHTS_FILE
-    np.savez_compressed(out, weights=weights.astype(np.float32))
-    print(f"wrote {out} ({np.count_nonzero(weights)} of {len(weights)} weights non-zero)")
+    if args.hidden <= 0:
+        np.savez_compressed(out, weights=weights.astype(np.float32))
+        print(f"wrote {out} ({np.count_nonzero(weights)} of {len(weights)} weights non-zero)")
+        return 0
+    from benchmarks import connect4_net  # numba: after `load`
+
+    net = connect4_net.Net.start(weights, args.hidden, seed=0)
+
+    def report(epoch: int, loss: float) -> None:
+        sign, wdl = accuracy(net.logits(tests), targets(test))
+        print(
+            f"net epoch {epoch}: loss {loss:.4f}, held out: the sign of the result right in"
+            f" {sign:.3f}, win/draw/loss in {wdl:.3f}",
+            flush=True,
+        )
+
+    connect4_net.train(net, features, y, args.net_epochs, args.net_rate, args.l2, 1, report)
+    net.save(out)
+    print(f"wrote {out} ({args.hidden} hidden units)")
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ pytest.importorskip("numba")
 
 import numpy as np
 
-from benchmarks import connect4_fit
+from benchmarks import connect4_fit, connect4_net
 from games.connect4 import Connect4
 from player.mcts.fast import connect4, connect4_eval, connect4_solve
 from tests.benchmarks.minimax import late_positions
@@ -48,11 +49,64 @@ def test_a_fit_writes_weights_the_player_loads(
 ) -> None:
     data, out = tmp_path / "solved.npy", tmp_path / "weights.npz"
     np.save(data, solved_rows(120, 24))
-    assert connect4_fit.main(["fit", "--data", str(data), "--out", str(out), "--epochs", "50"]) == 0
-    weights = connect4_eval.load_weights(out)
-    assert weights.shape == (connect4_eval.SIZE,) and np.count_nonzero(weights) > 100
+    argv = ["fit", "--data", str(data), "--out", str(out), "--epochs", "50", "--hidden", "0"]
+    assert connect4_fit.main(argv) == 0
+    net = connect4_eval.load_weights(out)
+    assert net.shape == (connect4_eval.NET_HEADER + connect4_eval.SIZE,)
+    assert net[connect4_eval.HIDDEN] == 0 and np.count_nonzero(net) > 100
     printed = capsys.readouterr().out
     assert "held out: the sign of the result right in" in printed and f"wrote {out}" in printed
+
+
+def test_a_fit_with_hidden_units_writes_the_network_the_player_evaluates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The trainer's own logits are the player's scores of the same positions."""
+    data, out = tmp_path / "solved.npy", tmp_path / "net.npz"
+    rows = solved_rows(160, 20)
+    np.save(data, rows)
+    argv = ["fit", "--data", str(data), "--out", str(out), "--epochs", "30"]
+    argv += ["--hidden", "4", "--net-epochs", "3"]
+    assert connect4_fit.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("net epoch ") == 3 and "wrote" in printed and "(4 hidden units)" in printed
+    net = connect4_eval.load_weights(out)
+    assert net[connect4_eval.HIDDEN] == 4
+    with np.load(out) as saved:
+        trained = connect4_net.Net(
+            saved["weights"],
+            saved["hidden"].astype(np.float32),
+            saved["bias"],
+            saved["out"],
+            float(saved["out_bias"]),
+        )
+    assert np.count_nonzero(trained.hidden) > 100 and np.any(trained.out != 0)
+    logits = trained.logits(connect4_fit.feature_rows(rows))  # for seat 0
+    cfg = connect4.make_cfg(7, 6)
+    buf = np.zeros((1, connect4_eval.FEATURES), dtype=np.int64)
+    for row, z in zip(rows, logits, strict=True):
+        mine = float(connect4_eval.score(cfg, row, net, 0, buf))  # for the side to move
+        assert mine == pytest.approx(-z if row[2] % 2 else z, rel=1e-4, abs=1e-4)
+
+
+def recorder(into: list[float]) -> Callable[[int, float], None]:
+    """A training report that keeps each epoch's loss."""
+    return lambda _epoch, loss: into.append(loss)
+
+
+def test_training_lowers_the_loss_and_is_seeded() -> None:
+    rows = solved_rows(200, 22)
+    features, y = connect4_fit.feature_rows(rows), connect4_fit.targets(rows)
+    linear = np.zeros(connect4_eval.SIZE)
+    runs = []
+    for _ in range(2):
+        net = connect4_net.Net.start(linear, 8, seed=3)
+        losses: list[float] = []
+        connect4_net.train(net, features, y, 6, 0.01, 0.0, 5, recorder(losses))
+        runs.append((losses, net.logits(features)))
+    (losses, logits), (again, logits_again) = runs
+    assert losses == again and np.array_equal(logits, logits_again)
+    assert losses[-1] < 0.8 * losses[0]
 
 
 def test_a_missing_data_file_is_one_line(
@@ -89,6 +143,25 @@ def test_the_greedy_policy_takes_a_win_and_prefers_what_the_evaluation_prefers()
         state = GAME.apply(state, move)
     state = GAME.apply(state, 5)  # O ignores it
     assert all(greedy(random.Random(i), state) == 3 for i in range(20))  # X wins at once
-    # from the empty board the center column is the evaluation's clear favourite
-    chosen = [greedy(random.Random(i), GAME.initial_state()) for i in range(200)]
-    assert chosen.count(3) > 100
+    # a position of the fit's plies where one move is the evaluation's clear favourite (by more
+    # than 1 logit, the noise 0.3) is chosen whenever the move is not a random one (1/4)
+    cfg = connect4.make_cfg(7, 6)
+    buf = np.zeros((1, connect4_eval.FEATURES), dtype=np.int64)
+    for moves in late_positions(seed=31, count=40, ply=14):
+        state = GAME.initial_state()
+        for move in moves:
+            state = GAME.apply(state, move)
+        legal = GAME.legal_moves(state)
+        children = [GAME.apply(state, move) for move in legal]
+        if any(child[3] >= 0 for child in children):
+            continue
+        rated = sorted(
+            (-connect4_eval.score(cfg, np.array(c, dtype=np.int64), greedy.weights, 0, buf), m)
+            for m, c in zip(legal, children, strict=True)
+        )
+        if rated[-1][0] - rated[-2][0] > 1.0:
+            break
+    else:
+        pytest.fail("no position with a clear favourite")
+    chosen = [greedy(random.Random(i), state) for i in range(200)]
+    assert chosen.count(rated[-1][1]) > 140

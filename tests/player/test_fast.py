@@ -178,11 +178,10 @@ def test_compaction_keeps_the_subtree() -> None:
 def test_memory_cap_bounds_the_tree_and_the_search_goes_on() -> None:
     game = make_game("connect4")
     search = fast_search(game, seed=1, max_memory=1)
-    # the exact search's table takes its share of the cap (player.mcts.fast.exact), and the
-    # evaluation's weights theirs (player.mcts.fast.connect4_plan)
-    assert search.plan is not None
-    weights = search.plan.params.nbytes
-    assert search.capacity == (2**20 - exact.table_bytes(1) - weights) // bytes_per_node(4)
+    # the exact search's table takes its share of the cap (player.mcts.fast.exact); the
+    # evaluation's network is the process's, shared by every search (connect4_plan)
+    assert search.plan is not None and search.plan.owned_bytes == 0
+    assert search.capacity == (2**20 - exact.table_bytes(1)) // bytes_per_node(4)
     assert search.node_bytes == 72
     result = search.search(game.initial_state(), SearchLimit(iterations=200_000))
     assert result.iterations == 200_000

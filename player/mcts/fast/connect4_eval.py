@@ -1,9 +1,15 @@
-"""Connect four's learned evaluation (numba): pattern weights fitted to solved positions.
+"""Connect four's learned evaluation (numba): a small network fitted to solved positions.
 
-The evaluation is a sum of weights, one per active feature, read as the
-logit of seat 0's expected result (a win 1, a draw 1/2, a loss 0) with both
-sides playing perfectly. Its features, all on the standard 7 x 6 board
-(``FEATURES`` of them active in every position, `features`):
+The evaluation is the logit of seat 0's expected result (a win 1, a draw
+1/2, a loss 0) with both sides playing perfectly, computed from a position's
+active features (``FEATURES`` of them in every position, `features`) in two
+parts: a sum of one linear weight per active feature, plus a hidden layer
+of ReLU units, each the sum of one weight per active feature, weighted into
+the logit (the sparse first layer of the "efficiently updatable" networks
+of chess and shogi programs). The linear part scores each line on its own;
+the hidden units combine them (whose threats are where, all at once, which
+decides connect four's zugzwang fights). Its features, all on the standard
+7 x 6 board:
 
 - **lines**: each of the 69 lines of four cells, by the state of its four
   cells: seat 0's disc, seat 1's, or empty, the empty cells told apart by
@@ -20,13 +26,17 @@ sides playing perfectly. Its features, all on the standard 7 x 6 board
 - **side to move**: 2 weights.
 
 The weights are not written by hand: `benchmarks.connect4_fit` fits them
-(logistic regression, the board mirrored for twice the data) to positions
-each scored by an exact solver, of seeded random play at plies 10-36 and
-of noisy greedy play by the previous weights at plies 10-30, and writes
-`WEIGHTS_FILE`. No position of the accuracy benchmark's opening set (plies
-6-9) is among them, and the evaluation is a position's features, not a
-table of positions: it scores positions it never saw (held out: the winner
-of a decided position right in 0.88 of them, win/draw/loss in 0.76).
+(logistic regression for the linear part, then minibatch Adam for all of
+them with 32 hidden units, `benchmarks.connect4_net`; the board mirrored
+for twice the data) to positions each scored by an exact solver, of seeded
+random play at plies 10-36 and of noisy greedy play by earlier weights at
+plies 10-30, and writes `WEIGHTS_FILE`. No position of the accuracy
+benchmark's opening set (plies 6-9) is among them, and the evaluation is a
+position's features, not a table of positions: it scores positions it
+never saw (held out: the winner of a decided position right in 0.919 of
+them, win/draw/loss in 0.834; the linear part alone, 0.882 and 0.765).
+Far from those plies it is a poor judge: after the first move it gives the
+first player little chance, whatever the column.
 
 The leaf evaluator (`evaluate`, which `kernels.leaf` calls for connect four
 when the search was given `params`) mixes it with a rollout: a leaf's value
@@ -74,6 +84,7 @@ SIZE = SIDE_BASE + 2
 FEATURES = len(LINES) + WIDTH + 2
 #: the leaf parameters' layout (`params`): the mix, the rollout policy, then the weights
 MIX, POLICY, WEIGHTS = 0, 1, 2
+HIDDEN, OUT_BIAS, NET_HEADER = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
@@ -122,21 +133,31 @@ def features(cfg: np.ndarray, p0: int, p1: int, out: np.ndarray) -> None:
 
 
 @njit(cache=True, nogil=True)
-def score(
-    cfg: np.ndarray, st: np.ndarray, weights: np.ndarray, offset: int, buf: np.ndarray
-) -> float:
+def score(cfg: np.ndarray, st: np.ndarray, net: np.ndarray, offset: int, buf: np.ndarray) -> float:
     """The evaluation of state row `st` for its side to move (a logit).
 
-    The weights start at `weights[offset]` (no slice: a view per leaf costs
-    reference counting); `buf` is int64 scratch rows of `FEATURES` (row 0 is used).
+    The network starts at `net[offset]` (`load_weights`' layout); `buf` is
+    int64 scratch rows of `FEATURES` (row 0 is used).
     """
     features(cfg, st[0], st[1], buf)
-    z = 0.0
-    for i in range(FEATURES - 1):
-        z += float(weights[offset + buf[0, i]])
     mover = int(st[2] & 1)
-    z += float(weights[offset + buf[0, FEATURES - 1] + mover])
-    return -z if mover == 1 else z
+    buf[0, FEATURES - 1] += mover
+    hidden = int(net[offset + HIDDEN])
+    z = net[offset + OUT_BIAS]
+    lin = offset + NET_HEADER
+    for i in range(FEATURES):
+        z += net[lin + buf[0, i]]
+    if hidden > 0:
+        emb = lin + SIZE
+        bias = emb + SIZE * hidden
+        out = bias + hidden
+        for j in range(hidden):
+            a = net[bias + j]
+            for i in range(FEATURES):
+                a += net[emb + buf[0, i] * hidden + j]
+            if a > 0.0:
+                z += net[out + j] * a
+    return float(-z if mover == 1 else z)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -164,12 +185,31 @@ def evaluate(
 
 
 def load_weights(path: Path = WEIGHTS_FILE) -> np.ndarray:
-    """The fitted weights (float64[`SIZE`]); ValueError when the file does not fit this layout."""
+    """The fitted network as one float64 array, `score`'s layout; ValueError when the file does
+    not fit this evaluation.
+
+    The layout: the hidden units' count and the output bias (`NET_HEADER`),
+    the `SIZE` linear weights, then, with hidden units, `SIZE` rows of their
+    weights, their biases and their output weights. A file of linear weights
+    only (``weights``) has no hidden units.
+    """
     with np.load(path) as data:
         weights = np.asarray(data["weights"], dtype=np.float64)
-    if weights.shape != (SIZE,):
-        raise ValueError(f"{path}: {weights.shape[0]} weights, this evaluation has {SIZE}")
-    return weights
+        if weights.shape != (SIZE,):
+            raise ValueError(f"{path}: {weights.shape[0]} weights, this evaluation has {SIZE}")
+        if "hidden" not in data:
+            return np.concatenate([np.zeros(NET_HEADER), weights])
+        hidden = np.asarray(data["hidden"], dtype=np.float64)
+        bias = np.asarray(data["bias"], dtype=np.float64)
+        out = np.asarray(data["out"], dtype=np.float64)
+        units = bias.shape[0] if bias.ndim == 1 else -1
+        if hidden.shape != (SIZE, units) or out.shape != (units,) or units < 1:
+            raise ValueError(
+                f"{path}: a hidden layer of shape {hidden.shape}, this evaluation"
+                f" needs ({SIZE}, units) with as many biases and outputs"
+            )
+        header = np.array([units, float(data["out_bias"])], dtype=np.float64)
+        return np.concatenate([header, weights, hidden.ravel(), bias, out])
 
 
 def leaf_params(weights: np.ndarray, mix: float, policy: int) -> np.ndarray:

@@ -30,11 +30,22 @@ from player.mcts.options import default
 
 
 @functools.cache
-def _weights() -> np.ndarray:
-    """The fitted weights, read from their file once per process (each plan copies them)."""
-    weights = connect4_eval.load_weights()
-    weights.flags.writeable = False
-    return weights
+def _network() -> np.ndarray:
+    """The fitted network (`connect4_eval.load_weights`), read from its file once per process."""
+    return connect4_eval.load_weights()
+
+
+@functools.cache
+def _params(mix: float, policy: int) -> np.ndarray:
+    """The leaf parameters of one option pair (the network behind two numbers), made once per
+    process; every search of those options shares them (none writes them)."""
+    return connect4_eval.leaf_params(_network(), mix, policy)
+
+
+def shared_bytes() -> int:
+    """The memory the leaf parameters take in a process that plays connect four: one copy per
+    option pair, outside every tree's ``memory`` cap (about 23 MB with 32 hidden units)."""
+    return int(_network().nbytes)
 
 
 @dataclass
@@ -55,7 +66,7 @@ class Connect4Plan:
     )
 
     def __post_init__(self) -> None:
-        self.params = connect4_eval.leaf_params(_weights(), self.mix, self.policy)
+        self.params = _params(self.mix, self.policy)
 
     def seed(self, rng: np.ndarray) -> None:
         """Seed the leaf rollouts from a search's generator state (`rng.new_rng`), not drawing on it.
@@ -70,6 +81,12 @@ class Connect4Plan:
         """Another thread's leaf scratch (`FastSearch.run_batch`): its own rollout generator,
         seeded from the thread's generator state `rng`, and its own features row."""
         return new_rng(int(rng[0])).view(np.int64), np.zeros_like(self.buf)
+
+    @property
+    def owned_bytes(self) -> int:
+        """The memory this plan holds of its own (counted in the tree's cap): none. The network
+        (`params`) is the process's, shared by every search (`shared_bytes`)."""
+        return 0
 
     @property
     def evaluated(self) -> bool:

@@ -124,8 +124,8 @@ class FastSearch:
         self.plan: ReversiPlan | Connect4Plan | None = plan_for(
             adapter, kernel_options
         ) or connect4_plan(adapter, kernel_options, self.policy)
-        if self.plan is not None:  # its leaf parameters (connect four's weights) count too
-            tree_bytes -= self.plan.params.nbytes
+        if self.plan is not None:  # its own leaf parameters count too (not the shared ones)
+            tree_bytes -= self.plan.owned_bytes
         self.capacity = max(64, tree_bytes // self.node_bytes)
         self.st = np.empty((self.capacity, adapter.state_size), dtype=np.int64)
         self.ni = np.empty((self.capacity, tree.COLUMNS), dtype=np.int32)

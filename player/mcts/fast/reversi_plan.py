@@ -75,6 +75,11 @@ class ReversiPlan:
     def __post_init__(self) -> None:
         self.params = reversi_leaf.params(self.depth, self.solve_empties, SCALE)
 
+    @property
+    def owned_bytes(self) -> int:
+        """The memory this plan holds of its own: its leaf parameters (counted in the cap)."""
+        return int(self.params.nbytes)
+
     def seed(self, rng: np.ndarray) -> None:
         """Nothing random here: reversi's leaf searches are deterministic."""
 

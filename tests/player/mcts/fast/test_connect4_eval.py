@@ -169,11 +169,67 @@ def test_a_leafs_value_mixes_the_evaluation_and_a_rollout() -> None:
         assert results <= {0.0, 0.5, 1.0}
 
 
+def plain_logit(state: tuple[int, int, int, int], path: Path) -> float:
+    """The network of the file read with numpy, for the side to move: linear weights, then ReLU
+    hidden units over the same features."""
+    active = kernel_features(state)
+    with np.load(path) as data:
+        z = float(np.sum(data["weights"][active], dtype=np.float64))
+        if "hidden" in data:
+            z += float(data["out_bias"])
+            units = data["bias"].astype(np.float64) + data["hidden"][active].sum(0, np.float64)
+            z += float(np.maximum(units, 0.0) @ data["out"].astype(np.float64))
+    return -z if state[2] % 2 else z
+
+
+def test_the_score_is_the_network_of_the_file() -> None:
+    for moves in late_positions(seed=11, count=30, ply=14):
+        state = replay(moves)
+        assert logit(state) == pytest.approx(plain_logit(state, connect4_eval.WEIGHTS_FILE), 1e-4)
+
+
+def test_a_file_of_linear_weights_only_has_no_hidden_units(tmp_path: Path) -> None:
+    path = tmp_path / "linear.npz"
+    rng = np.random.default_rng(5)
+    np.savez(path, weights=rng.standard_normal(connect4_eval.SIZE).astype(np.float32))
+    net = connect4_eval.load_weights(path)
+    assert net[connect4_eval.HIDDEN] == 0 and net.shape == (
+        connect4_eval.NET_HEADER + connect4_eval.SIZE,
+    )
+    buf = np.zeros((1, connect4_eval.FEATURES), dtype=np.int64)
+    for moves in late_positions(seed=12, count=10, ply=9):
+        state = replay(moves)
+        got = float(connect4_eval.score(CFG, row(state), net, 0, buf))
+        assert got == pytest.approx(plain_logit(state, path), 1e-6)
+
+
+def test_a_hidden_layer_of_another_shape_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "net.npz"
+    size = connect4_eval.SIZE
+    np.savez(
+        path, weights=np.zeros(size), hidden=np.zeros((size, 4)), bias=np.zeros(3),
+        out=np.zeros(4), out_bias=0.0,
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="a hidden layer of shape"):
+        connect4_eval.load_weights(path)
+
+
 def test_a_weights_file_of_another_layout_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "weights.npz"
     np.savez(path, weights=np.zeros(10, dtype=np.float32))
     with pytest.raises(ValueError, match="10 weights, this evaluation has"):
         connect4_eval.load_weights(path)
+
+
+def test_searches_of_one_process_share_one_network() -> None:
+    adapter = adapter_for(GAME)
+    first = connect4_plan.plan_for(adapter, {}, Rollout.WIN_BLOCK)
+    second = connect4_plan.plan_for(adapter, {}, Rollout.WIN_BLOCK)
+    assert first is not None and second is not None
+    assert first.params is second.params and first.owned_bytes == 0
+    shared = connect4_plan.shared_bytes()
+    assert shared == connect4_eval.load_weights().nbytes
+    assert first.params.nbytes == shared + 2 * 8  # the share and the policy before it
 
 
 def test_the_plan_is_for_the_standard_board_with_a_share_for_the_evaluation() -> None:
