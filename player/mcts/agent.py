@@ -177,6 +177,10 @@ class MCTSAgent(Agent):
         self._fast = fast.load() if engine != "python" and fast.warm_up() else None
         if engine == "fast" and self._fast is None:
             log.warning("mcts_fast_engine_unavailable", reason="numba cannot be imported")
+        if self._fast is not None:  # a weights file named is read now: a bad one fails here
+            from player.mcts.fast import connect4_plan
+
+            connect4_plan.check_options(kernel_options)
         self.name = "mcts:" + ",".join(
             f"{key}={str(value).lower() if isinstance(value, bool) else value}"
             for key, value in shown.items()

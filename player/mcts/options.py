@@ -203,6 +203,12 @@ _TABLE = (
         "connect4_c", float, 0.5, "connect four: UCB1 constant with evaluated leaves", low=0,
         engines=("fast",),
     ),
+    MCTSOption(
+        "connect4_weights", str, "shipped",
+        "connect four: the evaluation's weights, a file that 'python -m benchmarks.connect4_fit"
+        " fit --out' wrote, or shipped",
+        engines=("fast",),
+    ),
     # reversi only (player.mcts.fast.reversi_plan); other games ignore them
     MCTSOption(
         "reversi_leaf", str, "eval",

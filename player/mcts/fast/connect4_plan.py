@@ -10,7 +10,11 @@ the evaluation's share of a leaf's value). Options (the ``mcts`` agent's,
 - ``connect4_eval``: the evaluation's share, 0 = rollouts only (the search
   as before this plan existed), 1 = the evaluation only;
 - ``connect4_c``: the UCB1 constant with evaluated leaves (their values are
-  less noisy than rollouts').
+  less noisy than rollouts');
+- ``connect4_weights``: the evaluation's weights file (`SHIPPED`: the
+  shipped `connect4_eval.WEIGHTS_FILE`), one a user fitted with
+  ``python -m benchmarks.connect4_fit fit --out`` (or an earlier one, for a
+  comparison in one run).
 
 Other boards (the weights are the standard board's) and other games get
 None: plain UCT with rollouts.
@@ -19,7 +23,9 @@ None: plain UCT with rollouts.
 from __future__ import annotations
 
 import functools
+import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,24 +34,44 @@ from player.mcts.fast import connect4_eval, kernels
 from player.mcts.fast.rng import new_rng
 from player.mcts.options import default
 
-
-@functools.cache
-def _network() -> np.ndarray:
-    """The fitted network (`connect4_eval.load_weights`), read from its file once per process."""
-    return connect4_eval.load_weights()
+#: the ``connect4_weights`` value of the shipped weights (`connect4_eval.WEIGHTS_FILE`)
+SHIPPED = "shipped"
 
 
 @functools.cache
-def _params(mix: float, policy: int) -> np.ndarray:
-    """The leaf parameters of one option pair (the network behind two numbers), made once per
+def _network(weights: str = SHIPPED) -> np.ndarray:
+    """The network of a weights file (`connect4_eval.load_weights`), read once per process.
+
+    ValueError, one line, when the file is missing, unreadable or of another layout.
+    """
+    path = connect4_eval.WEIGHTS_FILE if weights == SHIPPED else Path(weights)
+    try:
+        return connect4_eval.load_weights(path)
+    except FileNotFoundError:
+        raise ValueError(f"option 'connect4_weights': {path}: no such file") from None
+    except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile) as error:
+        raise ValueError(f"option 'connect4_weights': {path}: {error}") from None
+
+
+@functools.cache
+def _params(mix: float, policy: int, weights: str = SHIPPED) -> np.ndarray:
+    """The leaf parameters of one option set (the network behind two numbers), made once per
     process; every search of those options shares them (none writes them)."""
-    return connect4_eval.leaf_params(_network(), mix, policy)
+    return connect4_eval.leaf_params(_network(weights), mix, policy)
 
 
-def shared_bytes() -> int:
-    """The memory the leaf parameters take in a process that plays connect four: one copy per
-    option pair, outside every tree's ``memory`` cap (about 23 MB with 32 hidden units)."""
-    return int(_network().nbytes)
+def check_options(options: dict[str, Any]) -> None:
+    """Read a ``connect4_weights`` file other than the shipped one now (the agent's build):
+    ValueError, one line, for a file that is no weights file."""
+    weights = str(options.get("connect4_weights", default("connect4_weights")))
+    if weights != SHIPPED:
+        _network(weights)
+
+
+def shared_bytes(weights: str = SHIPPED) -> int:
+    """The memory a network takes in a process that plays connect four: one copy per option
+    set, outside every tree's ``memory`` cap (about 23 MB with 32 hidden units)."""
+    return int(_network(weights).nbytes)
 
 
 @dataclass
@@ -55,6 +81,8 @@ class Connect4Plan:
     mix: float
     c: float
     policy: int
+    #: the ``connect4_weights`` option: a weights file, or `SHIPPED`
+    weights: str = SHIPPED
     #: the leaf parameters `tree.run` passes on to `connect4_eval.evaluate`
     params: np.ndarray = field(init=False)
     #: the leaf rollouts' generator (`rng.new_rng`'s state, as int64: `kernels.leaf`'s counts),
@@ -66,7 +94,7 @@ class Connect4Plan:
     )
 
     def __post_init__(self) -> None:
-        self.params = _params(self.mix, self.policy)
+        self.params = _params(self.mix, self.policy, self.weights)
 
     def seed(self, rng: np.ndarray) -> None:
         """Seed the leaf rollouts from a search's generator state (`rng.new_rng`), not drawing on it.
@@ -108,4 +136,5 @@ def plan_for(adapter: Any, options: dict[str, Any], policy: int) -> Connect4Plan
     if mix <= 0:
         return None
     c = float(options.get("connect4_c", default("connect4_c")))
-    return Connect4Plan(mix=mix, c=c, policy=policy)
+    weights = str(options.get("connect4_weights", default("connect4_weights")))
+    return Connect4Plan(mix=mix, c=c, policy=policy, weights=weights)

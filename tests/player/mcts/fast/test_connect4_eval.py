@@ -13,6 +13,7 @@ import numpy as np
 
 from games import make_game
 from games.connect4 import Connect4
+from player.agent import SearchLimit
 from player.mcts.fast import connect4, connect4_eval, connect4_plan, connect4_solve, kernels
 from player.mcts.fast.adapters import adapter_for
 from player.mcts.fast.codes import LEAF_EXACT, LEAF_REWARD, UNSOLVED, Rollout
@@ -230,6 +231,38 @@ def test_searches_of_one_process_share_one_network() -> None:
     shared = connect4_plan.shared_bytes()
     assert shared == connect4_eval.load_weights().nbytes
     assert first.params.nbytes == shared + 2 * 8  # the share and the policy before it
+
+
+def test_the_weights_option_loads_another_file(tmp_path: Path) -> None:
+    adapter = adapter_for(GAME)
+    path = tmp_path / "linear.npz"
+    np.savez(path, weights=np.full(connect4_eval.SIZE, 0.01, dtype=np.float32))
+    plan = connect4_plan.plan_for(adapter, {"connect4_weights": str(path)}, Rollout.WIN_BLOCK)
+    assert plan is not None and plan.weights == str(path)
+    assert np.array_equal(plan.params[connect4_eval.WEIGHTS :], connect4_eval.load_weights(path))
+    shipped = connect4_plan.plan_for(adapter, {}, Rollout.WIN_BLOCK)
+    assert shipped is not None and shipped.weights == connect4_plan.SHIPPED
+    assert plan.params.shape != shipped.params.shape  # no hidden layer in that file
+    agent = make_agent(f"mcts:connect4_weights={path},seed=3")
+    agent.start(GAME, 0)
+    try:
+        assert agent.choose(GAME.initial_state(), SearchLimit(iterations=200)) in range(7)
+    finally:
+        agent.close()
+
+
+@pytest.mark.parametrize("content", [None, b"not a weights file", b"PK\x03\x04broken"])
+def test_a_weights_option_that_is_no_weights_file_is_one_line(
+    tmp_path: Path, content: bytes | None
+) -> None:
+    path = tmp_path / "bad.npz"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(ValueError, match=r"^option 'connect4_weights': ") as error:
+        connect4_plan.plan_for(adapter_for(GAME), {"connect4_weights": str(path)}, 1)
+    assert "\n" not in str(error.value)
+    with pytest.raises(ValueError, match=r"option 'connect4_weights': .*bad\.npz"):  # when built
+        make_agent(f"mcts:connect4_weights={path}")
 
 
 def test_the_plan_is_for_the_standard_board_with_a_share_for_the_evaluation() -> None:
