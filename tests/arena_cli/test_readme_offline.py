@@ -232,10 +232,12 @@ def compile_engine(example: str) -> None:
 
 
 def previous_weights(example: str) -> None:
-    """`git show COMMIT:connect4_eval.npz > previous.npz`: the weights the greedy lines follow,
-    in this repository's history (checked when the clone has it)."""
+    """`git show COMMIT:connect4_eval.npz > NAME.npz`: earlier weights (the greedy lines follow
+    them, a baseline plays with them), in this repository's history (checked when the clone has
+    it)."""
     words = shlex.split(example)
-    assert words[:2] == ["git", "show"] and words[3:] == [">", "previous.npz"]
+    assert words[:2] == ["git", "show"] and words[3] == ">" and words[4].endswith(".npz")
+    assert len(words) == 5
     assert words[2].endswith(":player/mcts/fast/connect4_eval.npz")
     shallow = subprocess.run(
         ["git", "rev-parse", "--is-shallow-repository"], cwd=ROOT, capture_output=True, text=True
@@ -294,7 +296,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
             " 'engine:cmd=./pattern_gomoku,args=--seed 7,protocol=gomocup'"
             " --game gomoku --games 100 --time 0.2 --seed 1 --cores 1,1",
             "python -m benchmarks.connect4_accuracy --seed 1 --positions 200 --time 0.2",
-            "python -m benchmarks.connect4_accuracy --seed 1 --baseline mcts:connect4_eval=0.3",
+            "python -m benchmarks.connect4_accuracy --seed 1"
+            " --baseline mcts:connect4_weights=linear.npz",
             "python -m benchmarks.strength mcts:connect4_eval=0.7 mcts:connect4_eval=0.3"
             " --game connect4 --games 100 --seed 9500 --cores 0,0",
             # run for real (a small fit) in tests/benchmarks/test_connect4_fit.py
@@ -302,12 +305,13 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.connect4_fit generate --seed 2 --positions 100000 --out c4-2.npy",
             "python -m benchmarks.connect4_fit generate --seed 3 --positions 150000 --out c4-3.npy",
             "python -m benchmarks.connect4_fit generate --seed 4 --positions 150000 --out c4-4.npy",
+            "python -m benchmarks.connect4_fit generate --seed 5 --positions 300000 --out c4-5.npy",
             "python -m benchmarks.connect4_fit generate --policy greedy --weights previous.npz"
             " --seed 1 --positions 80000 --out pol-1.npy",
             "python -m benchmarks.connect4_fit generate --policy greedy --weights previous.npz"
             " --seed 2 --positions 80000 --out pol-2.npy",
             "python -m benchmarks.connect4_fit fit"
-            " --data c4-1.npy,c4-2.npy,c4-3.npy,c4-4.npy,pol-1.npy,pol-2.npy",
+            " --data c4-1.npy,c4-2.npy,c4-3.npy,c4-4.npy,c4-5.npy,pol-1.npy,pol-2.npy",
             "python -m benchmarks.strength mcts mcts:exact=0 --game connect4 --games 24"
             " --time 0.2 --seed 9001",
             "python -m benchmarks.strength mcts openspiel --game connect4 --time 0.2 --games 100"
@@ -321,7 +325,13 @@ CHECKS: dict[str, Callable[[str], None]] = {
     ),
     "cc -O2 -o pattern_gomoku tests/engines/pattern_gomoku.c": compile_engine,
     "ssh -N -L 4242:localhost:4242 SERVER": ssh,
-    "git show cacece4:player/mcts/fast/connect4_eval.npz > previous.npz": previous_weights,
+    **dict.fromkeys(
+        (
+            "git show cacece4:player/mcts/fast/connect4_eval.npz > previous.npz",
+            "git show 8a01afe:player/mcts/fast/connect4_eval.npz > linear.npz",
+        ),
+        previous_weights,
+    ),
     **dict.fromkeys(
         (
             "arena play GAME AGENT",

@@ -70,7 +70,7 @@ def check_options(options: dict[str, Any]) -> None:
 
 def shared_bytes(weights: str = SHIPPED) -> int:
     """The memory a network takes in a process that plays connect four: one copy per option
-    set, outside every tree's ``memory`` cap (about 23 MB with 32 hidden units)."""
+    set, outside every tree's ``memory`` cap (about 12 MB with 16 hidden units)."""
     return int(_network(weights).nbytes)
 
 
