@@ -300,6 +300,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
             " --baseline mcts:connect4_weights=linear.npz",
             "python -m benchmarks.strength mcts:connect4_eval=0.7 mcts:connect4_eval=0.3"
             " --game connect4 --games 100 --seed 9500 --cores 0,0",
+            "python -m benchmarks.strength mcts mcts:connect4_weights=linear.npz"
+            " --game connect4 --games 100 --seed 9700 --cores 1,1",
             # run for real (a small fit) in tests/benchmarks/test_connect4_fit.py
             "python -m benchmarks.connect4_fit generate --seed 1 --positions 200000 --out c4-1.npy",
             "python -m benchmarks.connect4_fit generate --seed 2 --positions 100000 --out c4-2.npy",
