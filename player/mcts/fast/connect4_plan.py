@@ -38,9 +38,8 @@ from player.mcts.options import default
 SHIPPED = "shipped"
 
 
-@functools.cache
 def _network(weights: str = SHIPPED) -> np.ndarray:
-    """The network of a weights file (`connect4_eval.load_weights`), read once per process.
+    """The network of a weights file (`connect4_eval.load_weights`), read afresh.
 
     ValueError, one line, when the file is missing, unreadable or of another layout.
     """
@@ -56,21 +55,24 @@ def _network(weights: str = SHIPPED) -> np.ndarray:
 @functools.cache
 def _params(mix: float, policy: int, weights: str = SHIPPED) -> np.ndarray:
     """The leaf parameters of one option set (the network behind two numbers), made once per
-    process; every search of those options shares them (none writes them)."""
+    process: the one copy of the network every search of those options shares (none writes
+    it)."""
     return connect4_eval.leaf_params(_network(weights), mix, policy)
 
 
 def check_options(options: dict[str, Any]) -> None:
-    """Read a ``connect4_weights`` file other than the shipped one now (the agent's build):
-    ValueError, one line, for a file that is no weights file."""
+    """Read a ``connect4_weights`` file other than the shipped one now (the agent's build, and
+    dropped again: the search reads it when it starts): ValueError, one line, for a file that
+    is no weights file."""
     weights = str(options.get("connect4_weights", default("connect4_weights")))
     if weights != SHIPPED:
         _network(weights)
 
 
 def shared_bytes(weights: str = SHIPPED) -> int:
-    """The memory a network takes in a process that plays connect four: one copy per option
-    set, outside every tree's ``memory`` cap (about 12 MB with 16 hidden units)."""
+    """The memory a network takes in a process that plays connect four, in every option set's
+    leaf parameters (one copy each, outside every tree's ``memory`` cap): about 12 MB with 16
+    hidden units."""
     return int(_network(weights).nbytes)
 
 
