@@ -16,6 +16,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
@@ -195,6 +196,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not stops.is_interrupt(exc):
             raise
         code, line = stops.stop_status()
+        # a task the interrupt left unstarted is collected at exit, and its coroutine's "never
+        # awaited" warning would follow the one line
+        warnings.filterwarnings(
+            "ignore", message="coroutine .* was never awaited", category=RuntimeWarning
+        )
         print(line, file=sys.stderr, flush=True)
         return code
     finally:
