@@ -106,9 +106,13 @@ def _forward(
 
 
 @njit(cache=True, nogil=True)
-def _adam(w: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, rate: float) -> None:
-    """One Adam step (`rate` already bias-corrected) on flat arrays."""
+def _adam(
+    w: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, rate: float, l2: float
+) -> None:
+    """One Adam step on flat arrays, the L2 term added to the gradient `g` (`rate` already
+    bias-corrected)."""
     for a in range(w.shape[0]):
+        g[a] += l2 * w[a]
         m[a] = BETA1 * m[a] + (1.0 - BETA1) * g[a]
         v[a] = BETA2 * v[a] + (1.0 - BETA2) * g[a] * g[a]
         w[a] -= rate * m[a] / (math.sqrt(v[a]) + EPSILON)
@@ -126,13 +130,11 @@ def _epoch(
     linear, hidden, bias, out (rows 0 and 1).
     """
     n, units = features.shape[0], bias.shape[0]
-    sizes = np.array([linear.size, hidden.size, units, units])
-    grad = np.zeros(sizes.sum(), dtype=np.float32)
-    g_linear = grad[: sizes[0]]
-    g_hidden = grad[sizes[0] : sizes[0] + sizes[1]].reshape(hidden.shape)
-    g_bias = grad[sizes[0] + sizes[1] : sizes[0] + sizes[1] + units]
-    g_out = grad[sizes[0] + sizes[1] + units :]
-    flat = np.empty(grad.size, dtype=np.float32)
+    # where each array's gradient and moments start in `grad` and `moments`' rows
+    a, b, c = linear.size, linear.size + hidden.size, linear.size + hidden.size + units
+    grad = np.zeros(c + units, dtype=np.float32)
+    g_linear, g_hidden = grad[:a], grad[a:b].reshape(hidden.shape)
+    g_bias, g_out = grad[b:c], grad[c:]
     acc = np.empty(units, dtype=np.float32)
     back = np.empty(units, dtype=np.float32)
     loss = 0.0
@@ -161,17 +163,10 @@ def _epoch(
         step[0] += 1
         t = step[0]
         corrected = rate * math.sqrt(1.0 - BETA2**t) / (1.0 - BETA1**t)
-        # the weights as one flat array, L2 added, one Adam step, written back
-        flat[: sizes[0]] = linear
-        flat[sizes[0] : sizes[0] + sizes[1]] = hidden.reshape(-1)
-        flat[sizes[0] + sizes[1] : sizes[0] + sizes[1] + units] = bias
-        flat[sizes[0] + sizes[1] + units :] = out
-        grad += l2 * flat
-        _adam(flat, grad, moments[0], moments[1], corrected)
-        linear[:] = flat[: sizes[0]]
-        hidden.reshape(-1)[:] = flat[sizes[0] : sizes[0] + sizes[1]]
-        bias[:] = flat[sizes[0] + sizes[1] : sizes[0] + sizes[1] + units]
-        out[:] = flat[sizes[0] + sizes[1] + units :]
+        _adam(linear, grad[:a], moments[0, :a], moments[1, :a], corrected, l2)
+        _adam(hidden.reshape(-1), grad[a:b], moments[0, a:b], moments[1, a:b], corrected, l2)
+        _adam(bias, grad[b:c], moments[0, b:c], moments[1, b:c], corrected, l2)
+        _adam(out, grad[c:], moments[0, c:], moments[1, c:], corrected, l2)
         out_bias[0] -= corrected * g_out_bias * 10.0
     return float(loss / n)
 

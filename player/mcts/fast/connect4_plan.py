@@ -60,20 +60,18 @@ def _params(mix: float, policy: int, weights: str = SHIPPED) -> np.ndarray:
     return connect4_eval.leaf_params(_network(weights), mix, policy)
 
 
+def _weights_option(options: dict[str, Any]) -> str:
+    """The ``connect4_weights`` option: a weights file, or `SHIPPED`."""
+    return str(options.get("connect4_weights", default("connect4_weights")))
+
+
 def check_options(options: dict[str, Any]) -> None:
     """Read a ``connect4_weights`` file other than the shipped one now (the agent's build, and
     dropped again: the search reads it when it starts): ValueError, one line, for a file that
     is no weights file."""
-    weights = str(options.get("connect4_weights", default("connect4_weights")))
+    weights = _weights_option(options)
     if weights != SHIPPED:
         _network(weights)
-
-
-def shared_bytes(weights: str = SHIPPED) -> int:
-    """The memory a network takes in a process that plays connect four, in every option set's
-    leaf parameters (one copy each, outside every tree's ``memory`` cap): about 12 MB with 16
-    hidden units."""
-    return int(_network(weights).nbytes)
 
 
 @dataclass
@@ -115,7 +113,8 @@ class Connect4Plan:
     @property
     def owned_bytes(self) -> int:
         """The memory this plan holds of its own (counted in the tree's cap): none. The network
-        (`params`) is the process's, shared by every search (`shared_bytes`)."""
+        (`params`, about 12 MB with 16 hidden units) is the process's, one copy per option set
+        shared by every search of it (`_params`)."""
         return 0
 
     @property
@@ -138,5 +137,4 @@ def plan_for(adapter: Any, options: dict[str, Any], policy: int) -> Connect4Plan
     if mix <= 0:
         return None
     c = float(options.get("connect4_c", default("connect4_c")))
-    weights = str(options.get("connect4_weights", default("connect4_weights")))
-    return Connect4Plan(mix=mix, c=c, policy=policy, weights=weights)
+    return Connect4Plan(mix=mix, c=c, policy=policy, weights=_weights_option(options))
