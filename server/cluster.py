@@ -9,6 +9,14 @@ running matches as aborted, in the same transaction that removes it, so each
 is recorded exactly once (`store.interface.NodeTable.reap`). A node that
 restarts is a new node; its old self is reaped like any dead one.
 
+A node judges others only while its own contact with the database is steady:
+after any registration or renewal that came late (more than half a lease
+after the previous one, as when the database stalls on a slow disk, fails
+over, or this host freezes), it waits one whole lease before it reaps again.
+Everyone's renewals were held up by the same stall, so reaping at once would
+declare live nodes dead and abort their matches; within one lease every live
+node has renewed, and only the really dead ones are left to reap.
+
 The node also keeps a view of the matches the other nodes are playing, read
 from the database once a second, so that ``list`` and the web app's live
 page show the whole arena without a database read per request. A remote
@@ -23,6 +31,7 @@ removes its row at once.
 
 from __future__ import annotations
 
+import math
 import secrets
 import socket
 from collections.abc import Callable
@@ -67,11 +76,29 @@ class Cluster:
         #: told each new read of `remote` (server/remote_watch.py: followers follow new ones)
         self.on_view: Callable[[list[RunningMatch]], None] | None = None
         self._stopping = False
+        #: trio time of our last registration or renewal, and of the last late one
+        self._last_contact: float | None = None
+        self._late_at = -math.inf
+
+    def _contact(self, started: float) -> None:
+        """Note a registration or renewal that just returned (asked at `started`)."""
+        now = trio.current_time()
+        previous = started if self._last_contact is None else self._last_contact
+        if now - previous > self.lease / 2:
+            self._late_at = now
+            log.warning("node_contact_late", node=self.node, seconds=round(now - previous, 3))
+        self._last_contact = now
+
+    def steady(self) -> bool:
+        """True once our contact with the database has been on time for a whole lease."""
+        return trio.current_time() - self._late_at >= self.lease
 
     async def join(self, address: str) -> None:
         """Register (alive for one lease) and reap the nodes that died before we came."""
         self.address = address
+        started = trio.current_time()
         await trio.to_thread.run_sync(self.store.nodes.register, self.node, address, self.lease)
+        self._contact(started)
         await self._reap()
         log.info("node_joined", node=self.node, address=address, lease=self.lease)
 
@@ -109,6 +136,7 @@ class Cluster:
     async def _heartbeat(self) -> None:
         while True:
             await trio.sleep(self.lease / 3)
+            started = trio.current_time()
             try:
                 alive = await trio.to_thread.run_sync(self.store.nodes.renew, self.node, self.lease)
             except StoreError as exc:
@@ -124,9 +152,13 @@ class Cluster:
                 await trio.to_thread.run_sync(
                     self.store.nodes.register, self.node, self.address, self.lease
                 )
+            self._contact(started)
             await self._reap()
 
     async def _reap(self) -> None:
+        if not self.steady():
+            log.info("node_reap_deferred", node=self.node)
+            return
         try:
             reaped = await trio.to_thread.run_sync(self.store.nodes.reap, REAPED)
         except StoreError as exc:

@@ -8,15 +8,18 @@ they fail instead.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from store.pgcluster import PostgresServer, available
 
-__all__ = ["PostgresServer", "postgres_server", "postgres_url"]
+__all__ = ["PostgresServer", "frozen", "postgres_server", "postgres_url"]
 
 
 def _missing(what: str) -> None:
@@ -45,3 +48,31 @@ def postgres_server() -> Iterator[PostgresServer]:
 def postgres_url(postgres_server: PostgresServer) -> str:
     """The URL of a fresh database on the session's PostgreSQL."""
     return postgres_server.new_database()
+
+
+def _processes(server: PostgresServer) -> list[int]:
+    """The postmaster's pid and its children's (every backend and helper of the cluster)."""
+    postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+    found = [postmaster]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[1]) == postmaster:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@contextlib.contextmanager
+def frozen(server: PostgresServer) -> Iterator[None]:
+    """The whole database stalls (SIGSTOP), as on a hung disk or a failover, until the block ends."""
+    pids = _processes(server)
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)

@@ -3,7 +3,8 @@
 Real processes, a real PostgreSQL, real signals: two nodes list each other's
 matches; a node killed with kill -9 is declared dead when its lease expires,
 and a survivor records its running matches as aborted, exactly once, while it
-keeps playing; a restarted node takes its place.
+keeps playing; a restarted node takes its place. A stall of the database
+itself, longer than the leases, declares no node dead.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from player.results import MatchResult
 from player.runtime import run_player
 from protocol.messages import MatchEnd, Matches, MatchStart, Move, Ping, Seeking, Turn, Update
 from store.open import open_database
+from tests.postgres import PostgresServer, frozen
 from tests.server.harness import RawClient
 from tests.server.serverproc import Outcomes, ServerProcess, play_matches, start_server
 
@@ -228,6 +230,51 @@ async def test_a_node_frozen_past_its_lease_is_fenced_off_the_matches_ended_for_
             return bool(events(tmp_path / "a.log", "node_lease_lost"))
 
         await eventually(a_knows, 10)
+        assert a.alive() and b.alive()
+    finally:
+        for client in clients:
+            await client.aclose()
+        for server in (a, b):
+            if server.alive():
+                server.process.kill()
+                server.process.wait()
+
+
+async def test_a_database_stalled_past_the_leases_declares_no_node_dead(
+    tmp_path: Path, postgres_server: PostgresServer, postgres_url: str
+) -> None:
+    """The database stops answering (SIGSTOP, as on a hung disk or during a failover) for
+    longer than the lease: every node's lease runs out meanwhile, but each node waits a
+    whole lease of steady renewals before it judges others, so nobody is reaped, and a
+    match that was running is played to its recorded end."""
+    a, b = node(postgres_url, tmp_path, "a"), node(postgres_url, tmp_path, "b")
+    clients: list[RawClient] = []
+    try:
+        running, clients = await stalled_match(a.port, "a")
+
+        async def b_lists_it() -> bool:  # so A's match row is stored
+            return running in dict(await listed(b.port))
+
+        await eventually(b_lists_it, 10)
+        with frozen(postgres_server):
+            await trio.sleep(float(LEASE) + 1.5)
+
+        async def both_saw_it() -> bool:
+            return all(events(tmp_path / f"{n}.log", "node_contact_late") for n in "ab")
+
+        await eventually(both_saw_it, 10)
+        await trio.sleep(2 * float(LEASE) + 1)  # a reaper would have struck by now
+        for name in "ab":
+            for event in ("node_reaped", "node_lease_lost"):
+                assert not events(tmp_path / f"{name}.log", event), (name, event)
+        status = await trio.to_thread.run_sync(status_of, postgres_url, running)
+        assert status == ("running", None)
+        await clients[0].send({"type": "resign", "match": running})
+        for client in clients:
+            end = await client.expect(MatchEnd, skip=(Update, Turn, Ping))
+            assert end.recorded and end.termination == "resignation"
+        status = await trio.to_thread.run_sync(status_of, postgres_url, running)
+        assert status[0] == "finished"
         assert a.alive() and b.alive()
     finally:
         for client in clients:
