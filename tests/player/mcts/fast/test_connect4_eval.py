@@ -204,6 +204,27 @@ def test_a_file_of_linear_weights_only_has_no_hidden_units(tmp_path: Path) -> No
         assert got == pytest.approx(plain_logit(state, path), 1e-6)
 
 
+@pytest.mark.parametrize("units", [1, 4, 7])
+def test_any_count_of_hidden_units_scores_its_network(tmp_path: Path, units: int) -> None:
+    """`score` sums the units four at a time; the units left over take the plain loop."""
+    path = tmp_path / "net.npz"
+    rng = np.random.default_rng(units)
+    size = connect4_eval.SIZE
+    np.savez(
+        path, weights=rng.standard_normal(size).astype(np.float32) * 0.1,
+        hidden=(rng.standard_normal((size, units)) * 0.3).astype(np.float16),
+        bias=rng.standard_normal(units).astype(np.float32),
+        out=rng.standard_normal(units).astype(np.float32), out_bias=np.float32(0.2),
+    )  # fmt: skip
+    net = connect4_eval.load_weights(path)
+    assert net[connect4_eval.HIDDEN] == units
+    buf = np.zeros((1, connect4_eval.FEATURES), dtype=np.int64)
+    for moves in late_positions(seed=13, count=10, ply=12):
+        state = replay(moves)
+        got = float(connect4_eval.score(CFG, row(state), net, 0, buf))
+        assert got == pytest.approx(plain_logit(state, path), 1e-6)
+
+
 def test_a_hidden_layer_of_another_shape_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "net.npz"
     size = connect4_eval.SIZE
