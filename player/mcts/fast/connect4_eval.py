@@ -149,19 +149,20 @@ def score(cfg: np.ndarray, st: np.ndarray, net: np.ndarray, offset: int, buf: np
         z += net[lin + buf[0, i]]
     if hidden > 0:
         emb = lin + SIZE
-        bias = emb + SIZE * hidden
+        bias = emb + (SIZE * hidden + 1) // 2
         out = bias + hidden
+        rows = net[emb:bias].view(np.float32)  # float32 rows, two to a float64 slot
         blocked = hidden - hidden % 4
         # four units at a time: four independent sums, not one chain of additions
         # (1.3 against 1.85 microseconds a score with 16 units; the same sums in the same order)
         for j in range(0, blocked, 4):
             a0, a1, a2, a3 = net[bias + j], net[bias + j + 1], net[bias + j + 2], net[bias + j + 3]
             for i in range(FEATURES):
-                row = emb + buf[0, i] * hidden + j
-                a0 += net[row]
-                a1 += net[row + 1]
-                a2 += net[row + 2]
-                a3 += net[row + 3]
+                row = buf[0, i] * hidden + j
+                a0 += rows[row]
+                a1 += rows[row + 1]
+                a2 += rows[row + 2]
+                a3 += rows[row + 3]
             if a0 > 0.0:
                 z += net[out + j] * a0
             if a1 > 0.0:
@@ -173,7 +174,7 @@ def score(cfg: np.ndarray, st: np.ndarray, net: np.ndarray, offset: int, buf: np
         for j in range(blocked, hidden):
             a = net[bias + j]
             for i in range(FEATURES):
-                a += net[emb + buf[0, i] * hidden + j]
+                a += rows[buf[0, i] * hidden + j]
             if a > 0.0:
                 z += net[out + j] * a
     return float(-z if mover == 1 else z)
@@ -209,8 +210,9 @@ def load_weights(path: Path = WEIGHTS_FILE) -> np.ndarray:
 
     The layout: the hidden units' count and the output bias (`NET_HEADER`),
     the `SIZE` linear weights, then, with hidden units, `SIZE` rows of their
-    weights, their biases and their output weights. A file of linear weights
-    only (``weights``) has no hidden units.
+    weights as float32, two to a float64 slot (half the memory, and exact
+    for the fit's float16 rows), their biases and their output weights. A
+    file of linear weights only (``weights``) has no hidden units.
     """
     with np.load(path) as data:
         weights = np.asarray(data["weights"], dtype=np.float64)
@@ -228,7 +230,10 @@ def load_weights(path: Path = WEIGHTS_FILE) -> np.ndarray:
                 f" needs ({SIZE}, units) with as many biases and outputs"
             )
         header = np.array([units, float(data["out_bias"])], dtype=np.float64)
-        return np.concatenate([header, weights, hidden.ravel(), bias, out])
+        rows = hidden.astype(np.float32).ravel()
+        if rows.shape[0] % 2:
+            rows = np.concatenate([rows, np.zeros(1, dtype=np.float32)])
+        return np.concatenate([header, weights, rows.view(np.float64), bias, out])
 
 
 def leaf_params(weights: np.ndarray, mix: float, policy: int) -> np.ndarray:
