@@ -231,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fitting.add_argument("--rate", type=float, default=0.05)
     fitting.add_argument("--l2", type=float, default=1e-6)
     fitting.add_argument(
-        "--hidden", type=int, default=16, help="hidden units on top of the regression (0 = none)"
+        "--hidden", type=int, default=32, help="hidden units on top of the regression (0 = none)"
     )
     fitting.add_argument("--net-epochs", type=int, default=10, help="the network's epochs")
     fitting.add_argument("--net-rate", type=float, default=1e-3, help="its Adam step size")

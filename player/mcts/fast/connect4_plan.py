@@ -113,7 +113,7 @@ class Connect4Plan:
     @property
     def owned_bytes(self) -> int:
         """The memory this plan holds of its own (counted in the tree's cap): none. The network
-        (`params`, about 6.5 MB with 16 hidden units) is the process's, one copy per option set
+        (`params`, about 12 MB with 32 hidden units) is the process's, one copy per option set
         shared by every search of it (`_params`)."""
         return 0
 
