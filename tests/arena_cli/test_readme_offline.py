@@ -297,10 +297,10 @@ CHECKS: dict[str, Callable[[str], None]] = {
             " --game gomoku --games 100 --time 0.2 --seed 1 --cores 1,1",
             "python -m benchmarks.connect4_accuracy --seed 1 --positions 200 --time 0.2",
             "python -m benchmarks.connect4_accuracy --seed 1"
-            " --baseline mcts:connect4_weights=linear.npz",
+            " --baseline mcts:connect4_weights=h16.npz",
             "python -m benchmarks.strength mcts:connect4_eval=0.7 mcts:connect4_eval=0.3"
             " --game connect4 --games 100 --seed 9500 --cores 0,0",
-            "python -m benchmarks.strength mcts mcts:connect4_weights=linear.npz"
+            "python -m benchmarks.strength mcts mcts:connect4_weights=h16.npz"
             " --game connect4 --games 100 --seed 9700 --cores 1,1",
             # run for real (a small fit) in tests/benchmarks/test_connect4_fit.py
             "python -m benchmarks.connect4_fit generate --seed 1 --positions 200000 --out c4-1.npy",
@@ -330,7 +330,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
     **dict.fromkeys(
         (
             "git show cacece4:player/mcts/fast/connect4_eval.npz > previous.npz",
-            "git show 8a01afe:player/mcts/fast/connect4_eval.npz > linear.npz",
+            "git show 7db04f1:player/mcts/fast/connect4_eval.npz > h16.npz",
         ),
         previous_weights,
     ),
@@ -356,6 +356,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
             # 100 games of connect four at 0.2 s: the tournament runs for real (shorter)
             # in tests/arena_cli and tests/tournament
             "arena tournament connect4 -p mcts:workers=2 -p mcts --move-time 0.2"
+            " --games-per-pair 100 --random-openings 4 --seed 4242",
+            "arena tournament connect4 -p mcts -p mcts:connect4_weights=h16.npz --move-time 0.2"
             " --games-per-pair 100 --random-openings 4 --seed 4242",
         ),
         synopsis,
