@@ -94,7 +94,8 @@ class Cluster:
         return trio.current_time() - self._late_at >= self.lease
 
     async def join(self, address: str) -> None:
-        """Register (alive for one lease) and reap the nodes that died before we came."""
+        """Register (alive for one lease) and reap the nodes that died before we came (unless the
+        registration itself came late: then the heartbeat reaps, once `steady`)."""
         self.address = address
         started = trio.current_time()
         await trio.to_thread.run_sync(self.store.nodes.register, self.node, address, self.lease)
