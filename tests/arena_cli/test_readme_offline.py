@@ -359,6 +359,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
             " --games-per-pair 100 --random-openings 4 --seed 4242",
             "arena tournament connect4 -p mcts -p mcts:connect4_weights=h16.npz --move-time 0.2"
             " --games-per-pair 100 --random-openings 4 --seed 4242",
+            "arena tournament connect4 -p mcts -p mcts:connect4_eval=0 --move-time 0.2"
+            " --games-per-pair 100 --random-openings 4 --seed 4242",
         ),
         synopsis,
     ),
