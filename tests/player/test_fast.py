@@ -225,6 +225,17 @@ def assert_consistent_tree(search: FastSearch) -> None:
         stack.extend(children)
 
 
+def test_a_new_root_starts_from_no_reward_whatever_its_memory_held() -> None:
+    """The tree's rows are `np.empty`: a freed array's bytes, not zeros, once the allocator
+    reuses memory. A new root's reward sum starts at 0 all the same (it once kept the bytes,
+    -8.99e307 in a two-thread gomoku search)."""
+    game = make_game("connect4")
+    search = FastSearch(game, adapter_for(game), max_memory=1, seed=3)
+    search.wsum[:] = -8.99e307  # what a reused block may hold
+    search.search(game.initial_state(), SearchLimit(iterations=200))
+    assert_consistent_tree(search)
+
+
 @pytest.mark.parametrize("name", ["ultimate", "connect4", "reversi", "gomoku"])
 def test_two_threads_search_one_tree(name: str) -> None:
     """``workers=2`` on the compiled engine: two threads grow one tree (virtual loss, atomic

@@ -201,7 +201,7 @@ class FastSearch:
         """Make `state` the root; return the visits it already has."""
         if self.root_state is None or self.root_state != state:
             self.st[0, :] = self.adapter.encode_state(state)
-            tree.init_root(self.adapter.gid, self.cfg, self.st, self.ni, self.meta)
+            tree.init_root(self.adapter.gid, self.cfg, self.st, self.ni, self.wsum, self.meta)
             self.root_state = state
             return 0
         if self.meta[tree.ROOT] != 0 and self.meta[tree.NEXT] > self.capacity // 2:

@@ -57,9 +57,12 @@ MAX_DEPTH = 1024
 
 
 @njit(cache=True, nogil=True)
-def init_root(gid: int, cfg: np.ndarray, st: np.ndarray, ni: np.ndarray, meta: np.ndarray) -> None:
+def init_root(
+    gid: int, cfg: np.ndarray, st: np.ndarray, ni: np.ndarray, wsum: np.ndarray, meta: np.ndarray
+) -> None:
     """Make row 0 the root (its state must already be in ``st[0]``)."""
     ni[0, :] = 0
+    wsum[0] = 0.0  # the rows are `np.empty`: memory a freed array left, not zeros
     ni[0, PARENT] = -1
     ni[0, MOVE] = -1
     ni[0, MOVER] = 1 - kernels.to_move(gid, cfg, st[0])
