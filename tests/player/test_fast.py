@@ -230,7 +230,9 @@ def test_a_new_root_starts_from_no_reward_whatever_its_memory_held() -> None:
     reuses memory. A new root's reward sum starts at 0 all the same (it once kept the bytes,
     -8.99e307 in a two-thread gomoku search)."""
     game = make_game("connect4")
-    search = FastSearch(game, adapter_for(game), max_memory=1, seed=3)
+    adapter = adapter_for(game)
+    assert adapter is not None
+    search = FastSearch(game, adapter, max_memory=1, seed=3)
     search.wsum[:] = -8.99e307  # what a reused block may hold
     search.search(game.initial_state(), SearchLimit(iterations=200))
     assert_consistent_tree(search)
