@@ -84,6 +84,16 @@ def status_of(url: str, match_id: str) -> tuple[str, str | None]:
         database.close()
 
 
+async def close_all(clients: list[RawClient], servers: tuple[ServerProcess, ...]) -> None:
+    """A test's end: its clients' connections closed, its servers killed."""
+    for client in clients:
+        await client.aclose()
+    for server in servers:
+        if server.alive():
+            server.process.kill()
+            server.process.wait()
+
+
 async def test_two_nodes_one_arena_and_a_killed_node_is_reaped_once(
     tmp_path: Path, postgres_url: str
 ) -> None:
@@ -232,12 +242,7 @@ async def test_a_node_frozen_past_its_lease_is_fenced_off_the_matches_ended_for_
         await eventually(a_knows, 10)
         assert a.alive() and b.alive()
     finally:
-        for client in clients:
-            await client.aclose()
-        for server in (a, b):
-            if server.alive():
-                server.process.kill()
-                server.process.wait()
+        await close_all(clients, (a, b))
 
 
 async def test_a_database_stalled_past_the_leases_declares_no_node_dead(
@@ -277,9 +282,4 @@ async def test_a_database_stalled_past_the_leases_declares_no_node_dead(
         assert status[0] == "finished"
         assert a.alive() and b.alive()
     finally:
-        for client in clients:
-            await client.aclose()
-        for server in (a, b):
-            if server.alive():
-                server.process.kill()
-                server.process.wait()
+        await close_all(clients, (a, b))

@@ -61,6 +61,12 @@ def cluster(nodes: Nodes) -> Cluster:
     return Cluster(cast(Any, store), LEASE, node="n1")
 
 
+async def run_for(member: Cluster, seconds: float) -> None:
+    """The node's heartbeat, view and channel for `seconds` (mock time)."""
+    with trio.move_on_after(seconds):
+        await member.run()
+
+
 async def test_a_prompt_registration_reaps_at_once_and_then_every_renewal(
     clock: trio.testing.MockClock,
 ) -> None:
@@ -69,8 +75,7 @@ async def test_a_prompt_registration_reaps_at_once_and_then_every_renewal(
     start = trio.current_time()
     await member.join("127.0.0.1:1")
     assert nodes.reaps == [start]
-    with trio.move_on_after(LEASE + 0.5):
-        await member.run()
+    await run_for(member, LEASE + 0.5)
     assert [round(t - start, 3) for t in nodes.reaps] == [0.0, 1.0, 2.0, 3.0]
 
 
@@ -83,8 +88,7 @@ async def test_a_late_registration_waits_a_whole_lease_before_it_reaps(
     await member.join("127.0.0.1:1")
     late = trio.current_time()
     assert nodes.reaps == [] and not member.steady()
-    with trio.move_on_after(2 * LEASE + 0.5):
-        await member.run()
+    await run_for(member, 2 * LEASE + 0.5)
     assert nodes.reaps and nodes.reaps[0] >= late + LEASE
     assert [round(t - late, 3) for t in nodes.reaps] == [3.0, 4.0, 5.0, 6.0]
 
