@@ -9,7 +9,8 @@ Two steps, each reproducible from its arguments::
 ``generate`` plays seeded uniformly random games from the empty board to a
 ply drawn uniformly in 10..36 (a line that ends first is drawn again), or
 with ``--policy greedy`` noisy greedy lines by an evaluation (`Greedy`,
-plies 10..30), and keeps the position when the side to move cannot win at
+plies 10..30); ``--plies 13-20`` draws the ply from another range, never
+below 10. It keeps the position when the side to move cannot win at
 once; BitBully (the ``dev`` extra, `benchmarks.c4solver.reference`) scores
 it: win, draw or loss for the side to move. About 7-10 ms a position on
 one core. Rows: seat 0's bitboard, seat 1's, the ply, the value. The seed
@@ -42,6 +43,8 @@ from games.connect4 import Connect4
 from player.mcts.fast import load
 
 LOW, HIGH = 10, 36
+#: the last ply a position with a move left can have (7 x 6 cells)
+MAX_PLY = 41
 #: the logit band read as a draw when the held-out win/draw/loss accuracy is counted
 DRAW_BAND = 0.7
 
@@ -98,18 +101,23 @@ class Greedy:
         return best
 
 
-def line(rng: random.Random, policy: Greedy | None) -> tuple[State, list[int]] | None:
+def line(
+    rng: random.Random, policy: Greedy | None, plies: tuple[int, int] | None = None
+) -> tuple[State, list[int]] | None:
     """One line of play from the empty board: the position and its moves; None if it ended.
 
     ``policy`` None: uniformly random moves to a ply in `LOW`..`HIGH`; else a
     ply in `GREEDY_LOW`..`GREEDY_HIGH`, random moves for the first few
-    (`GREEDY_OPENING`), the policy's after them.
+    (`GREEDY_OPENING`), the policy's after them. `plies` (low, high) replaces
+    either range.
     """
     game = Connect4()
     if policy is None:
-        target, opening = rng.randint(LOW, HIGH), HIGH
+        low, high = plies or (LOW, HIGH)
+        target, opening = rng.randint(low, high), high
     else:
-        target, opening = rng.randint(GREEDY_LOW, GREEDY_HIGH), rng.randint(*GREEDY_OPENING)
+        low, high = plies or (GREEDY_LOW, GREEDY_HIGH)
+        target, opening = rng.randint(low, high), rng.randint(*GREEDY_OPENING)
     state: State = game.initial_state()
     moves: list[int] = []
     for ply in range(target):
@@ -126,8 +134,30 @@ def line(rng: random.Random, policy: Greedy | None) -> tuple[State, list[int]] |
     return state, moves
 
 
-def generate(seed: int, count: int, out: Path, policy: Greedy | None = None) -> None:
-    """`count` positions of seeded play (`line`) scored by BitBully, saved to `out` (.npy)."""
+def ply_range(text: str) -> tuple[int, int]:
+    """``LOW-HIGH`` for ``--plies``: never below `LOW` (the accuracy benchmark's opening set,
+    plies 6-9, is never generated), never past `MAX_PLY` (a full board has no move)."""
+    low, sep, high = text.partition("-")
+    try:
+        bounds = (int(low), int(high if sep else low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not LOW-HIGH (e.g. 13-20)") from None
+    if not LOW <= bounds[0] <= bounds[1] <= MAX_PLY:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the plies must lie within {LOW}-{MAX_PLY}, the lower first"
+        )
+    return bounds
+
+
+def generate(
+    seed: int,
+    count: int,
+    out: Path,
+    policy: Greedy | None = None,
+    plies: tuple[int, int] | None = None,
+) -> None:
+    """`count` positions of seeded play (`line`, at `plies` if given) scored by BitBully, saved
+    to `out` (.npy)."""
     try:
         from bitbully import BitBully, Board
     except ImportError:
@@ -137,7 +167,7 @@ def generate(seed: int, count: int, out: Path, policy: Greedy | None = None) -> 
     rows: list[tuple[int, int, int, int]] = []
     began = time.perf_counter()
     while len(rows) < count:
-        found = line(rng, policy)
+        found = line(rng, policy, plies)
         if found is None:
             continue
         state, moves = found
@@ -224,6 +254,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     gen.add_argument(
         "--weights", type=Path, default=None, help="greedy: the weights (default: the shipped)"
     )
+    gen.add_argument(
+        "--plies",
+        type=ply_range,
+        default=None,
+        help=f"LOW-HIGH: the positions' plies, {LOW} to {MAX_PLY} (default {LOW}-{HIGH},"
+        f" greedy {GREEDY_LOW}-{GREEDY_HIGH})",
+    )
     fitting = steps.add_parser("fit", help="fit the weights to generated positions")
     fitting.add_argument("--data", required=True, help="generated .npy files, comma-separated")
     fitting.add_argument("--out", type=Path, default=None, help="default: the shipped file")
@@ -248,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 policy = Greedy(
                     connect4_eval.load_weights(args.weights or connect4_eval.WEIGHTS_FILE)
                 )
-            generate(args.seed, args.positions, args.out, policy)
+            generate(args.seed, args.positions, args.out, policy, args.plies)
             return 0
 
         data = np.concatenate([np.load(name) for name in args.data.split(",")])

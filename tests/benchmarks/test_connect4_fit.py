@@ -165,3 +165,29 @@ def test_the_greedy_policy_takes_a_win_and_prefers_what_the_evaluation_prefers()
         pytest.fail("no position with a clear favourite")
     chosen = [greedy(random.Random(i), state) for i in range(200)]
     assert chosen.count(rated[-1][1]) > 140
+
+
+def test_lines_reach_the_plies_asked_for_and_the_default_lines_are_unchanged() -> None:
+    found = [connect4_fit.line(random.Random(f"train:{i}"), None, (13, 15)) for i in range(60)]
+    plies = {state[2] for state, moves in filter(None, found)}
+    assert plies and plies <= {13, 14, 15}
+    for i in range(20):  # the shipped data's lines: the same with or without the default range
+        rng_a, rng_b = random.Random(f"train:{i}"), random.Random(f"train:{i}")
+        assert connect4_fit.line(rng_a, None) == connect4_fit.line(
+            rng_b, None, (connect4_fit.LOW, connect4_fit.HIGH)
+        )
+
+
+@pytest.mark.parametrize(
+    ("plies", "said"),
+    [("6-9", "within 10-41"), ("20-13", "the lower first"), ("12-42", "within"), ("x", "LOW-HIGH")],
+)
+def test_plies_outside_the_fitted_range_are_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], plies: str, said: str
+) -> None:
+    argv = ["generate", "--positions", "1", "--out", str(tmp_path / "x.npy"), "--plies", plies]
+    with pytest.raises(SystemExit) as exit_:
+        connect4_fit.main(argv)
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--plies" in error and said in error and not (tmp_path / "x.npy").exists()
