@@ -76,14 +76,15 @@ class Cluster:
         #: told each new read of `remote` (server/remote_watch.py: followers follow new ones)
         self.on_view: Callable[[list[RunningMatch]], None] | None = None
         self._stopping = False
-        #: trio time of our last registration or renewal, and of the last late one
-        self._last_contact: float | None = None
+        #: trio time of our last registration or renewal (of asking for the first one), and
+        #: of the last that came late
+        self._last_contact = -math.inf
         self._late_at = -math.inf
 
-    def _contact(self, started: float) -> None:
-        """Note a registration or renewal that just returned (asked at `started`)."""
+    def _contact(self) -> None:
+        """Note a registration or renewal that just returned."""
         now = trio.current_time()
-        previous = started if self._last_contact is None else self._last_contact
+        previous = self._last_contact
         if now - previous > self.lease / 2:
             self._late_at = now
             log.warning("node_contact_late", node=self.node, seconds=round(now - previous, 3))
@@ -97,9 +98,9 @@ class Cluster:
         """Register (alive for one lease) and reap the nodes that died before we came (unless the
         registration itself came late: then the heartbeat reaps, once `steady`)."""
         self.address = address
-        started = trio.current_time()
+        self._last_contact = trio.current_time()  # the registration is timed from its asking
         await trio.to_thread.run_sync(self.store.nodes.register, self.node, address, self.lease)
-        self._contact(started)
+        self._contact()
         await self._reap()
         log.info("node_joined", node=self.node, address=address, lease=self.lease)
 
@@ -137,7 +138,6 @@ class Cluster:
     async def _heartbeat(self) -> None:
         while True:
             await trio.sleep(self.lease / 3)
-            started = trio.current_time()
             try:
                 alive = await trio.to_thread.run_sync(self.store.nodes.renew, self.node, self.lease)
             except StoreError as exc:
@@ -153,7 +153,7 @@ class Cluster:
                 await trio.to_thread.run_sync(
                     self.store.nodes.register, self.node, self.address, self.lease
                 )
-            self._contact(started)
+            self._contact()
             await self._reap()
 
     async def _reap(self) -> None:

@@ -56,9 +56,12 @@ class Nodes:
         return iter(())
 
 
-def cluster(nodes: Nodes) -> Cluster:
+async def joined(nodes: Nodes) -> Cluster:
+    """A node of `nodes`' table, registered (`Cluster.join`)."""
     store = type("Store", (), {"nodes": nodes})()
-    return Cluster(cast(Any, store), LEASE, node="n1")
+    member = Cluster(cast(Any, store), LEASE, node="n1")
+    await member.join("127.0.0.1:1")
+    return member
 
 
 async def run_for(member: Cluster, seconds: float) -> None:
@@ -71,9 +74,8 @@ async def test_a_prompt_registration_reaps_at_once_and_then_every_renewal(
     clock: trio.testing.MockClock,
 ) -> None:
     nodes = Nodes(clock)
-    member = cluster(nodes)
     start = trio.current_time()
-    await member.join("127.0.0.1:1")
+    member = await joined(nodes)
     assert nodes.reaps == [start]
     await run_for(member, LEASE + 0.5)
     assert [round(t - start, 3) for t in nodes.reaps] == [0.0, 1.0, 2.0, 3.0]
@@ -84,8 +86,7 @@ async def test_a_late_registration_waits_a_whole_lease_before_it_reaps(
 ) -> None:
     nodes = Nodes(clock)
     nodes.delay["register"] = LEASE  # its own row may well have expired on arrival
-    member = cluster(nodes)
-    await member.join("127.0.0.1:1")
+    member = await joined(nodes)
     late = trio.current_time()
     assert nodes.reaps == [] and not member.steady()
     await run_for(member, 2 * LEASE + 0.5)
@@ -97,9 +98,8 @@ async def test_a_late_renewal_defers_the_reaping_for_a_lease_and_slow_ones_do_no
     clock: trio.testing.MockClock,
 ) -> None:
     nodes = Nodes(clock)
-    member = cluster(nodes)
     start = trio.current_time()
-    await member.join("127.0.0.1:1")
+    member = await joined(nodes)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(member.run)
         await trio.sleep(2.5)  # renewals every third of a lease: reaps at 1 and 2
