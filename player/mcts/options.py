@@ -192,6 +192,12 @@ _TABLE = (
         " losses), each within 15% of the time left; 0 = off",
         low=0, engines=("fast",),
     ),
+    MCTSOption(
+        "minimax", float, 0.0,
+        "games whose leaves are evaluated (connect four): the implicit minimax backups'"
+        " weight in selection, the evaluations' minimax beside the mean reward (0 = off)",
+        low=0, high=1, engines=("fast",),
+    ),
     # connect four only (player.mcts.fast.connect4_plan); other games ignore them
     MCTSOption(
         "connect4_eval", float, 0.7,

@@ -183,8 +183,9 @@ def score(cfg: np.ndarray, st: np.ndarray, net: np.ndarray, offset: int, buf: np
 @njit(cache=True, nogil=True, inline="always")
 def evaluate(
     cfg: np.ndarray, st: np.ndarray, params: np.ndarray, rng: np.ndarray, buf: np.ndarray
-) -> tuple[int, int, float]:
-    """(`LEAF_EXACT`, winner, 0) or (`LEAF_REWARD`, `ONGOING`, value for the side to move).
+) -> tuple[int, int, float, float]:
+    """(`LEAF_EXACT`, winner, 0, 0) or (`LEAF_REWARD`, `ONGOING`, value, evaluation), both for
+    the side to move: the value mixes the evaluation with a rollout's result.
 
     `params` as `leaf_params` makes them, `rng` an int64[1] generator state
     (`rng.new_rng`'s bits) for the rollout, `buf` int64 rows of `FEATURES`.
@@ -193,15 +194,16 @@ def evaluate(
     mask = st[0] | st[1]
     h, bottom, board = cfg[1], cfg[2], cfg[3]
     if winning_cells(st[mover], mask, h, board) & ((mask + bottom) & board):
-        return LEAF_EXACT, mover, 0.0
+        return LEAF_EXACT, mover, 0.0, 0.0
     z = score(cfg, st, params, WEIGHTS, buf)
-    value = 1.0 / (1.0 + math.exp(-z))
+    estimate = 1.0 / (1.0 + math.exp(-z))
+    value = estimate
     mix = params[MIX]
     if mix < 1.0:
         winner = rollout(cfg, st, rng.view(np.uint64), int(params[POLICY]))
         result = 0.5 if winner == DRAW else (1.0 if winner == mover else 0.0)
-        value = mix * value + (1.0 - mix) * result
-    return LEAF_REWARD, ONGOING, value
+        value = mix * estimate + (1.0 - mix) * result
+    return LEAF_REWARD, ONGOING, value, estimate
 
 
 def load_weights(path: Path = WEIGHTS_FILE) -> np.ndarray:

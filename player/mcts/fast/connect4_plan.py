@@ -83,6 +83,8 @@ class Connect4Plan:
     policy: int
     #: the ``connect4_weights`` option: a weights file, or `SHIPPED`
     weights: str = SHIPPED
+    #: the implicit minimax backups' weight in selection (`tree.run`'s ``alpha``; 0 = off)
+    minimax: float = 0.0
     #: the leaf parameters `tree.run` passes on to `connect4_eval.evaluate`
     params: np.ndarray = field(init=False)
     #: the leaf rollouts' generator (`rng.new_rng`'s state, as int64: `kernels.leaf`'s counts),
@@ -137,4 +139,7 @@ def plan_for(adapter: Any, options: dict[str, Any], policy: int) -> Connect4Plan
     if mix <= 0:
         return None
     c = float(options.get("connect4_c", default("connect4_c")))
-    return Connect4Plan(mix=mix, c=c, policy=policy, weights=_weights_option(options))
+    minimax = float(options.get("minimax", default("minimax")))
+    return Connect4Plan(
+        mix=mix, c=c, policy=policy, weights=_weights_option(options), minimax=minimax
+    )

@@ -323,14 +323,16 @@ class FastSearch:
         `scratch` (counts, rows: `_start_lanes`).
         """
         plan = self.plan
+        alpha = 0.0
         if plan is not None and plan.evaluated:
             c, leaf = plan.c, plan.params
             counts, rows = (plan.stats, plan.buf) if scratch is None else scratch
+            alpha = getattr(plan, "minimax", 0.0)
         else:
             c, leaf, counts, rows = self.c, NO_LEAF, NO_COUNTS, NO_SCRATCH
         done, depth = tree.run(
             self.adapter.gid, self.cfg, self.st, self.ni, self.wsum, self.meta, kstate,
-            batch, c, self.policy, self.solver, leaf, counts, rows, shared,
+            batch, c, self.policy, self.solver, leaf, counts, rows, shared, alpha,
         )  # fmt: skip
         return int(done), int(depth)
 

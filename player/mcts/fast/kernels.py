@@ -155,12 +155,14 @@ def leaf(
     params: np.ndarray,
     counts: np.ndarray,
     scratch: np.ndarray,
-) -> tuple[int, int, float]:
-    """What `tree.run` makes of the leaf `st` (ongoing): (kind, winner, reward).
+) -> tuple[int, int, float, float]:
+    """What `tree.run` makes of the leaf `st` (ongoing): (kind, winner, reward, estimate).
 
     kind `codes.LEAF_ROLLOUT`: play a rollout; `codes.LEAF_EXACT`: `winner`
     (a seat or `codes.DRAW`) is exact, the tree proves the leaf;
-    `codes.LEAF_REWARD`: back up `reward` (in [0, 1]) for the side to move.
+    `codes.LEAF_REWARD`: back up `reward` (in [0, 1]) for the side to move;
+    `estimate` is the evaluation's own part of it (without a rollout's
+    result), the value implicit minimax backups use (`tree.run`'s `alpha`).
     `params` (float64), `counts` (int64) and `scratch` (int64 rows) are the
     evaluator's, in layouts the kernel owns (reversi: `reversi_leaf.params`,
     `reversi_endgame.new_stats`, `new_buffer`; connect four:
@@ -171,4 +173,4 @@ def leaf(
         return reversi_leaf.evaluate(cfg, st, params, counts, scratch)
     if gid == CONNECT4:
         return connect4_eval.evaluate(cfg, st, params, counts, scratch)
-    return LEAF_ROLLOUT, ONGOING, -1.0
+    return LEAF_ROLLOUT, ONGOING, -1.0, -1.0

@@ -55,14 +55,16 @@ def sides(st: np.ndarray) -> tuple[np.uint64, np.uint64, int]:
 @njit(cache=True, nogil=True, inline="always")
 def evaluate(
     cfg: np.ndarray, st: np.ndarray, params: np.ndarray, stats: np.ndarray, buf: np.ndarray
-) -> tuple[int, int, float]:
-    """(`LEAF_EXACT`, winner, 0) or (`LEAF_REWARD`, `ONGOING`, reward for the side to move)."""
+) -> tuple[int, int, float, float]:
+    """(`LEAF_EXACT`, winner, 0, 0) or (`LEAF_REWARD`, `ONGOING`, reward, reward): the reward
+    for the side to move, the evaluation's alone (no rollout in it)."""
     me, opp, side = sides(st)
     stats[NODES] = 0
     stats[LIMIT] = LEAF_SOLVE_NODES
     stats[ABORTED] = 0
     if popcount(~(me | opp)) <= int(params[SOLVE_EMPTIES]):
         v = solve(me, opp, -1, 1, 0, stats, buf)
-        return LEAF_EXACT, DRAW if v == 0 else side if v > 0 else 1 - side, 0.0
+        return LEAF_EXACT, DRAW if v == 0 else side if v > 0 else 1 - side, 0.0, 0.0
     score = search(me, opp, int(params[DEPTH]), -INF, INF, 0, stats, buf)
-    return LEAF_REWARD, ONGOING, 1.0 / (1.0 + math.exp(-score / params[SCALE]))
+    reward = 1.0 / (1.0 + math.exp(-score / params[SCALE]))
+    return LEAF_REWARD, ONGOING, reward, reward

@@ -47,8 +47,11 @@ from player.mcts.fast.codes import (
 )
 from player.mcts.fast.rng import below
 
-FIRST, NCH, VIS, PARENT, MOVE, MOVER, PROVEN = range(7)
+FIRST, NCH, VIS, PARENT, MOVE, MOVER, PROVEN, IMPLIED = range(8)
 COLUMNS = 8
+#: ``IMPLIED``'s fixed point: a value in [0, 1] times this; `UNKNOWN` when the node has none
+IMPLIED_ONE = 1 << 30
+UNKNOWN = -1
 ROOT, NEXT, FULL = 0, 1, 2
 #: a node's child count while one thread expands it (`_expand` with ``shared``)
 CLAIMED = -1
@@ -65,6 +68,7 @@ def init_root(
     wsum[0] = 0.0  # the rows are `np.empty`: memory a freed array left, not zeros
     ni[0, PARENT] = -1
     ni[0, MOVE] = -1
+    ni[0, IMPLIED] = UNKNOWN
     ni[0, MOVER] = 1 - kernels.to_move(gid, cfg, st[0])
     meta[ROOT] = 0
     meta[NEXT] = 1
@@ -123,6 +127,7 @@ def _expand(
         ni[c, MOVE] = moves[i]
         ni[c, MOVER] = chooser
         ni[c, PROVEN] = 0
+        ni[c, IMPLIED] = UNKNOWN
         wsum[c] = 0.0
         s = kernels.status(gid, cfg, st[c])
         if s != ONGOING:
@@ -140,7 +145,7 @@ def _expand(
 
 
 @njit(cache=True, nogil=True)
-def _select(ni: np.ndarray, wsum: np.ndarray, node: int, c: float) -> int:
+def _select(ni: np.ndarray, wsum: np.ndarray, node: int, c: float, alpha: float) -> int:
     first = ni[node, FIRST]
     scale = c * math.sqrt(math.log(ni[node, VIS] + 1))
     best = -1.0
@@ -155,7 +160,11 @@ def _select(ni: np.ndarray, wsum: np.ndarray, node: int, c: float) -> int:
         if p == PROVEN_DRAW:
             value = 0.5
         else:
-            value = wsum[j] / v + scale / math.sqrt(v)
+            value = wsum[j] / v
+            implied = ni[j, IMPLIED]
+            if alpha > 0.0 and implied >= 0:
+                value += alpha * (implied / IMPLIED_ONE - value)
+            value += scale / math.sqrt(v)
         if value > best:
             best = value
             sel = j
@@ -213,6 +222,7 @@ def run(
     counts: np.ndarray,
     scratch: np.ndarray,
     shared: bool = False,
+    alpha: float = 0.0,
 ) -> tuple[int, int]:
     """Run up to `iterations` simulations; return (done, max depth).
 
@@ -246,6 +256,7 @@ def run(
         winner = ONGOING
         proven = False
         reward = -1.0  # an evaluated leaf's value for `side`; else `winner` counts
+        estimate = -1.0  # the evaluation alone, for `side` (the implied minimax value)
         side = 0
         while True:
             p = ni[node, PROVEN]
@@ -274,7 +285,9 @@ def run(
                 exact = ONGOING
                 value = -1.0
                 if evaluator:
-                    kind, exact, value = kernels.leaf(gid, cfg, st[node], leaf, counts, scratch)
+                    kind, exact, value, estimate = kernels.leaf(
+                        gid, cfg, st[node], leaf, counts, scratch
+                    )
                 if kind == LEAF_EXACT:
                     winner = exact
                     if depth > 0:
@@ -286,7 +299,7 @@ def run(
                 else:
                     winner = kernels.rollout(gid, cfg, st[node], rng, policy)
                 break
-            node = _select(ni, wsum, node, c)
+            node = _select(ni, wsum, node, c, alpha)
             depth += 1
             path[depth] = node
             if shared:
@@ -308,7 +321,59 @@ def run(
                 wsum[nd] += gain
         if proven and solver and depth > 0 and _prove(ni, path, depth):
             break
+        if alpha > 0.0:
+            _imply(ni, path, depth, estimate, side)
     return done, max_depth
+
+
+@njit(cache=True, nogil=True)
+def _known(ni: np.ndarray, j: int) -> int:
+    """Node `j`'s implied value for its MOVER (fixed point), exact when it is proven."""
+    p = ni[j, PROVEN]
+    if p == PROVEN_WIN:
+        return IMPLIED_ONE
+    if p == PROVEN_DRAW:
+        return IMPLIED_ONE // 2
+    if p == PROVEN_LOSS:
+        return 0
+    return int(ni[j, IMPLIED])
+
+
+@njit(cache=True, nogil=True)
+def _imply(ni: np.ndarray, path: np.ndarray, depth: int, estimate: float, side: int) -> None:
+    """Implicit minimax backups (Lanctot et al. 2014) after a simulation down `path`.
+
+    The leaf keeps its evaluation (`estimate`, for `side`), and each node
+    above it takes the best value of its children for the side choosing
+    there, once every child has one (a child that wins, proven, at once):
+    until then a node keeps its own evaluation. Up the path while values
+    change (the path's proofs, `_prove`, are already marked).
+    """
+    leaf = path[depth]
+    if estimate >= 0.0 and ni[leaf, PROVEN] == 0:
+        mine = estimate if ni[leaf, MOVER] == side else 1.0 - estimate
+        ni[leaf, IMPLIED] = int(mine * IMPLIED_ONE)
+    for k in range(depth - 1, -1, -1):
+        node = path[k]
+        first = ni[node, FIRST]
+        best = -1
+        unknown = False
+        for j in range(first, first + ni[node, NCH]):
+            v = _known(ni, j)
+            if v == IMPLIED_ONE:
+                best = v
+                break
+            if v < 0:
+                unknown = True
+            elif v > best:
+                best = v
+        if best < 0 or (unknown and best < IMPLIED_ONE):
+            return
+        if ni[node, MOVER] != ni[first, MOVER]:
+            best = IMPLIED_ONE - best
+        if best == ni[node, IMPLIED]:
+            return
+        ni[node, IMPLIED] = best
 
 
 @njit(cache=True, nogil=True)

@@ -139,31 +139,35 @@ def test_the_evaluation_mostly_knows_who_wins_positions_it_never_saw() -> None:
     assert right / decided >= 0.75, (right, decided)
 
 
-def leaf(state: tuple[int, int, int, int], mix: float, seed: int = 3) -> tuple[int, int, float]:
+def leaf(
+    state: tuple[int, int, int, int], mix: float, seed: int = 3
+) -> tuple[int, int, float, float]:
     params = connect4_eval.leaf_params(connect4_eval.load_weights(), mix, Rollout.WIN_BLOCK)
     buf = np.zeros((1, connect4_eval.FEATURES), dtype=np.int64)
-    kind, winner, value = kernels.leaf(
+    kind, winner, value, estimate = kernels.leaf(
         kernels.CONNECT4, CFG, row(state), params, new_rng(seed).view(np.int64), buf
     )
-    return int(kind), int(winner), float(value)
+    return int(kind), int(winner), float(value), float(estimate)
 
 
 def test_a_leaf_whose_side_to_move_wins_at_once_is_exact() -> None:
     state = replay((0, 6, 0, 6, 0, 5))  # three in column 1 for seat 0, seat 0 to move
-    assert leaf(state, 0.3) == (LEAF_EXACT, 0, 0.0)
+    assert leaf(state, 0.3) == (LEAF_EXACT, 0, 0.0, 0.0)
 
 
 def test_a_leafs_value_mixes_the_evaluation_and_a_rollout() -> None:
     for moves in late_positions(seed=7, count=20, ply=12):
         state = replay(moves)
-        kind, _, value = leaf(state, 1.0)
+        kind, _, value, estimate = leaf(state, 1.0)
         if kind == LEAF_EXACT:
             continue
         assert kind == LEAF_REWARD
         assert value == pytest.approx(1 / (1 + math.exp(-logit(state))))
+        assert estimate == value
         results = set()
         for seed in range(12):  # the rollout's result is the rest: 0, 1/2 or 1
-            _, _, mixed = leaf(state, 0.25, seed)
+            _, _, mixed, alone = leaf(state, 0.25, seed)
+            assert alone == value  # the evaluation without the rollout, for implicit minimax
             rest = (mixed - 0.25 * value) / 0.75
             assert min(abs(rest - r) for r in (0.0, 0.5, 1.0)) < 1e-9
             results.add(round(rest, 6))

@@ -93,7 +93,7 @@ def test_kernels_without_an_evaluator_ask_for_a_rollout() -> None:
         adapter = adapter_for(make_game(name))
         assert adapter is not None and adapter.gid not in kernels.EVALUATORS
         row = np.array(adapter.encode_state(make_game(name).initial_state()), dtype=np.int64)
-        kind, _, _ = kernels.leaf(
+        kind, _, _, _ = kernels.leaf(
             adapter.gid,
             adapter.cfg,
             row,
@@ -109,9 +109,10 @@ def reversi_leaf_of(state: Any, depth: int, solve_empties: int) -> tuple[int, in
     assert adapter is not None and adapter.gid in kernels.EVALUATORS
     row = np.array(adapter.encode_state(state), dtype=np.int64)
     params = reversi_leaf.params(depth, solve_empties, SCALE)
-    kind, winner, reward = kernels.leaf(
+    kind, winner, reward, estimate = kernels.leaf(
         adapter.gid, adapter.cfg, row, params, new_stats(0), new_buffer()
     )
+    assert estimate == reward  # no rollout in reversi's value: the evaluation is all of it
     return int(kind), int(winner), float(reward)
 
 
