@@ -193,9 +193,9 @@ _TABLE = (
         low=0, engines=("fast",),
     ),
     MCTSOption(
-        "minimax", float, 0.0,
-        "games whose leaves are evaluated (connect four): the implicit minimax backups'"
-        " weight in selection, the evaluations' minimax beside the mean reward (0 = off)",
+        "minimax", float, 0.4,
+        "connect four (7 x 6, evaluated leaves): implicit minimax backups, the weight in"
+        " selection of the minimax of the tree's evaluations beside the mean reward (0 = off)",
         low=0, high=1, engines=("fast",),
     ),
     # connect four only (player.mcts.fast.connect4_plan); other games ignore them

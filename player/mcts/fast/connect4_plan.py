@@ -11,6 +11,12 @@ the evaluation's share of a leaf's value). Options (the ``mcts`` agent's,
   as before this plan existed), 1 = the evaluation only;
 - ``connect4_c``: the UCB1 constant with evaluated leaves (their values are
   less noisy than rollouts');
+- ``minimax``: implicit minimax backups (Lanctot, Winands, Pepels and
+  Sturtevant 2014, `tree._imply`): each node of the tree keeps the minimax
+  of the evaluations below it (the evaluation alone, without the rollout),
+  and selection ranks a child by ``(1 - minimax) * mean reward + minimax *
+  that value`` plus the exploration term: a refutation found deep in the
+  tree counts at once, where the mean takes many visits to turn;
 - ``connect4_weights``: the evaluation's weights file (`SHIPPED`: the
   shipped `connect4_eval.WEIGHTS_FILE`), one a user fitted with
   ``python -m benchmarks.connect4_fit fit --out`` (or an earlier one, for a

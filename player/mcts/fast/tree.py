@@ -10,7 +10,9 @@ children (used by `compact`). Per node:
 - ``ni[i]``: int32 columns FIRST, NCH (children, 0 = not expanded), VIS
   (visits), PARENT, MOVE, MOVER (seat that moved into the node), PROVEN
   (0, or `codes.PROVEN_WIN` / ``PROVEN_DRAW`` / ``PROVEN_LOSS`` for MOVER:
-  MCTS-Solver);
+  MCTS-Solver), IMPLIED (with implicit minimax backups, `run`'s ``alpha``:
+  the minimax of the evaluations below the node for MOVER, in [0, 1] times
+  `IMPLIED_ONE`; `UNKNOWN` before the node is judged);
 - ``wsum[i]``: the sum of rewards for MOVER (1 win, 1/2 draw, 0 loss).
 
 Expansion: a leaf is expanded (all its children at once, in a random order)
@@ -20,7 +22,9 @@ leaf evaluator (`kernels.leaf`, asked when `run` is given its parameters)
 may judge a leaf instead of the rollout: an exact result proves the leaf,
 a reward in [0, 1] is backed up as a fraction (reversi: `reversi_leaf`). Selection takes
 the first unvisited child, else the UCB1 maximum, skipping proven losses;
-a proven draw counts its exact value without exploration bonus.
+a proven draw counts its exact value without exploration bonus. With
+``alpha`` > 0 a child's mean reward is ``(1 - alpha) * mean + alpha *
+IMPLIED`` in the UCB1 sum (`_imply`).
 `meta` holds ROOT, NEXT (first free row) and FULL (rows that could not be
 expanded for lack of room: the tree stops growing, the search goes on).
 """
