@@ -192,12 +192,6 @@ _TABLE = (
         " losses), each within 15% of the time left; 0 = off",
         low=0, engines=("fast",),
     ),
-    MCTSOption(
-        "minimax", float, 0.4,
-        "connect four (7 x 6, evaluated leaves): implicit minimax backups, the weight in"
-        " selection of the minimax of the tree's evaluations beside the mean reward (0 = off)",
-        low=0, high=1, engines=("fast",),
-    ),
     # connect four only (player.mcts.fast.connect4_plan); other games ignore them
     MCTSOption(
         "connect4_eval", float, 0.7,
@@ -208,6 +202,12 @@ _TABLE = (
     MCTSOption(
         "connect4_c", float, 0.5, "connect four: UCB1 constant with evaluated leaves", low=0,
         engines=("fast",),
+    ),
+    MCTSOption(
+        "connect4_minimax", float, 0.4,
+        "connect four: implicit minimax backups, the weight in selection of the minimax of the"
+        " tree's evaluations beside a child's mean reward (0 = off)",
+        low=0, high=1, engines=("fast",),
     ),
     MCTSOption(
         "connect4_weights", str, "shipped",
@@ -240,6 +240,11 @@ _TABLE = (
     MCTSOption(
         "reversi_c", float, 0.5, "reversi: UCB1 constant with evaluated leaves", low=0,
         engines=("fast",),
+    ),
+    MCTSOption(
+        "reversi_minimax", float, 0.0,
+        "reversi: implicit minimax backups with evaluated leaves, as connect4_minimax (0 = off)",
+        low=0, high=1, engines=("fast",),
     ),
 )  # fmt: skip
 

@@ -40,8 +40,9 @@ def test_the_spec_registers_exactly_the_table() -> None:
         "mcts:time=1.0,iterations=none,c=1.4,metric=uct,max_moves=none,workers=1,reuse=true,"
         "solver=true,seed=none,engine=auto,rollout=smart,exact=0.5,memory=512"
         ",threats=false,candidates=12,cutoff=4,vcf=32,vct=20000"  # gomoku's threat knowledge
-        ",connect4_eval=0.7,connect4_c=0.5,connect4_weights=shipped"
+        ",connect4_eval=0.7,connect4_c=0.5,connect4_minimax=0.4,connect4_weights=shipped"
         ",reversi_leaf=eval,reversi_depth=0,reversi_solve=10,reversi_endgame=20,reversi_c=0.5"
+        ",reversi_minimax=0.0"
     )
 
 
@@ -147,8 +148,8 @@ def test_the_reversi_plan_takes_its_defaults_from_the_table() -> None:
 
     plan = plan_for(adapter_for(Reversi()), {})
     assert plan is not None
-    assert (plan.leaf, plan.depth, plan.solve_empties, plan.endgame, plan.c) == tuple(
-        default(f"reversi_{name}") for name in ("leaf", "depth", "solve", "endgame", "c")
+    assert (plan.leaf, plan.depth, plan.solve_empties, plan.endgame, plan.c, plan.minimax) == tuple(
+        default(f"reversi_{name}") for name in ("leaf", "depth", "solve", "endgame", "c", "minimax")
     )
     bad = {"reversi_leaf": "minimax"}
     with pytest.raises(ValueError, match="option 'reversi_leaf' must be one of eval, rollout"):

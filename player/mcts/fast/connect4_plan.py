@@ -11,10 +11,10 @@ the evaluation's share of a leaf's value). Options (the ``mcts`` agent's,
   as before this plan existed), 1 = the evaluation only;
 - ``connect4_c``: the UCB1 constant with evaluated leaves (their values are
   less noisy than rollouts');
-- ``minimax``: implicit minimax backups (Lanctot, Winands, Pepels and
+- ``connect4_minimax``: implicit minimax backups (Lanctot, Winands, Pepels and
   Sturtevant 2014, `tree._imply`): each node of the tree keeps the minimax
   of the evaluations below it (the evaluation alone, without the rollout),
-  and selection ranks a child by ``(1 - minimax) * mean reward + minimax *
+  and selection ranks a child by ``(1 - weight) * mean reward + weight *
   that value`` plus the exploration term: a refutation found deep in the
   tree counts at once, where the mean takes many visits to turn;
 - ``connect4_weights``: the evaluation's weights file (`SHIPPED`: the
@@ -145,7 +145,7 @@ def plan_for(adapter: Any, options: dict[str, Any], policy: int) -> Connect4Plan
     if mix <= 0:
         return None
     c = float(options.get("connect4_c", default("connect4_c")))
-    minimax = float(options.get("minimax", default("minimax")))
+    minimax = float(options.get("connect4_minimax", default("connect4_minimax")))
     return Connect4Plan(
         mix=mix, c=c, policy=policy, weights=_weights_option(options), minimax=minimax
     )

@@ -59,6 +59,8 @@ class ReversiPlan:
     solve_empties: int
     endgame: int
     c: float
+    #: implicit minimax backups' weight in selection (`tree.run`'s ``alpha``; 0 = off)
+    minimax: float = 0.0
     rate: float = FIRST_RATE
     #: the leaf searches' node counter and the work space of every solve and search
     stats: np.ndarray = field(default_factory=lambda: new_stats(0))
@@ -159,6 +161,7 @@ def plan_for(adapter: Any, options: dict[str, Any]) -> ReversiPlan | None:
         solve_empties=int(options.get("reversi_solve", default("reversi_solve"))),
         endgame=int(options.get("reversi_endgame", default("reversi_endgame"))),
         c=float(options.get("reversi_c", default("reversi_c"))),
+        minimax=float(options.get("reversi_minimax", default("reversi_minimax"))),
     )
     if not plan.evaluated and plan.endgame <= 0:
         return None

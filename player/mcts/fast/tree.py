@@ -294,6 +294,7 @@ def run(
                     )
                 if kind == LEAF_EXACT:
                     winner = exact
+                    estimate = -1.0  # the proof is the value
                     if depth > 0:
                         ni[node, PROVEN] = proof(winner, ni[node, MOVER])
                         proven = True

@@ -63,7 +63,7 @@ GOLDEN: dict[str, tuple[tuple[str, Any, int, dict[str, Any]], tuple[Any, ...]]] 
         (5000, None, [493, 341, 306, 384, 653, 2225, 598], 10186),
     ),
     "connect four, evaluated leaves": (  # connect4_eval's default share (0.7), the weights
-        ("connect4", None, 5000, {"exact_share": 0, "minimax": 0}),
+        ("connect4", None, 5000, {"exact_share": 0, "connect4_minimax": 0}),
         (5000, None, [45, 48, 26, 31, 44, 4492, 314], 9036),
     ),
     "connect four, evaluated leaves, implicit minimax": (  # the default minimax weight

@@ -1,8 +1,9 @@
-"""`tree.run`'s implicit minimax backups (option ``minimax``): each node's IMPLIED column."""
+"""`tree.run`'s implicit minimax backups (``connect4_minimax``): each node's IMPLIED column."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -11,27 +12,41 @@ pytest.importorskip("numba")
 import numpy as np
 
 from games.connect4 import Connect4
+from games.reversi import Reversi
 from player.agent import SearchLimit
 from player.mcts.fast import connect4, connect4_eval, tree
 from player.mcts.fast.adapters import adapter_for
 from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN
 from player.mcts.fast.engine import FastSearch
+from player.mcts.options import default
 
 CFG = connect4.make_cfg(7, 6)
 ONE = tree.IMPLIED_ONE
 EXACT = {PROVEN_WIN: ONE, PROVEN_DRAW: ONE // 2, PROVEN_LOSS: 0}
 
 
-def searched(moves: tuple[int, ...], minimax: float, iterations: int = 4000) -> FastSearch:
-    game = Connect4()
+def searched(
+    moves: tuple[int, ...], minimax: float | None, iterations: int = 4000, game: Any = None
+) -> FastSearch:
+    """A search of `iterations` from `moves` (connect four unless `game`), with the game's
+    minimax option set to `minimax` (None: its default)."""
+    game = game or Connect4()
     state = game.initial_state()
     for move in moves:
         state = game.apply(state, move)
     adapter = adapter_for(game)
     assert adapter is not None
-    engine = FastSearch(game, adapter, max_memory=16, seed=7, exact_share=0, minimax=minimax)
+    options: dict[str, Any] = {}
+    if minimax is not None:
+        options[f"{game.name}_minimax"] = minimax
+    engine = FastSearch(game, adapter, max_memory=16, seed=7, exact_share=0, **options)
     engine.search(state, SearchLimit(iterations=iterations))
     return engine
+
+
+def judged(engine: FastSearch) -> int:
+    """How many of the tree's nodes hold an implied value."""
+    return int((engine.ni[: int(engine.meta[tree.NEXT]), tree.IMPLIED] >= 0).sum())
 
 
 def evaluation(engine: FastSearch, node: int) -> int:
@@ -74,3 +89,11 @@ def test_without_minimax_no_node_gets_a_value() -> None:
     engine = searched((3, 2, 3, 3, 4, 4), minimax=0.0, iterations=2000)
     rows = engine.ni[: int(engine.meta[tree.NEXT]), tree.IMPLIED]
     assert (rows == tree.UNKNOWN).all()
+
+
+def test_connect_four_has_the_backups_by_default_and_reversi_when_asked() -> None:
+    assert default("connect4_minimax") > 0 and default("reversi_minimax") == 0
+    assert judged(searched((3, 2, 3, 3, 4, 4), minimax=None, iterations=2000)) > 500
+    reversi = Reversi()
+    assert judged(searched((), minimax=None, iterations=1000, game=reversi)) == 0
+    assert judged(searched((), minimax=0.4, iterations=1000, game=reversi)) > 300
