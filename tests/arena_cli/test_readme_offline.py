@@ -296,8 +296,11 @@ CHECKS: dict[str, Callable[[str], None]] = {
             " 'engine:cmd=./pattern_gomoku,args=--seed 7,protocol=gomocup'"
             " --game gomoku --games 100 --time 0.2 --seed 1 --cores 1,1",
             "python -m benchmarks.connect4_accuracy --seed 1 --positions 200 --time 0.2",
+            "python -m benchmarks.connect4_accuracy --seed 1 --baseline mcts:connect4_minimax=0",
             "python -m benchmarks.connect4_accuracy --seed 1"
             " --baseline mcts:connect4_weights=h16.npz",
+            "python -m benchmarks.strength mcts mcts:connect4_minimax=0 --game connect4"
+            " --games 100 --seed 9700 --cores 0,0",
             "python -m benchmarks.strength mcts:connect4_eval=0.7 mcts:connect4_eval=0.3"
             " --game connect4 --games 100 --seed 9500 --cores 0,0",
             "python -m benchmarks.strength mcts mcts:connect4_weights=h16.npz"
@@ -360,6 +363,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "arena tournament connect4 -p mcts -p mcts:connect4_weights=h16.npz --move-time 0.2"
             " --games-per-pair 100 --random-openings 4 --seed 4242",
             "arena tournament connect4 -p mcts -p mcts:connect4_eval=0 --move-time 0.2"
+            " --games-per-pair 100 --random-openings 4 --seed 4242",
+            "arena tournament connect4 -p mcts -p mcts:connect4_minimax=0 --move-time 0.2"
             " --games-per-pair 100 --random-openings 4 --seed 4242",
         ),
         synopsis,
