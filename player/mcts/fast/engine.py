@@ -327,7 +327,7 @@ class FastSearch:
         if plan is not None and plan.evaluated:
             c, leaf = plan.c, plan.params
             counts, rows = (plan.stats, plan.buf) if scratch is None else scratch
-            alpha = getattr(plan, "minimax", 0.0)
+            alpha = plan.minimax
         else:
             c, leaf, counts, rows = self.c, NO_LEAF, NO_COUNTS, NO_SCRATCH
         done, depth = tree.run(
