@@ -9,6 +9,11 @@ on forced tactics, and each is deterministic for a seed and an iteration cap.
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -357,6 +362,34 @@ def test_an_explicit_cache_directory_wins_over_a_writable_install(
     monkeypatch.setattr(config, "CACHE_DIR", config.CACHE_DIR)
     fast_package._configure_cache()
     assert str(tmp_path / fast_package._digest()[:16]) == config.CACHE_DIR
+
+
+def test_importing_the_package_drops_a_stale_in_tree_cache(tmp_path: Any) -> None:
+    """numba keys a cached function by its own file only: a kernel edited since the cache was
+    written would still run in its old form inside the functions that call it. Importing the
+    package (a test or a script importing a kernel module without `load()` included) drops
+    the cache files when the sources changed, and keeps them when they did not."""
+    package = tmp_path / "fastcopy"
+    package.mkdir()
+    shutil.copy(Path(fast_package.__file__), package / "__init__.py")
+    (package / "kernel.py").write_text("X = 1\n")
+    cache = package / "__pycache__"
+    cache.mkdir()
+    stale = [cache / "kernel.run-1.py311.nbi", cache / "kernel.run-1.py311.1.nbc"]
+    for path in stale:
+        path.write_bytes(b"old")
+    (cache / "kernels.sha256").write_text("a digest of other sources")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    run = [sys.executable, "-c", "import fastcopy"]
+    subprocess.run(run, cwd=tmp_path, env=env, check=True, timeout=60)
+    assert not any(path.exists() for path in stale)
+    kept = cache / "kernel.run-1.py311.nbi"  # written after the stamp, the sources unchanged
+    kept.write_bytes(b"new")
+    subprocess.run(run, cwd=tmp_path, env=env, check=True, timeout=60)
+    assert kept.exists()
+    (package / "kernel.py").write_text("X = 2\n")
+    subprocess.run(run, cwd=tmp_path, env=env, check=True, timeout=60)
+    assert not kept.exists()
 
 
 WARM_UP_CHECK = """

@@ -6,8 +6,9 @@ the pure-Python engine (`player.mcts.search`). `warm_up()` compiles (or
 loads from numba's on-disk cache) every kernel by running a tiny search on
 each, so no compilation ever happens on a move's clock. The cache lives in
 ``__pycache__`` beside these modules when that is writable and no
-``$NUMBA_CACHE_DIR`` is set; else in ``$NUMBA_CACHE_DIR/<digest>`` (default
-``~/.cache/mcts-arena/<digest>``),
+``$NUMBA_CACHE_DIR`` is set (its files are dropped, on importing this
+package, when these sources changed since they were written); else in
+``$NUMBA_CACHE_DIR/<digest>`` (default ``~/.cache/mcts-arena/<digest>``),
 where ``<digest>`` hashes these sources, so an upgrade never meets a stale cache.
 """
 
@@ -45,33 +46,46 @@ def _writable(directory: Path) -> bool:
         return False
 
 
+def _in_tree_cache() -> bool:
+    """Whether numba's cache is this package's own ``__pycache__``; if so, never a stale one.
+
+    It is when that directory is writable and no ``$NUMBA_CACHE_DIR`` is
+    set. A digest of all the sources in this package is kept beside the
+    cache files, and the files are dropped when it changes. Needs no numba.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):  # asked for: used even when in-tree works
+        return False
+    cache = _HERE / "__pycache__"
+    if not _writable(cache):
+        return False
+    digest = _digest()
+    stamp = cache / "kernels.sha256"
+    with contextlib.suppress(OSError):
+        if stamp.read_text() == digest:
+            return True
+    with contextlib.suppress(OSError):
+        for stale in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+            stale.unlink()
+        stamp.write_text(digest)
+    return True
+
+
 def _configure_cache() -> None:
     """Point numba's cache where it can never be stale, before the kernels are compiled.
 
     numba keys a cached function by its own file only, so `tree.run` would
     keep a stale copy of an edited kernel it calls. In a source tree (a
-    writable ``__pycache__``) a digest of all the sources in this package,
-    kept beside the cache, drops the cache files when it changes; otherwise
-    the cache goes to a directory named after the digest.
+    writable ``__pycache__``) `_in_tree_cache` drops the cache files when
+    the sources change; otherwise the cache goes to a directory named after
+    a digest of the sources.
     """
     import numba
 
-    digest = _digest()
-    cache = _HERE / "__pycache__"
-    explicit = os.environ.get("NUMBA_CACHE_DIR")  # asked for: used even when in-tree works
-    if not explicit and _writable(cache):
-        stamp = cache / "kernels.sha256"
-        with contextlib.suppress(OSError):
-            if stamp.read_text() == digest:
-                return
-        with contextlib.suppress(OSError):
-            for stale in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
-                stale.unlink()
-            stamp.write_text(digest)
+    if _in_tree_cache():
         return
-    base = explicit or str(Path.home() / ".cache" / "mcts-arena")
+    base = os.environ.get("NUMBA_CACHE_DIR") or str(Path.home() / ".cache" / "mcts-arena")
     config: Any = numba.config
-    config.CACHE_DIR = str(Path(base) / digest[:16])
+    config.CACHE_DIR = str(Path(base) / _digest()[:16])
 
 
 def load() -> ModuleType | None:
@@ -126,3 +140,9 @@ def warm_up() -> bool:
         warm_up_endgame(engine.FastSearch)
         _warm = True
     return True
+
+
+# In a source tree, even code that imports a kernel module without `load()` (a test, a
+# script) must not meet a stale cache: numba reads it at a function's first call, not before.
+with contextlib.suppress(OSError):
+    _in_tree_cache()
