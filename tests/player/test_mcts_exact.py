@@ -8,6 +8,7 @@ plain UCT on a position whose forced win random rollouts hide.
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from collections.abc import Iterator
@@ -138,12 +139,38 @@ def test_a_tiny_table_never_answers_for_another_position() -> None:
         assert kernel_value(state, table=table) == value(game, state), moves
 
 
+@pytest.mark.parametrize("entries", [1, 5000, 1 << 18])
+def test_the_table_keeps_every_key_apart(entries: int) -> None:
+    """A table of a power of two of buckets, at most `entries` slots past the fewest; its
+    (bucket, what a slot keeps) pairs never coincide for two keys, the largest boards' keys of
+    62 bits and runs of neighbouring keys included, and what a slot keeps leaves room for the
+    low bits in one non-negative word."""
+    table = connect4_solve.new_table(entries)
+    buckets = table.shape[0] // 2
+    assert buckets & (buckets - 1) == 0 and buckets >= connect4_solve.MIN_BUCKETS
+    assert table.shape[0] <= max(entries, 2 * connect4_solve.MIN_BUCKETS)
+    rng = random.Random(entries)
+    keys = {rng.getrandbits(rng.choice((20, 49, 62))) | 1 for _ in range(20_000)}
+    keys |= set(range(1, 5000)) | {(1 << 62) - k for k in range(1, 5000)}
+    seen = set()
+    for key in keys:
+        bucket, quotient = connect4_solve._locate(table, key)
+        assert 0 <= bucket < table.shape[0] and bucket % 2 == 0
+        assert 0 <= quotient < 1 << (63 - connect4_solve._LOW_BITS)
+        seen.add((bucket, quotient))
+    assert len(seen) == len(keys)
+
+
 def test_a_costly_entry_outlives_the_cheap_ones_of_its_bucket() -> None:
     """A bucket's first slot keeps the entry whose search cost the most, the second the
     latest: a stream of cheap positions in the same bucket never evicts a costly proof."""
     table = connect4_solve.new_table(1)
-    buckets = table.shape[0] // 2
     costly = 12_345
+    bucket = connect4_solve._locate(table, costly)[0]
+    others = (
+        k for k in itertools.count(costly + 1) if connect4_solve._locate(table, k)[0] == bucket
+    )
+    same = list(itertools.islice(others, 49))  # keys of the same bucket, as many as 49
 
     def probe(key: int) -> tuple[int, int]:
         bucket, quotient = connect4_solve._locate(table, key)
@@ -152,18 +179,16 @@ def test_a_costly_entry_outlives_the_cheap_ones_of_its_bucket() -> None:
     def store(key: int, packed: int, nodes: int) -> None:
         connect4_solve._put(table, *connect4_solve._locate(table, key), packed, nodes)
 
-    bucket, packed = probe(costly)
-    assert packed == -1
+    assert probe(costly) == (bucket, -1)
     store(costly, 4, 1_000_000)  # bounds (0, 0): a draw
-    for i in range(1, 50):
-        key = costly + i * buckets
+    for key in same:
         assert probe(key) == (bucket, -1)
         store(key, 8, 10)  # bounds (1, 1): a win
     assert probe(costly) == (bucket, 4)
-    assert probe(costly + 49 * buckets) == (bucket, 8)
-    assert probe(costly + buckets)[1] == -1  # an older cheap one
-    store(costly + buckets, 8, 1 << 40)  # costlier still
-    assert probe(costly + buckets) == (bucket, 8)
+    assert probe(same[-1]) == (bucket, 8)
+    assert probe(same[0])[1] == -1  # an older cheap one
+    store(same[0], 8, 1 << 40)  # costlier still
+    assert probe(same[0]) == (bucket, 8)
     assert probe(costly) == (bucket, 4)  # moved to the second slot
 
 

@@ -9,16 +9,27 @@ the bottom row is unique, and never 0). The search stops when ``budget[NODES]`` 
 and answers `codes.UNSOLVED`; the table it filled stays valid, so the next call
 (a bigger budget, the next move) resumes from it.
 
-The table is the caller's int64 array (`new_table`) of a prime number `p` of
-buckets of two slots, one word each (after Pascal Pons's layout): a key goes
-in bucket ``key % p``, and a slot keeps ``key // p`` (which, with the bucket,
-is the whole key: no false hit) beside the bounds, packed as ``(low + 1) * 3
-+ (up + 1) + 1`` in the low four bits, and the work the entry cost (log2 of
-the nodes searched under it) in the next five; a 0 word is empty. The
-bucket's first slot keeps the entry that cost the most, the second the
-latest (the two-tier replacement of chess programs): a proof of millions of
-nodes no longer loses its costly entries near the root to the many cheap
-ones below. Exact solves of the middle-game positions at plies 10-14 of
+The table is the caller's int64 array (`new_table`) of a power of two `B`
+of buckets of two slots, one word each. A key is first mixed, ``h = key *
+C`` (an odd 64-bit constant, wrapping) then ``h ^= h >> 32`` (logical), a
+mix with an inverse, so ``h`` is as unique as the key; it goes in bucket
+``h % B`` (its low bits), and a slot keeps ``h >> 10`` (54 bits; with the
+bucket, `B` of at least 2^10, that is the whole of ``h``: no false hit)
+beside the bounds, packed as ``(low + 1) * 3 + (up + 1) + 1`` in the low
+four bits, and the work the entry cost (log2 of the nodes searched under
+it) in the next five; a 0 word is empty. The mix spreads the positions of
+one subtree over the table better than Pascal Pons's ``key % p`` (a prime
+number of buckets), which this table used before: on the accuracy
+benchmark's 1,340 middle-game roots of plies 10-14 (seeds 1-11, 2^18
+slots), ``solve`` took 13% more nodes with it (962 M against 851 M; more on
+each of the 204 proofs of over a million nodes, the median 9%), and the
+player's root search (`exact.RootSolver.prove`) 10% more (793 M against
+720 M; more on 173 of its 175 proofs of over a million, the others even).
+
+The bucket's first slot keeps the entry that cost the most, the second
+the latest (the two-tier replacement of chess programs): a proof of
+millions of nodes no longer loses its costly entries near the root to the
+many cheap ones below. Exact solves of the middle-game positions at plies 10-14 of
 the accuracy benchmark's seeds 2 and 3 (245 positions, 2^18 slots either
 way) took 0.85 M nodes on average against 1.13 M with one slot a key, at
 the same rate (the longest proofs gain most); the root's own search
@@ -46,27 +57,31 @@ _BOUND_BITS = 4
 _WORK_BITS = 5
 _LOW_BITS = _BOUND_BITS + _WORK_BITS
 _MOST_WORK = (1 << _WORK_BITS) - 1
-#: the fewest buckets (a prime): keys of up to 62 bits, divided by it, leave room for the low bits
-MIN_BUCKETS = 1021
-
-
-def _prime_at_most(n: int) -> int:
-    for p in range(n, MIN_BUCKETS, -1):
-        if p % 2 and all(p % d for d in range(3, int(p**0.5) + 1, 2)):
-            return p
-    return MIN_BUCKETS
+#: the bits of a mixed key a slot does not keep (its bucket has them: at least as many buckets)
+_DROPPED = 10
+#: the fewest buckets: the kept part of a mixed key (64 - `_DROPPED` bits) and the low bits fit
+#: in one non-negative word
+MIN_BUCKETS = 1 << _DROPPED
+#: the key mix's multiplier (odd: the product has an inverse modulo 2^64)
+_MIX = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
 
 
 def new_table(entries: int) -> np.ndarray:
-    """An empty table of at most `entries` slots (at least `MIN_BUCKETS` buckets of two)."""
-    return np.zeros(2 * _prime_at_most(entries // 2), dtype=np.int64)
+    """An empty table of at most `entries` slots (at least `MIN_BUCKETS` buckets of two): a
+    power of two of buckets."""
+    buckets = MIN_BUCKETS
+    while buckets * 4 <= entries:
+        buckets *= 2
+    return np.zeros(2 * buckets, dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
 def _locate(table: np.ndarray, key: int) -> tuple[int, int]:
-    """(bucket, quotient) of `key`: the bucket's first slot, and what a slot keeps of the key."""
-    buckets = table.shape[0] >> 1
-    return (key % buckets) * 2, key // buckets
+    """(bucket, quotient) of `key`: the bucket's first slot, and what a slot keeps of the key
+    (of its mix: the module's docstring)."""
+    h = key * _MIX  # wraps: numba's fixed-width integers
+    h ^= (h >> 32) & 0xFFFFFFFF
+    return (h & ((table.shape[0] >> 1) - 1)) * 2, (h >> _DROPPED) & ((1 << (64 - _DROPPED)) - 1)
 
 
 @njit(cache=True, nogil=True)
