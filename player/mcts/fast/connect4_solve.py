@@ -17,9 +17,9 @@ mix with an inverse, so ``h`` is as unique as the key; it goes in bucket
 bucket, `B` of at least 2^10, that is the whole of ``h``: no false hit)
 beside the bounds, packed as ``(low + 1) * 3 + (up + 1) + 1`` in the low
 four bits, and the work the entry cost (log2 of the nodes searched under
-it) in the next five; a 0 word is empty. The mix spreads the positions of
-one subtree over the table better than Pascal Pons's ``key % p`` (a prime
-number of buckets), which this table used before: on the accuracy
+it) in the next five; a 0 word is empty. The mix measured better than
+Pascal Pons's ``key % p`` (a prime number of buckets), which this table
+used before (why, we did not find out): on the accuracy
 benchmark's 1,340 middle-game roots of plies 10-14 (seeds 1-11, 2^18
 slots), ``solve`` took 13% more nodes with it (962 M against 851 M; more on
 each of the 204 proofs of over a million nodes, the median 9%), and the
