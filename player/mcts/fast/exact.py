@@ -40,13 +40,18 @@ from player.mcts.fast.connect4_solve import LIMIT, NODES, new_table
 
 #: the share of the ``memory`` cap the transposition table takes (the tree the rest)
 TABLE_SHARE = 0.125
-#: the most entries: 2 MiB. The search is bound by memory latency: on 200 middle-game
-#: positions (plies 10-32) a table of 2^18 entries proved 181 roots within 0.1 s and ran
-#: 11.8 M nodes a second, one of 2^20 176 and 8.3 M (fewer re-searches, more cache
-#: misses). And the search is built at a match's start, on the first move's clock: the
-#: table's pages are mapped as the search touches them (zeroed by the kernel), and a
-#: 36 MiB table once cost up to 0.1 s of page faults on a first move
-MAX_ENTRIES = 1 << 18
+#: the most entries: 1 MiB. The search is bound by memory latency, and a table a core's
+#: cache holds proves more in the time than a bigger one's fewer re-searches. Middle-game
+#: roots of plies 10-14 of the accuracy benchmark's seeds, each solved from an empty table
+#: for at most 0.1 s, the mean of two runs (the table's mixed keys, `connect4_solve`): on
+#: one core with the other idle (865 roots, seeds 1, 4, 5, 8-11), 2^16 entries proved 770
+#: at 15.1 M nodes a second, 2^17 773 at 14.6 M, 2^18 757 at 12.4 M, 2^19 730 at 9.8 M; on
+#: both cores at once (1,340 roots, seeds 1-11, half on each), 1,194, 1,196 and 1,178 for
+#: 2^16, 2^17 and 2^18. (With the former layout, 2^18 against 2^20: 181 and 176 of 200.)
+#: And the search is built at a match's start, on the first move's clock: the table's pages
+#: are mapped as the search touches them (zeroed by the kernel), and a 36 MiB table once
+#: cost up to 0.1 s of page faults on a first move
+MAX_ENTRIES = 1 << 17
 #: bytes of one table entry: one int64 word (`connect4_solve.new_table`)
 ENTRY_BYTES = 8
 #: one call of exact search, in seconds at the measured rate: the clock is read between
