@@ -87,6 +87,41 @@ def test_null_windows_agree_with_the_exact_value_through_a_shared_table() -> Non
     assert checked > 100
 
 
+def test_a_move_to_a_position_the_table_knows_lost_wins_at_the_first_node() -> None:
+    """Enhanced transposition cutoff: before searching a node's moves, the table is asked of
+    the positions they lead to, and one it knows lost for its side to move answers "is it
+    won?" at once, where an empty table takes a search."""
+    game = Connect4()
+    found = 0
+    for moves in late_positions(seed=5, count=60, ply=22):
+        state = replay(game, moves)
+        if any(game.apply(state, m)[3] == game.to_move(state) for m in game.legal_moves(state)):
+            continue  # won at once: answered before any node
+        budget = np.array([0, 10**9], dtype=np.int64)
+        cfg = adapter_for(game).cfg  # type: ignore[union-attr]
+        cold = connect4_solve.new_table(1 << 16)
+        kernels.solve(kernels.CONNECT4, cfg, np.array(state, np.int64), cold, budget, 0, 1)
+        if budget[0] <= 1:
+            continue  # decided by a rule at its first node anyway
+        for m in game.legal_moves(state):
+            child = game.apply(state, m)
+            if game.is_terminal(child):
+                continue
+            table = connect4_solve.new_table(1 << 16)
+            if kernel_value(child, table=table) != -1:  # (the kernel agrees with minimax above)
+                continue
+            key = child[1 - game.to_move(state)] + (child[0] | child[1]) + int(cfg[2])
+            if connect4_solve._find(table, *connect4_solve._locate(table, key)) < 0:
+                continue  # proven by a rule at its first node: nothing stored
+            budget[:] = (0, 10**9)
+            st = np.array(state, np.int64)
+            assert kernels.solve(kernels.CONNECT4, cfg, st, table, budget, 0, 1) == 1
+            assert budget[0] == 1
+            found += 1
+            break
+    assert found >= 5
+
+
 def test_the_empty_board_is_searched_like_any_position() -> None:
     """The root's own questions search the empty board; its table key is not 'empty slot'."""
     game = Connect4()
