@@ -108,7 +108,7 @@ def test_a_move_to_a_position_the_table_knows_lost_wins_at_the_first_node() -> N
             if game.is_terminal(child):
                 continue
             table = connect4_solve.new_table(1 << 16)
-            if kernel_value(child, table=table) != -1:  # (the kernel agrees with minimax above)
+            if kernel_value(child, table=table) != -1:  # (checked against minimax above)
                 continue
             key = child[1 - game.to_move(state)] + (child[0] | child[1]) + int(cfg[2])
             if connect4_solve._find(table, *connect4_solve._locate(table, key)) < 0:
