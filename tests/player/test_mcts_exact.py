@@ -92,15 +92,16 @@ def test_a_move_to_a_position_the_table_knows_lost_wins_at_the_first_node() -> N
     the positions they lead to, and one it knows lost for its side to move answers "is it
     won?" at once, where an empty table takes a search."""
     game = Connect4()
+    cfg = adapter_for(game).cfg  # type: ignore[union-attr]
     found = 0
     for moves in late_positions(seed=5, count=60, ply=22):
         state = replay(game, moves)
         if any(game.apply(state, m)[3] == game.to_move(state) for m in game.legal_moves(state)):
             continue  # won at once: answered before any node
         budget = np.array([0, 10**9], dtype=np.int64)
-        cfg = adapter_for(game).cfg  # type: ignore[union-attr]
+        st = np.array(state, np.int64)
         cold = connect4_solve.new_table(1 << 16)
-        kernels.solve(kernels.CONNECT4, cfg, np.array(state, np.int64), cold, budget, 0, 1)
+        kernels.solve(kernels.CONNECT4, cfg, st, cold, budget, 0, 1)
         if budget[0] <= 1:
             continue  # decided by a rule at its first node anyway
         for m in game.legal_moves(state):
@@ -114,7 +115,6 @@ def test_a_move_to_a_position_the_table_knows_lost_wins_at_the_first_node() -> N
             if connect4_solve._find(table, *connect4_solve._locate(table, key)) < 0:
                 continue  # proven by a rule at its first node: nothing stored
             budget[:] = (0, 10**9)
-            st = np.array(state, np.int64)
             assert kernels.solve(kernels.CONNECT4, cfg, st, table, budget, 0, 1) == 1
             assert budget[0] == 1
             found += 1

@@ -15,6 +15,7 @@ where ``<digest>`` hashes these sources, so an upgrade never meets a stale cache
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib
 import os
@@ -30,7 +31,10 @@ _warm = False
 _HERE = Path(__file__).parent
 
 
+@functools.cache
 def _digest() -> str:
+    """A digest of this package's sources, read once per process (at its import, and again by
+    `load()`'s `_configure_cache`)."""
     digest = hashlib.sha256()
     for source in sorted(_HERE.glob("*.py")):
         digest.update(source.read_bytes())
