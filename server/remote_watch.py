@@ -60,7 +60,9 @@ MAX_MIRRORS = 256
 MOVES_PER_POLL = 512
 #: seconds to wait before each read of a match id nobody here knows: a match that has
 #: just started on another node is written within its writer's `store.recorder.MOVE_FLUSH`
-LOOKUP_PAUSES = (0.0, 0.3, 0.4, 0.6)
+#: (1 s), then committed; the reads span about 3 s, room for a busy machine (a window of
+#: 1.3 s once refused a match started a moment before on another node, under CI's load)
+LOOKUP_PAUSES = (0.0, 0.3, 0.4, 0.6, 0.8, 1.0)
 
 
 class RemoteMatch:
