@@ -206,7 +206,14 @@ class FastSearch:
             return 0
         if self.meta[tree.ROOT] != 0 and self.meta[tree.NEXT] > self.capacity // 2:
             tree.compact(self.st, self.ni, self.wsum, self.meta)
-        return int(self.ni[self.meta[tree.ROOT], tree.VIS])
+        root = int(self.meta[tree.ROOT])
+        if not self._proof_held(root):
+            # A reused node proven by a leaf's exact judgement, a threat search or
+            # an exact search of its parent has no child that carries the proof:
+            # searching it again finds the move (a proof on the board is cheap to
+            # find once more); keeping the mark would leave nothing to choose from.
+            self.ni[root, tree.PROVEN] = 0
+        return int(self.ni[root, tree.VIS])
 
     def search(
         self, state: Any, limit: SearchLimit, *, deadline: float | None = None
@@ -379,6 +386,18 @@ class FastSearch:
         if p == 0 or p == PROVEN_DRAW:
             return p
         return PROVEN_LOSS if p == PROVEN_WIN else PROVEN_WIN
+
+    def _proof_held(self, root: int) -> bool:
+        """Whether the root's proof (if any) is carried by its children's marks:
+        a child that wins (or draws) for the seat to move, or every child lost."""
+        value = self._root_value(root)
+        if value == 0:
+            return True
+        first, count = int(self.ni[root, tree.FIRST]), int(self.ni[root, tree.NCH])
+        marks = self.ni[first : first + count, tree.PROVEN]
+        if value == PROVEN_LOSS:
+            return count > 0 and bool(np.all(marks == PROVEN_LOSS))
+        return bool(np.any(marks == value))
 
     def _stats(self, root: int) -> tuple[MoveStat, ...]:
         first, count = int(self.ni[root, tree.FIRST]), int(self.ni[root, tree.NCH])
