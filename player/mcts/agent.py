@@ -19,6 +19,7 @@ from player.mcts import fast
 from player.mcts.interface import SearchEngine
 from player.mcts.options import agent_options, check_options, default
 from player.mcts.parallel import WorkerPool
+from player.mcts.resist import longest_resistance
 from player.mcts.search import (
     MoveStat,
     Search,
@@ -395,6 +396,12 @@ class MCTSAgent(Agent):
             stats, untried = result.stats, result.untried
         else:
             stats, untried = merge_stats(results)
+        if result.root_proven == 0.0:  # lost: the search chooses among the longest defences
+            clock = self._clock or time.perf_counter
+            keep = longest_resistance(game, state, moves, deadline=deadline, clock=clock)
+            stats = tuple(s for s in stats if s.move in keep)
+            known = {s.move for s in stats}
+            untried = tuple(m for m in keep if m not in known)
         move = best_move(stats, untried, search.rng, result.root_proven)
         report = _report(move, results, stats, search.principal_variation(move, PV_LENGTH))
         self.last_report = report

@@ -71,6 +71,8 @@ def longest_resistance(
     survivors = list(moves)
     plies = 1
     while len(survivors) > 1 and plies <= MAX_PLIES:
+        if deadline is not None and clock() >= deadline:
+            break
         try:
             held = [m for m in survivors if not lost_within(game.apply(state, m), plies)]
         except _Spent:
