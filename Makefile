@@ -3,16 +3,22 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+RUNTIME := $(VENV)/.runtime
 STAMP := $(VENV)/.installed
 
 .PHONY: all install chromium engines postgres demo test lint test-fast test-slow bench clean
 
 all: test
 
-$(STAMP): pyproject.toml
+# What the demo runs: the runtime dependencies only (a first run in about a minute).
+$(RUNTIME): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	touch $(RUNTIME)
+
+# Everything else the tests and linters use (pytest, ruff, mypy, playwright, ...).
+$(STAMP): $(RUNTIME)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -48,7 +54,7 @@ postgres:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }
 	@echo "PostgreSQL: $$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1)"
 
-demo: $(STAMP)
+demo: $(RUNTIME)
 	$(BIN)/arena demo
 
 lint: $(STAMP)

@@ -255,7 +255,7 @@ def ssh(example: str) -> None:
 
 def activate(example: str) -> None:
     assert re.search(r"^VENV := \.venv$", MAKEFILE, re.M)
-    assert "-m venv $(VENV)" in target("$(STAMP)")  # a venv has bin/activate
+    assert "-m venv $(VENV)" in target("$(RUNTIME)")  # a venv has bin/activate
 
 
 def synopsis(example: str) -> None:
