@@ -88,15 +88,16 @@ def test_lobby_loads(server: WebServer, page: Any) -> None:
 
 def test_watch_a_live_connect4_to_its_end_then_replay_it(server: WebServer, page: Any) -> None:
     # a larger board and k=5: a game long enough to be watched from its first moves
-    room = ["--room", "browser-c4", "--move-time", "1.5", "-o", "width=9", "-o", "height=8"]
+    # seeks on a 1+1 clock: both seats' clocks are shown, the running one ticks
+    room = ["--tc", "1+1", "-o", "width=9", "-o", "height=8"]
     room += ["-o", "k=5"]
     page.goto(server.url)  # the lobby is open before the match starts
     page.get_by_role("heading", name="Lobby").wait_for()
     players = [
-        start_player(server, "connect4", "mcts:time=0.4", *room, "--seat", "0", "--name", "mcts"),
+        start_player(server, "connect4", "mcts:time=0.4", *room, "--name", "mcts"),
         # a second searcher, not `random`: against random the game could end before the page
         # has subscribed to it (a flake seen once on a fresh clone)
-        start_player(server, "connect4", "mcts:time=0.2", *room, "--seat", "1", "--name", "rival"),
+        start_player(server, "connect4", "mcts:time=0.2", *room, "--name", "rival"),
     ]
     try:
         match = wait_for_live_match(server, "connect4")
@@ -106,14 +107,14 @@ def test_watch_a_live_connect4_to_its_end_then_replay_it(server: WebServer, page
         page.wait_for_url(watch)
         page.locator("#board svg[data-game=connect4]").wait_for()
         # the players with their seats' names and discs, each with a clock
-        for seat, (name, colour) in enumerate([("mcts", "X"), ("rival", "O")]):
+        for seat, (name, colour) in enumerate(zip(match["players"], "XO", strict=True)):
             row = page.locator(f"#players .player[data-seat='{seat}']")
             row.get_by_text(name, exact=True).wait_for()
             assert row.locator(".seat-name").inner_text() == colour
             assert row.locator(f"svg.swatch[aria-label='{colour}'] .piece.{colour}").count() == 1
         page.locator("#players .clock.running").wait_for()
         clocks = page.locator("#players .clock").all_inner_texts()
-        assert len(clocks) == 2 and all(re.fullmatch(r"\d+\.\ds", c) for c in clocks), clocks
+        assert len(clocks) == 2 and all(re.fullmatch(r"[01]:\d\d\.\d", c) for c in clocks), clocks
         page.wait_for_function(
             CLOCK_TICKS, arg=page.locator("#players .clock.running").inner_text()
         )
@@ -131,7 +132,7 @@ def test_watch_a_live_connect4_to_its_end_then_replay_it(server: WebServer, page
         page.get_by_role("heading", name=re.compile("finished")).wait_for()
         screenshot(page, "watch-connect4-end.png")
         text = result.inner_text()
-        assert re.search(r"(mcts \(X\)|rival \(O\)) wins · line|Draw · board full", text), text
+        assert re.search(r"(mcts|rival) \([XO]\) wins · line|Draw · board full", text), text
         for process in players:
             assert process.wait(timeout=30) == 0
     finally:
@@ -159,7 +160,7 @@ def test_watch_a_live_connect4_to_its_end_then_replay_it(server: WebServer, page
     page.locator("#ply-label").wait_for()
     assert page.locator("#ply-label").inner_text().startswith(f"ply {plies} / {plies}")
     meta = page.locator("#meta").inner_text()
-    assert "connect4 (width=9, height=8, k=5)" in meta and "1.5 s per move" in meta, meta
+    assert "connect4 (width=9, height=8, k=5)" in meta and "1+1 clock" in meta, meta
     assert page.locator("#meta time").get_attribute("datetime")
     assert page.locator("#players svg.swatch").count() == 2
     page.click("#first")
@@ -214,6 +215,10 @@ def test_play_tictactoe_against_the_random_engine_by_clicking(server: WebServer,
     page.locator("#board svg[data-game=tictactoe]").wait_for()
     page.locator("#board svg .legal").first.wait_for()  # seat 0 moves first
     assert page.locator("#board svg .legal").count() == 9
+    # 20 s a move: our clock runs down from 20 s, the engine's shows its full 20 s
+    assert page.locator("#players [data-seat='1'] .clock").inner_text() == "20.0s"
+    page.wait_for_function(CLOCK_TICKS, arg="20.0s")
+    assert page.locator("#players [data-seat='0'] .clock.running").count() == 1
     screenshot(page, "play-tictactoe-first-turn.png")
     play_until_over(page, reload_after=1)
     screenshot(page, "play-tictactoe-end.png")

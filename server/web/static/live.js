@@ -59,14 +59,20 @@ class LiveView {
     this.render();
   }
 
+  // The moves played before this page saw the match, with what their engines said, from
+  // the stored record (written about a second behind the game: asked again until it has them).
   async fillFromRecord() {
-    try {
-      const doc = await getJSON(`/api/matches/${encodeURIComponent(this.id)}`);
-      for (const m of doc.moves) {
-        if (m.ply < this.known && this.moves[m.ply]) Object.assign(this.moves[m.ply], m);
-      }
-      this.renderMoves();
-    } catch { /* the record is optional: the moves stay without their info */ }
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        const doc = await getJSON(`/api/matches/${encodeURIComponent(this.id)}`);
+        for (const m of doc.moves) {
+          if (m.ply < this.known && this.moves[m.ply]) Object.assign(this.moves[m.ply], m);
+        }
+        this.renderMoves();
+        if (doc.moves.length >= this.known) return;
+      } catch { /* the record is optional: the moves stay without their info */ }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
 
   toMove() {
