@@ -359,6 +359,70 @@ def test_replay_says_the_result_once_with_colours_date_and_time_control(
     screenshot(page, "watch-finished-tictactoe.png")
 
 
+@pytest.mark.parametrize("name", ["tictactoe", "gomoku", "connect4", "reversi", "ultimate"])
+def test_a_finished_game_of_every_builtin_game_at_its_watch_address(
+    server: WebServer, page: Any, name: str
+) -> None:
+    """A stored random game: its board, players with their seats' colours, moves by move."""
+    game = make_game(name, {"width": 9, "height": 9} if name == "gomoku" else {})
+    state, rng, now = game.initial_state(), random.Random(7), time.time()
+    match_id = f"m-every-{name}"
+    moves = []
+    while (outcome := game.outcome(state)) is None:
+        move = rng.choice(list(game.legal_moves(state)))
+        seat, ply = game.to_move(state), len(moves)
+        notation = game.format_move(move)
+        moves.append(
+            MoveRecord(match_id, ply, seat, game.encode_move(move), notation, 0.1, now, 0.25)
+        )
+        state = game.apply(state, move)
+    termination = outcome.termination.value
+    who = "draw" if outcome.winner is None else f"{game.seat_names[outcome.winner]} wins"
+    record = MatchRecord(
+        id=match_id,
+        game=name,
+        options=game.options,
+        move_time=2.0,
+        lag_margin=0.2,
+        players=["first-player", "second-player"],
+        status="finished",
+        scores=list(outcome.scores),
+        winner=outcome.winner,
+        termination=termination,
+        reason=f"{who} ({termination})",
+        points=None,
+        plies=len(moves),
+        started_at=now - 10,
+        ended_at=now,
+        tournament=None,
+    )
+    store = Store(str(server.db))
+    try:
+        assert store.import_match(record, moves)
+    finally:
+        store.close()
+    page.goto(f"{server.url}/watch/{match_id}")
+    page.locator("#ply-slider").wait_for()
+    page.locator(f"#board svg[data-game={name}]").wait_for()
+    headline = page.locator("#result .headline").inner_text()
+    if outcome.winner is None:
+        assert headline == f"Draw · {termination.replace('_', ' ')}"
+    else:
+        winner = record.players[outcome.winner]
+        assert headline.startswith(f"{winner} ({game.seat_names[outcome.winner]}) wins · ")
+    for seat, label in enumerate(game.seat_names):
+        row = page.locator(f"#players .player[data-seat='{seat}']")
+        assert row.locator(".seat-name").inner_text() == label
+        assert row.locator(f"svg.swatch[aria-label='{label}']").count() == 1
+    page.wait_for_function(MOVE_LIST, arg=by_move([m.notation for m in moves]))
+    encoded = game.encode_state(state)
+    if name != "ultimate":  # ultimate also marks its won sub-boards
+        pieces = sum(row.count("X") + row.count("O") for row in encoded["board"])
+        assert page.locator("#board .piece").count() == pieces
+    assert page.url == f"{server.url}/watch/{match_id}"
+    screenshot(page, f"finished-{name}.png")
+
+
 def test_missing_match_pages(server: WebServer, page: Any, tmp_path: Path) -> None:
     page.goto(f"{server.url}/watch/m9999-none")
     page.get_by_text("is not being played").wait_for()
