@@ -61,12 +61,12 @@ export function playerRows(box, { game, players, labels, you }) {
   }));
 }
 
-// m:ss.s, or s.s s under a minute.
-export function formatClock(seconds) {
-  const left = Math.max(0, seconds);
-  const minutes = Math.floor(left / 60);
-  const rest = (left - minutes * 60).toFixed(1);
-  return minutes ? `${minutes}:${rest.padStart(4, "0")}` : `${rest}s`;
+// m:ss.s (always on a chess clock: `minutes`), else s.s s under a minute.
+export function formatClock(seconds, minutes = false) {
+  const tenths = Math.floor(Math.max(0, seconds) * 10);  // rounded down, as a clock runs
+  const whole = Math.floor(tenths / 600);
+  const rest = ((tenths - whole * 600) / 10).toFixed(1);
+  return whole || minutes ? `${whole}:${rest.padStart(4, "0")}` : `${rest}s`;
 }
 
 // "5+3 clock" (minutes + seconds a move, as lichess writes it), else "1.5 s per move".

@@ -180,7 +180,7 @@ class LiveView {
       if (this.clocks) left = this.clocks[i] - (running ? elapsed : 0);
       else if (running && this.deadline !== null && i === this.seat) left = (this.deadline - now) / 1000;
       else left = this.moveTime - (running ? elapsed : 0);
-      clock.textContent = formatClock(left);
+      clock.textContent = formatClock(left, this.clocks !== null);
       clock.classList.toggle("running", running);
       clock.classList.toggle("low", running && left < 10 && left < (this.clocks ? 60 : this.moveTime) / 4);
       row.classList.toggle("to-move", running);
