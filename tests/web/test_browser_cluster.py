@@ -21,7 +21,7 @@ import pytest
 from tests.server.serverproc import ServerProcess, start_server
 from tests.server.test_cluster_watch import web_url
 from tests.web.browser import ARENA, ROOT, screenshot
-from tests.web.test_browser import MOVE_LIST, TIMEOUT, browser, page  # noqa: F401 (fixtures)
+from tests.web.test_browser import MOVE_LIST, TIMEOUT, browser, by_move, page  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
 
@@ -72,14 +72,16 @@ def test_the_lobby_of_one_node_watches_a_match_of_another(
         result = page.locator("#result")
         result.wait_for(state="visible", timeout=TIMEOUT)
         screenshot(page, "cluster-watch-end.png")
-        assert re.search(r"(mini|rival) wins|draw", result.inner_text())
+        assert re.search(r"(mini|rival) \([XO]\) wins|Draw", result.inner_text())
         for process in players:
             assert process.wait(timeout=30) == 0
         with urllib.request.urlopen(f"{url}/api/matches/{match_id}", timeout=10) as response:
             record = json.loads(response.read())
         # every move was seen on A's page, in order, as B recorded it
-        expected = "|".join(f"{i + 1}. {m['notation']}" for i, m in enumerate(record["moves"]))
-        page.wait_for_function(MOVE_LIST, arg=expected)
+        page.wait_for_function(MOVE_LIST, arg=by_move([m["notation"] for m in record["moves"]]))
+        # then the finished game, from the shared record, at the same address
+        page.locator("#ply-slider").wait_for()
+        assert page.url == f"{url}/watch/{match_id}"
         assert page.locator("#board .piece").count() == record["match"]["plies"]
         played_on_b = '"match_start"' in b_log_line(b, match_id)
         assert played_on_b and record["match"]["status"] == "finished"

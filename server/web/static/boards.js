@@ -35,8 +35,10 @@ export function drawBoard(container, view) {
   const rows = state.board;
   const H = rows.length, W = rows[0].length;
   const size = Math.max(22, Math.min(64, Math.floor(520 / Math.max(W, H))));
+  // the page's CSS scales the board to its column and the window's height (--aspect)
+  container.style.setProperty("--aspect", String(W / H));
   const svg = el("svg", { viewBox: `0 0 ${W * size} ${H * size}`, width: W * size, height: H * size,
-    "data-game": view.game, role: "img" }, container);
+    "data-game": view.game, role: "img", "aria-label": `${view.game} board` }, container);
   el("rect", { x: 0, y: 0, width: W * size, height: H * size, fill: style.bg }, svg);
   if (view.game === "ultimate") drawUltimateBack(svg, state, size);
   drawGrid(svg, style, W, H, size);
@@ -106,13 +108,43 @@ function drawPiece(svg, kind, ch, cx, cy, size, cell) {
     }
     return;
   }
-  const colors = {
-    stone: { X: ["#111", "#000"], O: ["#fafafa", "#666"] },
-    disc: { X: ["#111", "#000"], O: ["#fafafa", "#999"] },
-    c4: { X: ["#e03a3a", "#a82020"], O: ["#f2c530", "#b8901a"] },
-  }[kind][ch];
+  const colors = PIECE_COLORS[kind][ch];
   el("circle", { ...attrs, cx, cy, r: size * (kind === "stone" ? 0.44 : 0.4), fill: colors[0], stroke: colors[1],
     "stroke-width": 1.5 }, svg);
+}
+
+const PIECE_COLORS = {
+  stone: { X: ["#111", "#000"], O: ["#fafafa", "#666"] },
+  disc: { X: ["#111", "#000"], O: ["#fafafa", "#999"] },
+  c4: { X: ["#e03a3a", "#a82020"], O: ["#f2c530", "#b8901a"] },
+  mark: { X: ["#2f6fd6", "#2f6fd6"], O: ["#d63c2f", "#d63c2f"] },
+};
+// a seat of a game without a renderer (or past the second): a plain colour
+const OTHER_SEATS = ["#2f6fd6", "#d63c2f", "#2e8b57", "#8e44ad", "#e67e22", "#16a085"];
+
+// Seat `seat`'s colour on the board (the fill of its pieces): for an eval bar.
+export function seatColor(game, seat) {
+  if (hasRenderer(game) && seat < 2) return PIECE_COLORS[STYLES[game].piece]["XO"[seat]][0];
+  return OTHER_SEATS[seat % OTHER_SEATS.length];
+}
+
+// A small picture of seat `seat`'s piece (its disc, stone or mark), labelled with `label`.
+export function drawSwatch(game, seat, label, px = 20) {
+  const size = 24;
+  const svg = document.createElementNS(NS, "svg");
+  for (const [k, v] of Object.entries({ viewBox: `0 0 ${size} ${size}`, width: px, height: px, role: "img",
+    "aria-label": label, class: "swatch", "data-seat": String(seat) })) svg.setAttribute(k, v);
+  const style = hasRenderer(game) && seat < 2 ? STYLES[game] : null;
+  if (style === null) {
+    el("circle", { cx: 12, cy: 12, r: 9, fill: OTHER_SEATS[seat % OTHER_SEATS.length] }, svg);
+    return svg;
+  }
+  if (style.piece === "c4") el("rect", { x: 0, y: 0, width: size, height: size, rx: 4, fill: style.bg }, svg);
+  if (style.piece === "stone" || style.piece === "disc") {
+    el("rect", { x: 0, y: 0, width: size, height: size, rx: 4, fill: style.bg }, svg);
+  }
+  drawPiece(svg, style.piece, "XO"[seat], 12, 12, size, -1);
+  return svg;
 }
 
 // connect4: a column's landing cell (empty=true) or its top disc (empty=false)

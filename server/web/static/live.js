@@ -1,59 +1,78 @@
 // A live match: spectate one (/watch/ID) or play one (/play) over the protocol WebSocket.
+// /watch/ID of a match that has ended (or that ends while watched) shows the finished game
+// at the same address (replay.js).
 import { drawBoard, hasRenderer } from "./boards.js";
-import { ArenaSocket, getJSON, h, resultText, setStatus } from "./protocol.js";
+import {
+  drawEvalBar, drawMoveList, formatClock, gameLayout, loadSeatNames, playerRows, resultLine, seatLabels,
+  showPlayerInfo, showResult, timeControlText,
+} from "./gameview.js";
+import { ArenaSocket, getJSON, h } from "./protocol.js";
+import { showFinished } from "./replay.js";
 
 const SEAT_KEY = "arena.seat";  // {match, token, name}: a reload rejoins the seat
 const NAME_KEY = "arena.name";
 
 class LiveView {
-  constructor(app, { onMove, onResign }) {
+  constructor(app, { onMove, onResign, seatNames }) {
     this.onMove = onMove;
-    this.board = h("div", { className: "board", id: "board" });
-    this.players = h("div", { className: "players", id: "players" });
-    this.status = h("div", { className: "status", id: "status" });
-    this.result = h("div", { className: "result", id: "result", hidden: true });
-    this.moves = h("div", { className: "moves", id: "moves" });
-    this.title = h("h1", {}, "Match");
+    this.seatNames = seatNames || {};
+    this.view = gameLayout(app, "Match");
+    Object.assign(this, { board: this.view.board, status: this.view.status, result: this.view.result });
     this.moveBox = h("form", { id: "move-box", hidden: true, onsubmit: (e) => this.submitTyped(e) },
-      h("input", { name: "move", placeholder: "move as JSON, e.g. 4", size: 18 }), " ",
-      h("button", { type: "submit" }, "play"), h("div", { className: "legal-list" }));
+      h("input", { name: "move", placeholder: "move as JSON, e.g. 4", size: 18, "aria-label": "your move (JSON)" }),
+      " ", h("button", { type: "submit" }, "play"), h("div", { className: "legal-list" }));
     this.pass = h("button", { id: "pass", hidden: true, onclick: () => this.play(-1) }, "pass");
     this.resign = onResign ? h("button", { id: "resign", hidden: true, onclick: onResign }, "resign") : null;
-    app.replaceChildren(this.title, h("div", { className: "match" }, this.board,
-      h("div", { className: "side" }, this.players, this.status, this.result,
-        h("div", { className: "controls" }, this.pass, this.resign), this.moveBox, this.moves)));
+    this.view.controls.replaceChildren(h("div", { className: "controls" }, this.pass, this.resign), this.moveBox);
     this.legal = null;
+    this.rows = null;
     this.timer = setInterval(() => this.tick(), 100);
   }
 
   start(msg) {
     Object.assign(this, { id: msg.match, game: msg.game, names: msg.players, seat: msg.seat, state: msg.state,
       ply: msg.ply, moveTime: msg.time_control.move_time, ended: false, last: null, legal: null });
+    this.labels = seatLabels(this.seatNames, msg.game, msg.players.length);
     // every move so far in the game's notation, as each update gives it (a server before
-    // match_start.notations: the raw moves until the stored record names them)
+    // match_start.notations: the raw moves until the stored record names them); what the
+    // engines said about them comes from the stored record
     const named = Array.isArray(msg.notations) && msg.notations.length === msg.moves.length;
-    this.notations = named ? [...msg.notations] : msg.moves.map((m) => JSON.stringify(m));
-    this.raw = named ? 0 : msg.moves.length;
+    this.moves = msg.moves.map((m, i) => ({ move: m, seat: i % msg.players.length,
+      notation: named ? msg.notations[i] : JSON.stringify(m), eval: null, depth: null, visits: null, pv: [] }));
+    this.known = msg.moves.length;  // moves from before this page saw the match
     this.last = msg.moves.length ? msg.moves[msg.moves.length - 1] : null;
+    this.lastSeat = msg.moves.length ? this.moves[this.moves.length - 1].seat : undefined;
     // with a chess clock (time_control.clock), both seats' remaining time is shown
     const clock = msg.time_control.clock;
     this.clocks = clock ? msg.players.map(() => clock.initial) : null;
     this.turnStart = performance.now();
     this.deadline = null;
-    this.title.replaceChildren(`${msg.game} · ${msg.match}`, " ",
-      h("span", { className: "muted" }, this.seat === null ? "watching" : `you play seat ${this.seat}`));
+    this.view.title.replaceChildren(`${msg.game} · ${msg.match}`, " ",
+      h("span", { className: "muted" }, this.seat === null ? "watching live" : `you play seat ${this.seat}`));
+    const options = Object.entries(msg.options || {}).map(([k, v]) => `${k}=${v}`).join(", ");
+    this.view.meta.textContent = [options ? `${msg.game} (${options})` : msg.game,
+      timeControlText(this.moveTime, clock)].join(" · ");
+    this.rows = playerRows(this.view.players, { game: msg.game, players: msg.players, labels: this.labels,
+      you: this.seat });
     this.result.hidden = true;
-    if (this.raw) this.fillNotations();
+    if (this.known) this.fillFromRecord();
     this.render();
   }
 
-  async fillNotations() {
-    try {
-      const doc = await getJSON(`/api/matches/${encodeURIComponent(this.id)}`);
-      doc.moves.forEach((m) => { if (m.ply < this.raw) this.notations[m.ply] = m.notation; });
-      if (doc.moves.length >= this.raw) this.raw = 0;
-      this.renderMoves();
-    } catch { /* the record is optional: raw moves stay */ }
+  // The moves played before this page saw the match, with what their engines said, from
+  // the stored record (written about a second behind the game: asked again until it has them).
+  async fillFromRecord() {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        const doc = await getJSON(`/api/matches/${encodeURIComponent(this.id)}`);
+        for (const m of doc.moves) {
+          if (m.ply < this.known && this.moves[m.ply]) Object.assign(this.moves[m.ply], m);
+        }
+        this.renderMoves();
+        if (doc.moves.length >= this.known) return;
+      } catch { /* the record is optional: the moves stay without their info */ }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
 
   toMove() {
@@ -67,7 +86,8 @@ class LiveView {
     this.ply = msg.ply;
     this.last = msg.move;
     this.lastSeat = msg.seat;
-    this.notations.push(msg.notation);
+    this.moves.push({ move: msg.move, seat: msg.seat, notation: msg.notation, think_time: msg.think_time,
+      eval: msg.eval ?? null, depth: msg.depth ?? null, visits: msg.visits ?? null, pv: msg.pv || [] });
     if (msg.clocks) this.clocks = msg.clocks;
     this.turnStart = performance.now();
     this.deadline = null;
@@ -89,16 +109,16 @@ class LiveView {
   end(msg) {
     this.ended = true;
     this.legal = null;
-    this.result.hidden = false;
-    const text = resultText(msg.scores, msg.winner, this.names);
     let mine = "";
     if (this.seat !== null && this.seat !== undefined) {
       mine = msg.winner === null ? " · draw" : msg.winner === this.seat ? " · you win" : " · you lose";
     }
-    this.result.replaceChildren(`${text}${mine} (${msg.termination})`, " ",
+    const line = resultLine(msg, this.names, this.labels);
+    showResult(this.result, { ...line, headline: line.headline + mine }, " ",
       h("a", { href: `/replay/${encodeURIComponent(msg.match)}` }, "replay"));
-    this.setStatus(msg.reason || "");
-    if (this.raw) this.fillNotations();  // the record has every move once the match is over
+    this.setStatus("");
+    const mode = this.view.title.querySelector(".muted");
+    if (mode && (this.seat === null || this.seat === undefined)) mode.textContent = "finished";
     this.render();
   }
 
@@ -140,39 +160,52 @@ class LiveView {
   }
 
   renderMoves() {
-    this.moves.replaceChildren(...this.notations.map((n, i) => h("span", {}, `${i + 1}. ${n}`)));
-    this.moves.scrollTop = this.moves.scrollHeight;
+    drawMoveList(this.view.moves, { moves: this.moves, labels: this.labels, current: this.moves.length });
+    drawEvalBar(this.view.evalBar, { game: this.game, moves: this.moves, ply: this.moves.length, labels: this.labels });
+    showPlayerInfo(this.rows, this.moves, this.moves.length);
+    this.view.moves.scrollTop = this.view.moves.scrollHeight;
   }
 
+  // Both seats' clocks: on a chess clock each seat's remaining time, the running one
+  // counting down; on a per-move limit the mover's time left for this move, counting
+  // down, and the others' full allowance for their next move.
   tick() {
-    if (!this.names) return;
+    if (!this.rows) return;
     const seat = this.toMove();
     const now = performance.now();
-    this.players.replaceChildren(...this.names.map((name, i) => {
-      let clock = "";
-      if (this.clocks) {
-        const left = this.clocks[i] - (i === seat ? (now - this.turnStart) / 1000 : 0);
-        clock = formatClock(Math.max(0, left));
-      } else if (i === seat) {
-        const left = this.deadline !== null && i === this.seat ? (this.deadline - now) / 1000
-          : this.moveTime - (now - this.turnStart) / 1000;
-        clock = `${Math.max(0, left).toFixed(1)}s`;
-      }
-      const you = i === this.seat ? " (you)" : "";
-      return h("div", { className: i === seat ? "to-move" : "", "data-seat": i },
-        h("span", {}, `${i}: ${name}${you}`), h("span", { className: "clock" }, clock));
-    }));
+    const elapsed = (now - this.turnStart) / 1000;
+    this.rows.forEach(({ row, clock }, i) => {
+      const running = i === seat;
+      let left;
+      if (this.clocks) left = this.clocks[i] - (running ? elapsed : 0);
+      else if (running && this.deadline !== null && i === this.seat) left = (this.deadline - now) / 1000;
+      else left = this.moveTime - (running ? elapsed : 0);
+      clock.textContent = formatClock(left, this.clocks !== null);
+      clock.classList.toggle("running", running);
+      clock.classList.toggle("low", running && left < 10 && left < (this.clocks ? 60 : this.moveTime) / 4);
+      row.classList.toggle("to-move", running);
+    });
   }
 }
 
-function formatClock(seconds) {
-  const minutes = Math.floor(seconds / 60);
-  const rest = (seconds - minutes * 60).toFixed(1).padStart(4, "0");
-  return minutes ? `${minutes}:${rest}` : `${rest}s`;
+// After a match's end: the finished game from its record, once the record says it ended
+// (a server that keeps no records, or a record not readable in time: the live view stays).
+async function finishWhenStored(app, id, seatNames) {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    try {
+      const doc = await getJSON(`/api/matches/${encodeURIComponent(id)}`);
+      if (doc.match.status !== "running") {
+        showFinished(app, doc, { base: `/watch/${encodeURIComponent(id)}`, seatNames, watched: true });
+        return;
+      }
+    } catch { /* not stored yet, or no records at all */ }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
-export function showWatch(app, id) {
-  const view = new LiveView(app, { onMove: () => {} });
+export async function showWatch(app, id) {
+  const seatNames = await loadSeatNames();
+  const view = new LiveView(app, { onMove: () => {}, seatNames });
   view.setStatus("Connecting…");
   const socket = new ArenaSocket({
     name: "web-spectator", role: "spectator",
@@ -180,11 +213,16 @@ export function showWatch(app, id) {
     onMessage: (msg) => {
       if (msg.type === "match_start") { view.start(msg); view.setStatus("Live."); }
       else if (msg.type === "update") view.update(msg);
-      else if (msg.type === "match_end") { view.end(msg); socket.close(); }
-      else if (msg.type === "error") {
+      else if (msg.type === "match_end") {
+        view.end(msg);
+        socket.close();
+        clearInterval(view.timer);
+        if (msg.recorded) finishWhenStored(app, id, seatNames);
+      } else if (msg.type === "error") {
         if (msg.code === "unknown_match") {
-          app.replaceChildren(h("p", {}, `Match ${id} is not being played. `,
-            h("a", { href: `/replay/${encodeURIComponent(id)}` }, "Replay it"), " or go to the ", h("a", { href: "/" }, "lobby"), "."));
+          socket.close();
+          clearInterval(view.timer);
+          showStored(app, id, seatNames);
         } else view.setStatus(`${msg.code}: ${msg.message}`, true);
       }
     },
@@ -193,12 +231,26 @@ export function showWatch(app, id) {
   socket.connect();
 }
 
+// /watch/ID of a match nobody is playing: its record, if there is one.
+async function showStored(app, id, seatNames) {
+  let doc;
+  try {
+    doc = await getJSON(`/api/matches/${encodeURIComponent(id)}`);
+  } catch (error) {
+    app.replaceChildren(h("p", {}, `Match ${id} is not being played, and `, h("span", { className: "error" },
+      error.message), ". Go to the ", h("a", { href: "/" }, "lobby"), "."));
+    return;
+  }
+  showFinished(app, doc, { base: `/watch/${encodeURIComponent(id)}`, seatNames, watched: true });
+}
+
 function loadSeat() {
   try { return JSON.parse(localStorage.getItem(SEAT_KEY) || "null"); } catch { return null; }
 }
 
 export async function showPlay(app) {
   const [server, games] = await Promise.all([getJSON("/api/server"), getJSON("/api/games")]);
+  const seatNames = Object.fromEntries(games.map((g) => [g.name, g.seat_names]));
   let socket = null, view = null;
 
   const connect = (name, onOpen) => {
@@ -236,6 +288,7 @@ export async function showPlay(app) {
 
   const newView = () => {
     view = new LiveView(app, {
+      seatNames,
       onMove: (match, ply, move) => socket.send({ type: "move", match, ply, move }),
       onResign: () => { if (view.id && confirm("Resign this game?")) socket.send({ type: "resign", match: view.id }); },
     });
