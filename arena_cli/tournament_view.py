@@ -22,6 +22,7 @@ from rich.progress import (
 from rich.table import Table
 
 from arena_cli.result_files import format_number
+from games import result_text
 from tournament.config import TournamentConfig
 from tournament.director import TournamentDirector
 from tournament.ratings import standings
@@ -40,16 +41,12 @@ __all__ = [
 
 
 def game_line(result: GameResult, done: int, total: int | None) -> str:
-    scores = "-".join(_score(s) for s in result.scores)
+    scores = result_text(result.scores)
     count = f"{done}/{total}" if total else str(done)
     return (
         f"game {count} (#{result.index + 1}): {' vs '.join(result.seats)}: {scores}"
         f" ({result.termination}, {result.plies} plies)"
     )
-
-
-def _score(value: float) -> str:
-    return {1.0: "1", 0.0: "0", 0.5: "½"}.get(value, f"{value:g}")
 
 
 def _interval(lower: float | None, upper: float | None) -> str:
