@@ -75,7 +75,8 @@ def print_replay(record: MatchRecord, moves: Sequence[MoveRecord]) -> int:
     book = len(opening_of(record))
     if book:
         notation = " ".join(move.notation for move in moves[:book])
-        print(f"  opening: {notation} ({book} plies, played by the server before the first turn)")
+        plies = "1 ply" if book == 1 else f"{book} plies"
+        print(f"  opening: {notation} ({plies}, played by the server before the first turn)")
     if record.tournament:
         print(
             f"  tournament: {record.tournament}, game {'?' if record.tags.index is None else record.tags.index}"
