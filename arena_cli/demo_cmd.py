@@ -6,6 +6,8 @@ each a separate process playing over TCP; the web app's address is printed
 first (watch the games live in a browser) and the standings at the end. The
 server records the matches in a fresh temporary database unless --db is
 given; the tournament's own tables go to `tournament.sqlite` beside it.
+The commands it prints at the end work as printed in a fresh shell
+(`arena_cli.self_command`): `make demo` does not activate the virtualenv.
 `--web off` runs the tournament on an embedded server instead.
 """
 
@@ -15,6 +17,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -24,6 +27,7 @@ from collections.abc import Iterator
 
 from arena_cli import tournament_cmd
 from arena_cli.children import die_with_parent
+from arena_cli.self_command import arena_command
 
 DEFAULT_PLAYERS = ("mcts:time=0.2", "mcts:time=0.2,c=3.0", "random")
 
@@ -144,10 +148,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"arena demo: {exc}", file=sys.stderr)
             return 1
     if code == 0:
-        print(f"\nrecords: {db}  (try: arena matches --db {db})")
+        arena, path = arena_command(), shlex.quote(db)
+        print(f"\nrecords: {db}  (try: {arena} matches --db {path})")
         if args.web != "off":
             print("the web app has stopped with the demo; to watch the games again, run:")
         else:
             print("to watch the games in a browser, run:")
-        print(f"  arena serve --db {db} --web 8080   (then open http://127.0.0.1:8080)")
+        print(f"  {arena} serve --db {path} --web 8080   (then open http://127.0.0.1:8080)")
     return code

@@ -79,6 +79,15 @@ class _CurrentStream:
 #: sinks that have failed in this process (the CLI silences them before exiting)
 FAILED_SINKS: list[_CurrentStream] = []
 
+#: whether the last configure_logging chose JSON lines (for commands that print progress
+#: themselves: with JSON logs the log's event is the message, not a second human line)
+_JSON_LINES = [False]
+
+
+def json_lines() -> bool:
+    """Whether this process logs JSON lines (as configure_logging last decided)."""
+    return _JSON_LINES[0]
+
 
 def check_level(level: str | None) -> str:
     """The log level name to use (`level`, $ARENA_LOG_LEVEL or info); ValueError if unknown."""
@@ -114,6 +123,7 @@ def configure_logging(
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
+    _JSON_LINES[0] = json
     if json:
         processors += [structlog.processors.dict_tracebacks, structlog.processors.JSONRenderer()]
     else:

@@ -127,7 +127,12 @@ def tally(results: Sequence[MatchResult]) -> str:
     return text
 
 
+def _print_retry(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
+    from arena_cli.logs import json_lines
     from arena_cli.options import check_port_free
     from arena_cli.play_vs import check_db, seeking_text, vs_session
 
@@ -176,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
                 settings.config,
                 on_result=report,
                 on_seeking=lambda message: seeking(message, config.host, config.port),
-                on_retry=lambda line: print(line, file=sys.stderr, flush=True),
+                on_retry=None if json_lines() else _print_retry,
             )
             trio.run(client.run)
         else:

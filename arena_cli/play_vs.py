@@ -166,6 +166,8 @@ async def vs_session(
                 f" (to watch from another terminal: arena watch --all --port {port})",
                 flush=True,
             )
+            kept = f"records: {db}" if db else "records: none (add --db FILE to keep these games)"
+            print(kept, flush=True)
         opponent = _Opponent(settings)
         client = PlayerClient(
             agent,

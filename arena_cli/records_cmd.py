@@ -78,6 +78,13 @@ def _time_control(record: MatchRecord) -> str:
     return f"{record.move_time:g}s/move"
 
 
+def _result(record: MatchRecord, result: str) -> str:
+    """``1-0 line``, ``1/2-1/2 board_full``, ``aborted`` or ``running``: one column, not three."""
+    if record.status == "finished" and record.scores is not None:
+        return f"{result} {record.termination}" if record.termination else result
+    return record.status
+
+
 def _as_json(record: MatchRecord) -> dict[str, Any]:
     from arena_cli.replay_view import result_text
 
@@ -115,7 +122,7 @@ def run_matches(args: argparse.Namespace) -> int:
     from arena_cli.replay_view import result_text
     from arena_cli.table import render, terminal_width
 
-    headers = ("id", "started", "game", "players", "time", "plies", "status", "result", "end")
+    headers = ("id", "started", "game", "players", "time", "plies", "result")
     rows = [
         (
             record.id,
@@ -124,18 +131,20 @@ def run_matches(args: argparse.Namespace) -> int:
             " vs ".join(record.players),
             _time_control(record),
             str(record.plies),
-            record.status,
-            result_text(record),
-            record.termination or "-",
+            _result(record, result_text(record)),
         )
         for record in records
     ]
-    width = terminal_width()
-    print(fill(f"Matches in {store.path}", width, break_on_hyphens=False))
+    width = terminal_width()  # None when piped: as wide as the table, the same layout
+    title = f"Matches in {store.path}"
+    print(title if width is None else fill(title, width, break_on_hyphens=False))
     if records:
         print(render(headers, rows, width))
-        legend = "time: seconds per move, or minutes+increment for a clock; end: how it ended"
-        print(fill(legend, width))
+        legend = (
+            "time: seconds per move, or minutes+increment for a clock;"
+            " result: the score and how the game ended (aborted, running)"
+        )
+        print(legend if width is None else fill(legend, width))
     else:
         print("no matches recorded yet")
     return 0

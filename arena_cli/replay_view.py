@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from games import GameError, make_game
+from games import result_text as scores_text
 from records.moveinfo import describe_move_info
 from records.schema import opening_of
 from store.records import MatchRecord, MoveRecord
@@ -38,10 +39,24 @@ def result_text(record: MatchRecord) -> str:
         return "aborted"  # its scores are a placeholder, not a draw
     if record.scores is None:
         return "-"
-    if len(record.scores) == 2:
-        table = {1.0: "1", 0.0: "0", 0.5: "1/2"}
-        return "-".join(table.get(s, f"{s:g}") for s in record.scores)
-    return "-".join(f"{s:g}" for s in record.scores)
+    return scores_text(record.scores)
+
+
+def result_line(record: MatchRecord) -> str:
+    """The last line of `arena show`: the result, how it ended, and why, each said once.
+
+    ``result: 1-0, X wins (line)`` when the server's reason names the ending already,
+    ``result: 0-1 (timeout): bob ran out of time (5+3 clock)`` when it does not.
+    """
+    if record.status == "aborted":
+        return f"result: aborted, no result ({record.reason or 'stopped'})"
+    if record.scores is None:
+        return f"result: none ({record.status})"
+    result, reason, termination = result_text(record), record.reason or "", record.termination
+    if reason and termination and reason.endswith(f"({termination})"):
+        return f"result: {result}, {reason}"
+    ending = f" ({termination})" if termination else ""
+    return f"result: {result}{ending}" + (f": {reason}" if reason else "")
 
 
 def print_replay(record: MatchRecord, moves: Sequence[MoveRecord]) -> int:
@@ -60,7 +75,8 @@ def print_replay(record: MatchRecord, moves: Sequence[MoveRecord]) -> int:
     book = len(opening_of(record))
     if book:
         notation = " ".join(move.notation for move in moves[:book])
-        print(f"  opening: {notation} ({book} plies, played by the server before the first turn)")
+        plies = "1 ply" if book == 1 else f"{book} plies"
+        print(f"  opening: {notation} ({plies}, played by the server before the first turn)")
     if record.tournament:
         print(
             f"  tournament: {record.tournament}, game {'?' if record.tags.index is None else record.tags.index}"
@@ -83,12 +99,5 @@ def print_replay(record: MatchRecord, moves: Sequence[MoveRecord]) -> int:
         )
         print(game.render(state))
     print()
-    if record.status == "aborted":
-        print(f"result: aborted, no result ({record.reason or 'stopped'})")
-    elif record.scores is None:
-        print(f"result: none ({record.status})")
-    else:
-        print(
-            f"result: {result_text(record)} ({record.termination}) {record.reason or ''}".rstrip()
-        )
+    print(result_line(record))
     return 0

@@ -22,6 +22,7 @@ from rich.progress import (
 from rich.table import Table
 
 from arena_cli.result_files import format_number
+from games import result_text
 from tournament.config import TournamentConfig
 from tournament.director import TournamentDirector
 from tournament.ratings import standings
@@ -40,16 +41,12 @@ __all__ = [
 
 
 def game_line(result: GameResult, done: int, total: int | None) -> str:
-    scores = "-".join(_score(s) for s in result.scores)
+    scores = result_text(result.scores)
     count = f"{done}/{total}" if total else str(done)
     return (
         f"game {count} (#{result.index + 1}): {' vs '.join(result.seats)}: {scores}"
-        f" ({result.termination}, {result.plies} plies)"
+        f" ({result.termination}, {result.plies} {'ply' if result.plies == 1 else 'plies'})"
     )
-
-
-def _score(value: float) -> str:
-    return {1.0: "1", 0.0: "0", 0.5: "½"}.get(value, f"{value:g}")
 
 
 def _interval(lower: float | None, upper: float | None) -> str:
@@ -65,7 +62,11 @@ def print_results(console: Console, document: dict[str, Any]) -> None:
         f"Tournament {document['tournament']} ({document['format']}, {document['status']}):"
         f" {document['game']}, {document['move_time']:g}s/move, {len(document['games'])} games"
     )
-    out = Table(title=title)
+    out = Table(
+        title=title,
+        caption="Elo: each player's rating fitted to all its games, the field's mean at 0"
+        " (a weak prior pulls it toward 0)",
+    )
     columns = ("#", "player", "games", "W", "D", "L", "points", "score", "draws", "Elo", "±95%")
     for column in columns:
         if column == "player":
@@ -89,9 +90,22 @@ def print_results(console: Console, document: dict[str, Any]) -> None:
     console.print(out)
     pairs = Table(
         title="Pairings (first player's side)",
-        caption="pairs: one opening played twice, seats swapped; penta: pairs LL LD WL DD WD WW",
+        caption="Elo diff: the first player over the second from these games alone"
+        " (pentanomial, over pairs, as the SPRT counts), not the standings' Elo difference;"
+        " pairs: one opening played twice, seats swapped; penta: pairs LL LD WL DD WD WW",
     )
-    for column in ("pairing", "games", "+/=/-", "draws", "Elo", "95%", "LOS", "pairs", "penta"):
+    pair_columns = (
+        "pairing",
+        "games",
+        "+/=/-",
+        "draws",
+        "Elo diff",
+        "95%",
+        "LOS",
+        "pairs",
+        "penta",
+    )
+    for column in pair_columns:
         pairs.add_column(
             column, overflow="fold", justify="left" if column == "pairing" else "right"
         )
@@ -122,14 +136,28 @@ def print_results(console: Console, document: dict[str, Any]) -> None:
         cells = []
         for col in names:
             cell = cross[row].get(col)
-            cells.append("-" if cell is None else f"{cell['points']:g}/{cell['games']}")
+            never = cell is None or cell["games"] == 0  # itself, or a gauntlet's other players
+            cells.append("-" if never else f"{cell['points']:g}/{cell['games']}")
         grid.add_row(row, *cells)
     console.print(grid)
     sprt = document.get("sprt")
     if sprt is not None:
-        verdict = {"H0": "H0 accepted", "H1": "H1 accepted", "continue": "undecided"}
         console.print(f"SPRT: {sprt['summary']}", markup=False, soft_wrap=True)
-        console.print(f"SPRT verdict: {verdict[sprt['decision']]}")
+        console.print(f"SPRT verdict: {_verdict(sprt, document['status'])}", markup=False)
+
+
+def _verdict(sprt: dict[str, Any], status: str) -> str:
+    """What the test concluded, in words that agree with the status and the last line."""
+    bounds = f"LLR {sprt['llr']:.2f}, inside ({sprt['lower']:.2f}, {sprt['upper']:.2f})"
+    if sprt["decision"] == "H0":
+        return f"H0 accepted (elo0={sprt['sprt']['elo0']:g}): LLR {sprt['llr']:.2f}"
+    if sprt["decision"] == "H1":
+        return f"H1 accepted (elo1={sprt['sprt']['elo1']:g}): LLR {sprt['llr']:.2f}"
+    if sprt.get("verdict") == "undecided":
+        return f"undecided: stopped at --max-pairs {sprt['max_pairs']} with {bounds}"
+    if status == "finished":
+        return f"undecided ({bounds})"
+    return f"undecided so far ({bounds}); --resume goes on with the test"
 
 
 def _total(listed: Listed) -> int | None:
@@ -218,7 +246,7 @@ class Live:
 
     def _summary(self, results: dict[int, GameResult]) -> str:
         state = sprt_state(self.config, results)
-        return "" if state is None else state.summary()
+        return "" if state is None else state.summary(self.config.max_pairs)
 
     def _leaders(self, results: dict[int, GameResult]) -> str:
         table = standings(self.config.names, rated(results.values()))

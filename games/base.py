@@ -92,10 +92,18 @@ class Outcome:
 
     def result(self) -> str:
         """A short result string like ``1-0``, ``0-1`` or ``1/2-1/2`` (two seats)."""
-        if len(self.scores) == 2:
-            table = {1.0: "1", 0.0: "0", 0.5: "1/2"}
-            return "-".join(table.get(s, f"{s:g}") for s in self.scores)
-        return "-".join(f"{s:g}" for s in self.scores)
+        return result_text(self.scores)
+
+
+def result_text(scores: Sequence[float]) -> str:
+    """Per-seat scores as a result: ``1-0``, ``0-1``, ``1/2-1/2`` (PGN's spelling), ``1-0-0``.
+
+    The one spelling every command prints (tournament lines, `arena play`, `arena show`).
+    """
+    if len(scores) == 2:
+        table = {1.0: "1", 0.0: "0", 0.5: "1/2"}
+        return "-".join(table.get(s, f"{s:g}") for s in scores)
+    return "-".join(f"{s:g}" for s in scores)
 
 
 #: status codes of the two-player line games' states (tictactoe, gomoku, connect4, ultimate):

@@ -207,7 +207,8 @@ async def open_connection(
     """Connect to ``host:port``, retrying for up to `wait` seconds.
 
     `on_retry` gets a line of progress before each retry (``connecting to
-    HOST:PORT, retry 3 in 0.4 s (Connection refused)``). Raises
+    HOST:PORT, retry 3 in 0.4 s (Connection refused)``); the ``connect_retry``
+    log event is then at debug level, so a user sees each retry once. Raises
     `ServerUnreachable` naming the address and the last error.
     """
     policy = backoff or Backoff()
@@ -229,7 +230,16 @@ async def open_connection(
             raise ServerUnreachable(
                 f"cannot connect to the server at {host}:{port} ({error}{tries})"
             )
-        log.info("connect_retry", host=host, port=port, attempt=attempt, error=error, delay=delay)
+        # one message a retry: the caller's line when it prints one, else the log's event
+        (log.debug if on_retry is not None else log.info)(
+            "connect_retry",
+            host=host,
+            port=port,
+            attempt=attempt,
+            error=error,
+            delay=delay,
+            give_up_after=wait,
+        )
         if on_retry is not None:
             on_retry(
                 f"connecting to {host}:{port}, retry {attempt} in {delay:.1f} s ({error});"

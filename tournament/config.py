@@ -127,7 +127,8 @@ class TournamentConfig:
         openings = self.openings or {"kind": "none"}
         book = {
             "none": "",
-            "random": f", random openings of {openings.get('plies')} plies",
+            "random": f", random openings of {openings.get('plies')}"
+            + (" ply" if openings.get("plies") == 1 else " plies"),
             "file": f", openings from {openings.get('file') or 'a file'} ({openings.get('order')})",
         }.get(str(openings.get("kind")), "")
         rules = self.rules.describe()

@@ -189,6 +189,7 @@ def results_document(
             **state.as_dict(),
             **state.status().as_dict(),
             "max_pairs": config.max_pairs,
-            "summary": state.summary(),
+            "verdict": state.verdict(config.max_pairs),
+            "summary": state.summary(config.max_pairs),
         }
     return document

@@ -284,11 +284,22 @@ class SprtState:
     def as_dict(self) -> dict[str, Any]:
         return {"sprt": self.sprt.as_dict(), "pentanomial": self.penta.as_dict()}
 
-    def summary(self) -> str:
+    def verdict(self, max_pairs: int | None = None) -> str:
+        """``H0``, ``H1``, ``continue``, or ``undecided`` once `max_pairs` pairs are in."""
+        decision = self.status().decision
+        stopped = max_pairs is not None and self.penta.pairs >= max_pairs
+        if decision is Decision.CONTINUE and stopped:
+            return "undecided"  # the test stops here: "continue" would contradict it
+        return decision.value
+
+    def summary(self, max_pairs: int | None = None) -> str:
         """The live progress line, fastchess style::
 
         games 40 (20 pairs): +14 =16 -10, score 55.0%, Elo 34.9 ± 60.2, nElo 40.1 ± 69.2,
         LOS 87.2%, LLR 0.42 (-2.94, 2.94) [0, 5] continue
+
+        The last word is the verdict: at the `max_pairs` limit an open test ends
+        ``undecided (max pairs 20)``, not ``continue``.
         """
         stats = MatchStats(self.penta)
         wdl, status = stats.wdl, self.status()
@@ -303,7 +314,8 @@ class SprtState:
             parts.append(f"LOS {100 * estimate.los:.1f}%")
         parts.append(
             f"LLR {status.llr:.2f} ({status.lower:.2f}, {status.upper:.2f})"
-            f" [{self.sprt.elo0:g}, {self.sprt.elo1:g}] {status.decision.value}"
+            f" [{self.sprt.elo0:g}, {self.sprt.elo1:g}] {self.verdict(max_pairs)}"
+            + (f" (max pairs {max_pairs})" if self.verdict(max_pairs) == "undecided" else "")
         )
         return ", ".join(parts)
 

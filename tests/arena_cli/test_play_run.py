@@ -166,3 +166,31 @@ def server_thread() -> Iterator[int]:
     finally:
         trio.from_thread.run_sync(scope.cancel, trio_token=token)
         thread.join(10)
+
+
+def test_each_connect_retry_is_said_once_piped_and_on_a_terminal() -> None:
+    """Issue 45, item 14: piped, the JSON event alone; on a terminal, the human line alone."""
+    import json
+    import re
+
+    import pexpect
+
+    from tests.arena_cli.cli import clean_env, free_port, run, terminal
+
+    port = str(free_port())  # nobody listens there
+    argv = ("play", "tictactoe", "random", "--port", port, "--connect-wait", "1")
+    piped = run(*argv)
+    assert piped.returncode == 1 and "cannot connect to the server" in piped.stderr
+    lines = [line for line in (piped.stdout + piped.stderr).splitlines() if line]
+    events = [json.loads(line) for line in lines if line.startswith("{")]
+    retries = [e["attempt"] for e in events if e["event"] == "connect_retry"]
+    assert retries == list(range(1, len(retries) + 1)) and retries  # each attempt once
+    assert all(e["give_up_after"] == 1 for e in events if e["event"] == "connect_retry")
+    assert not any(line.startswith("connecting to ") for line in lines), lines
+
+    child = terminal(*argv, env=clean_env(TERM="dumb"))
+    child.expect(pexpect.EOF)
+    shown = (child.before or "").replace("\r\n", "\n")
+    attempts = re.findall(r"^connecting to 127\.0\.0\.1:\d+, retry (\d+) in", shown, re.M)
+    assert attempts == [str(n) for n in range(1, len(attempts) + 1)] and attempts, shown
+    assert "connect_retry" not in shown

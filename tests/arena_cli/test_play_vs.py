@@ -7,8 +7,10 @@ its port can be chosen with --serve-port.
 
 from __future__ import annotations
 
+import json
 import re
 import socket
+from pathlib import Path
 
 import pexpect
 
@@ -80,3 +82,18 @@ def test_the_embedded_servers_port_can_be_chosen() -> None:
     assert "--serve-port" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     done = run("play", "connect4", "random", "--serve-port", str(port))
     assert done.returncode == 2 and "--serve-port is for --vs" in done.stderr
+
+
+def test_vs_says_whether_its_games_are_recorded(tmp_path: Path) -> None:
+    """Issue 45, item 15: without --db the embedded server keeps nothing, and says so."""
+    argv = ("play", "tictactoe", "random", "--vs", "greedy", "--games", "1", "--move-time", "0.05")
+    kept_nothing = run(*argv, cwd=tmp_path)
+    assert kept_nothing.returncode == 0, kept_nothing.stderr
+    assert "records: none (add --db FILE to keep these games)\n" in kept_nothing.stdout
+    assert list(tmp_path.iterdir()) == []  # no arena.sqlite appeared either
+    db = tmp_path / "vs.sqlite"
+    kept = run(*argv, "--db", str(db), cwd=tmp_path)
+    assert kept.returncode == 0, kept.stderr
+    assert f"records: {db}\n" in kept.stdout
+    listed = run("matches", "--db", str(db), "--json")
+    assert len(json.loads(listed.stdout)) == 1

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+import pexpect
 import pytest
 import trio
 
@@ -34,7 +36,8 @@ async def test_matches_and_show(tmp_path: Path, capsys: pytest.CaptureFixture[st
     match_id = await record_one_match(db)
     assert await trio.to_thread.run_sync(main, ["matches", "--db", db]) == 0
     out = capsys.readouterr().out
-    assert match_id in out and "finished" in out and "tictactoe" in out
+    assert match_id in out and "tictactoe" in out
+    assert re.search(rf"│ {match_id} │.*│ (1-0|0-1|1/2-1/2) \w+ +│", out)  # score and ending
     assert await trio.to_thread.run_sync(main, ["show", match_id[:5], "--db", db]) == 0
     out = capsys.readouterr().out
     assert f"match {match_id}" in out and "1. X (alice" in out and "result:" in out
@@ -111,3 +114,55 @@ def test_prefixes_json_and_a_table_that_fits(
     assert main(["matches", "--json", "--db", db]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert sorted(m["id"] for m in listed) == ["m1abc0001", "m1abc0002", "m1xyz0003"]
+
+
+ENGINE = "engine:cmd=./first.js,protocol=text@vm"
+
+
+def _long_names_db(tmp_path: Path) -> str:
+    from store import Store
+
+    db = str(tmp_path / "long.sqlite")
+    store = Store(db)
+    store.import_match(_record("m1long0001", [ENGINE, "mcts:time=0.2,c=3.0@host"]), [])
+    store.import_match(_record("m1long0002", ["random@host", ENGINE]), [])
+    store.close()
+    return db
+
+
+def test_matches_piped_keeps_the_terminal_layout_in_one_box_style(tmp_path: Path) -> None:
+    """Issue 45, item 13: piped, the same boxed table as on a wide terminal, a row a line."""
+    from tests.arena_cli.cli import clean_env, run, terminal
+
+    db = _long_names_db(tmp_path)
+    env = clean_env()
+    env.pop("COLUMNS")
+    piped = run("matches", "--db", db, env=env)
+    assert piped.returncode == 0, piped.stderr
+    lines = piped.stdout.splitlines()
+    assert lines[1].startswith("┏━") and lines[3].startswith("┡━") and lines[-2].startswith("└─")
+    rows = [line for line in lines if line.startswith("│ m1long")]
+    assert len(rows) == 2 and all(ENGINE in row for row in rows)  # one line a row, uncut
+    child = terminal("matches", "--db", db, env=env)  # a terminal wide enough for it
+    child.setwinsize(40, max(len(line) for line in lines) + 10)
+    child.expect(pexpect.EOF)
+    shown = (child.before or "").replace("\r\n", "\n")
+    assert shown.splitlines()[1:] == lines[1:], shown
+
+
+def test_matches_at_a_narrow_terminal_wraps_names_at_their_boundaries(tmp_path: Path) -> None:
+    from tests.arena_cli.cli import clean_env, terminal
+
+    db = _long_names_db(tmp_path)
+    child = terminal("matches", "--db", db, env=clean_env())  # 100 columns
+    child.expect(pexpect.EOF)
+    shown = (child.before or "").replace("\r\n", "\n")
+    assert all(len(line) <= 100 for line in shown.splitlines()), shown
+    rows = [line for line in shown.splitlines() if line.startswith("│")]
+    players = [row.split("│")[4].strip() for row in rows]
+    assert players.count("engine:cmd=./first.js,") == 2, shown  # wrapped after the comma
+    # each piece ends at a comma or a space, or starts at a host's @: never mid-token
+    assert not any(p.startswith(("st.js", "ext", "fir")) for p in players), shown
+    assert " ".join(players).replace(", ", ",").replace(" @", "@").split() == [
+        "random@host", "vs", ENGINE, ENGINE, "vs", "mcts:time=0.2,c=3.0@host",
+    ], shown  # fmt: skip

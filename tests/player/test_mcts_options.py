@@ -154,3 +154,38 @@ def test_the_reversi_plan_takes_its_defaults_from_the_table() -> None:
     bad = {"reversi_leaf": "minimax"}
     with pytest.raises(ValueError, match="option 'reversi_leaf' must be one of eval, rollout"):
         check_options(bad)
+
+
+def _documented_options() -> list[tuple[str, str]]:
+    """(name, default) of each row of docs/AGENTS.md's *Every option* table."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "AGENTS.md").read_text()
+    section = text.split("### Every option\n", 1)[1].split("\n### ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    return [
+        (cells[1].strip().strip("`"), cells[2].strip().strip("`"))
+        for cells in (row.split("|") for row in rows)
+    ]
+
+
+def test_docs_list_every_option_with_its_default() -> None:
+    """Issue 45, item 15: the README's row named a few keys; docs/AGENTS.md names them all."""
+    from pathlib import Path
+
+    def shown(value: Any) -> str:
+        return (
+            "none"
+            if value is None
+            else str(value).lower()
+            if isinstance(value, bool)
+            else str(value)
+        )
+
+    assert _documented_options() == [(name, shown(o.default)) for name, o in OPTIONS.items()]
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    (row,) = [line for line in readme.splitlines() if line.startswith("| `mcts:time=1.0,")]
+    assert "docs/AGENTS.md, *Every option*" in row
+    # the keys the error message lists and the row once left out
+    for key in ("engine", "rollout", "exact", "memory", "threats", "candidates", "cutoff"):
+        assert f"`{key}`" in row
