@@ -44,6 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "arena_cli.engines_cmd",
         "check an engine program (GTP, Gomocup, text protocol) or list the engines file",
     ),
+    "gtp": ("arena_cli.gtp_cmd", "run an agent (mcts, ...) as a GTP engine on stdin/stdout"),
     "matches": ("arena_cli.records_cmd", "list recorded matches"),
     "show": ("arena_cli.records_cmd", "replay a recorded match, board after each move"),
     "export": ("arena_cli.export_cmd", "write recorded games as JSON Lines or SGF"),

@@ -32,6 +32,13 @@ SCENARIOS = {
         (SERVE, ENGINE, OPPONENT, *MATCHES), "test_the_server_engine_and_records_examples"
     ),
     GOMOKU: "test_the_gomoku_example_plays_a_whole_game",
+    **dict.fromkeys(
+        (
+            "arena gtp mcts:time=1 --game reversi",
+            "arena gtp mcts --game gomoku -o width=15 -o height=15",
+        ),
+        "tests/player/stdio/test_gtp.py::test_the_help_examples_answer_a_session",
+    ),
 }
 
 

@@ -367,7 +367,7 @@ def test_a_finished_game_of_every_builtin_game_at_its_watch_address(
     game = make_game(name, {"width": 9, "height": 9} if name == "gomoku" else {})
     state, rng, now = game.initial_state(), random.Random(7), time.time()
     match_id = f"m-every-{name}"
-    moves = []
+    moves: list[Any] = []
     while (outcome := game.outcome(state)) is None:
         move = rng.choice(list(game.legal_moves(state)))
         seat, ply = game.to_move(state), len(moves)
