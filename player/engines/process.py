@@ -1,4 +1,4 @@
-"""The engine's process: started in a session of its own, read with bounds, always ended whole.
+"""The engine's process: started in a group of its own, read with bounds, always ended whole.
 
 Why synchronous, with two reader threads, and not Trio's process API: the
 `Agent` interface is synchronous (the runtime calls `choose` in a worker
@@ -17,6 +17,21 @@ Every exit path ends the whole process group: `close` sends the protocol's
 quit line, waits `grace` seconds for the engine to exit, then sends SIGTERM to
 the group, waits, then SIGKILL to the group (children left behind included),
 and reaps the engine, so no zombie is left.
+
+Why a watcher, and not PR_SET_PDEATHSIG: the player process itself may end
+without running `close` (SIGKILL, a SIGTERM it does not catch, an interpreter
+exit while a worker thread is still closing an abandoned engine). A parent-death
+signal set in the child fires when the *thread* that started it exits (and
+engines are started from worker threads that retire), and reaches the engine
+alone, not the children it leaves in its group. So each engine gets a watcher:
+a `/bin/sh` in the engine's own process group whose standard input is a pipe
+only this process writes to. When this process ends, however it ends, the
+kernel closes that pipe, the watcher reads end-of-file and sends SIGKILL to its
+own group (`kill -KILL 0`): the engine, its children and itself. Being in the
+group, it is ended by `close` with everything else, and being our child it is
+reaped by us. The engine has its own process group in our session (not a
+session of its own: a process can join only a group of its own session); a
+terminal's Ctrl-C still reaches only the foreground group, never the engine.
 """
 
 from __future__ import annotations
@@ -74,6 +89,8 @@ def describe_status(code: int | None) -> str:
 
 #: seconds a reader may take to drain a dead engine's pipe at close
 READER_DRAIN = 5.0
+#: the watcher: at end-of-file on its stdin (this process is gone) it kills its group
+WATCHER = "trap '' HUP INT TERM; read -r _; kill -KILL 0"
 
 
 class EngineProcess:
@@ -100,7 +117,7 @@ class EngineProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                start_new_session=True,  # its own session and process group: ended whole
+                process_group=0,  # its own process group: ended whole
                 close_fds=True,
             )
         except FileNotFoundError:
@@ -113,6 +130,7 @@ class EngineProcess:
         except OSError as exc:
             raise EngineStartError(f"cannot start {self.argv[0]!r}: {exc.strerror}") from None
         self.pid = self._proc.pid
+        self._watcher, self._lifeline = self._start_watcher()
         assert self._proc.stdout is not None and self._proc.stderr is not None
         self._readers = [
             threading.Thread(
@@ -125,6 +143,27 @@ class EngineProcess:
         for reader in self._readers:
             reader.start()
         self._log.info("engine_started", pid=self.pid, argv=self.argv, cwd=cwd)
+
+    def _start_watcher(self) -> tuple[subprocess.Popen[bytes], int]:
+        """The watcher in the engine's group, and our end of its pipe (see the docstring)."""
+        read_end, write_end = os.pipe()  # not inherited by any other child (O_CLOEXEC)
+        try:
+            watcher = subprocess.Popen(
+                ["/bin/sh", "-c", WATCHER],
+                stdin=read_end,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                process_group=self.pid,
+                close_fds=True,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            os.close(write_end)
+            self._signal_group(signal.SIGKILL)
+            self._proc.wait()
+            raise EngineStartError(f"cannot watch {self.argv[0]!r}: {exc}") from None
+        finally:
+            os.close(read_end)
+        return watcher, write_end
 
     # --- the two readers -------------------------------------------------------------
 
@@ -245,8 +284,11 @@ class EngineProcess:
             if not exited:
                 self._signal_group(signal.SIGTERM)
                 exited = self._wait(0.5)
-            self._signal_group(signal.SIGKILL)  # stragglers too, even after a clean exit
+            # stragglers and the watcher too, even after a clean exit
+            self._signal_group(signal.SIGKILL)
             self._proc.wait()
+            self._watcher.wait()
+            os.close(self._lifeline)
             self._wait_group_gone(3.0)  # killed stragglers are reaped by init (zombies till then)
             if self._proc.stdin is not None:
                 with contextlib.suppress(OSError):
