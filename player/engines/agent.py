@@ -209,6 +209,10 @@ def _check(**options: Any) -> None:
     build_config(options)
 
 
+def _player_name(**options: Any) -> str | None:
+    return build_config(options).name
+
+
 ENGINE = register_agent(
     "engine",
     _engine,
@@ -233,4 +237,5 @@ ENGINE = register_agent(
     "an external program over GTP, Gomocup or the arena text protocol (docs/ENGINES.md)",
     positional="entry",
     check=_check,
+    player_name=_player_name,
 )
