@@ -61,7 +61,9 @@ class AgentOption:
     """One option of an agent kind: its type, default (None = unset) and help.
 
     `choices` restricts a str option; `nullable` lets the value ``none`` mean
-    None (always allowed when the default is None).
+    None (always allowed when the default is None). `shown` is the default as
+    told to users when `default` is None only because the agent fills the value
+    in itself (an engine's option may come from its engines file entry).
     """
 
     name: str
@@ -70,10 +72,14 @@ class AgentOption:
     help: str
     choices: tuple[str, ...] | None = None
     nullable: bool = False
+    shown: str | None = None
 
     def describe(self) -> str:
         """``key=default`` as shown in error messages and help texts."""
-        default = "none" if self.default is None else _show(self.default)
+        if self.default is None:
+            default = "none" if self.shown is None else self.shown
+        else:
+            default = _show(self.default)
         return f"{self.name}={default}"
 
     def coerce(self, text: str) -> Any:

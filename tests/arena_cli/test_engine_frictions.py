@@ -1,7 +1,7 @@
 """The engine door as a new user meets it (issue 45, items 4 to 7), through the `arena` command.
 
 An engines file entry's `name` is the player's name wherever a name is shown
-or recorded.
+or recorded; a bad option lists the real defaults, and the doc gives them too.
 """
 
 from __future__ import annotations
@@ -105,3 +105,24 @@ def test_the_web_app_offers_the_engine_by_its_entry_name(
         server.wait_for('"engines": ["first-legal", "mine"]')  # a NAME= given is kept
         code, _ = server.stop(signal.SIGTERM)
     assert code == 143
+
+
+# --- item 6: the real defaults, and every key documented ---------------------------------------
+
+
+def test_a_bad_engine_option_lists_the_real_defaults() -> None:
+    done = run("play", "tictactoe", "engine:cmd=x,speed=3")
+    assert done.returncode == 2
+    assert done.stderr.startswith("arena play: unknown option 'speed' for agent 'engine'")
+    listed = dict(re.findall(r"(\w+)=([^,)]+)", done.stderr.partition("valid options:")[2]))
+    assert listed == {
+        "entry": "none", "cmd": "none", "args": "none", "protocol": "text", "name": "none",
+        "workdir": "none", "init": "none", "margin": "0.05", "start_timeout": "10",
+        "restart": "auto",
+    }  # fmt: skip
+    # the doc's table gives the same keys and the same defaults
+    section = DOC.read_text().partition("## The spec")[2].partition("\n## ")[0]
+    table = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", section, re.M))
+    assert set(table) == set(listed) - {"entry"}
+    for key in ("protocol", "margin", "start_timeout", "restart"):
+        assert table[key].strip() == f"`{listed[key]}`"
