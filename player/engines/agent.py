@@ -59,6 +59,8 @@ class EngineAgent(Agent):
         self._fresh = True
         #: the last answer (its think time as measured here), for logs and `engines check`
         self.last_answer: Answer | None = None
+        #: the last process started, running or ended: its stderr explains a fault
+        self.last_process: EngineProcess | None = None
 
     # --- the process ------------------------------------------------------------------
 
@@ -77,6 +79,7 @@ class EngineAgent(Agent):
             raise AgentError(f"engine {config.label}: {exc}") from None
         session = SESSIONS[config.protocol](process, config, self._abort)
         self._process, self._session, self._fresh = process, session, True
+        self.last_process = process
         try:
             session.handshake()
         except EngineError as exc:

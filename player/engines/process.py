@@ -11,7 +11,8 @@ Bounds: a line is at most `MAX_LINE` bytes; one answer (the lines between two
 `begin_answer` calls) at most `MAX_ANSWER_BYTES` and `MAX_ANSWER_LINES`; the
 queue holds `QUEUE_LINES` lines, so a flooding engine blocks on its own
 pipe until the reader gives up on it. Standard error goes to the log, a
-line per event, at most `MAX_STDERR_LINES` per game (the rest are counted).
+line per event, at most `MAX_STDERR_LINES` per game (the rest are counted);
+its last `STDERR_TAIL` lines are kept to show beside a fault (`engines check`).
 
 Every exit path ends the whole process group: `close` sends the protocol's
 quit line, waits `grace` seconds for the engine to exit, then sends SIGTERM to
@@ -36,6 +37,7 @@ terminal's Ctrl-C still reaches only the foreground group, never the engine.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import queue
@@ -64,6 +66,7 @@ MAX_ANSWER_LINES = 10_000
 QUEUE_LINES = 64
 MAX_STDERR_LINES = 500
 STDERR_LINE = 500
+STDERR_TAIL = 5
 #: how often a wait checks whether the runtime gave up on the answer
 POLL = 0.1
 
@@ -108,6 +111,7 @@ class EngineProcess:
         self._answer_lines = 0
         self._stderr_lines = 0
         self._stderr_dropped = 0
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self._closed = False
         self._lock = threading.Lock()
         try:
@@ -195,14 +199,19 @@ class EngineProcess:
                 raw = pipe.readline(STDERR_LINE * 4)
                 if not raw:
                     return
+                text = raw.decode("utf-8", "replace").rstrip("\r\n")[:STDERR_LINE]
+                self._stderr_tail.append(text)
                 if self._stderr_lines >= MAX_STDERR_LINES:
                     self._stderr_dropped += 1
                     continue
                 self._stderr_lines += 1
-                text = raw.decode("utf-8", "replace").rstrip("\r\n")
-                self._log.info("engine_stderr", line=text[:STDERR_LINE])
+                self._log.info("engine_stderr", line=text)
         except (OSError, ValueError):
             return
+
+    def stderr_tail(self) -> tuple[str, ...]:
+        """The last lines the engine wrote to its standard error (all of them once closed)."""
+        return tuple(self._stderr_tail)
 
     def new_game(self) -> None:
         """Reset the per-game stderr budget (and say how many lines were not logged)."""

@@ -1,7 +1,8 @@
 """The engine door as a new user meets it (issue 45, items 4 to 7), through the `arena` command.
 
 An engines file entry's `name` is the player's name wherever a name is shown
-or recorded; a bad option lists the real defaults, and the doc gives them too.
+or recorded; `arena engines check` shows the engine's own explanation beside
+a failed step; a bad option lists the real defaults, and the doc gives them too.
 """
 
 from __future__ import annotations
@@ -105,6 +106,19 @@ def test_the_web_app_offers_the_engine_by_its_entry_name(
         server.wait_for('"engines": ["first-legal", "mine"]')  # a NAME= given is kept
         code, _ = server.stop(signal.SIGTERM)
     assert code == 143
+
+
+# --- item 5: the engine's own words beside a FAIL ----------------------------------------------
+
+
+def test_engines_check_shows_the_engines_stderr_beside_a_failure(engines_file: Path) -> None:
+    done = run("engines", "check", "engine:picky", "--game", "tictactoe",
+               "--engines", str(engines_file))  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    failed = next(i for i, line in enumerate(lines) if line.startswith("FAIL"))
+    assert "game 1: engine picky: engine exited (code 3)" in lines[failed], done.stdout
+    assert lines[failed + 1] == "      engine stderr: cannot play tictactoe", done.stdout
 
 
 # --- item 6: the real defaults, and every key documented ---------------------------------------
