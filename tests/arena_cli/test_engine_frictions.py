@@ -2,7 +2,8 @@
 
 An engines file entry's `name` is the player's name wherever a name is shown
 or recorded; `arena engines check` shows the engine's own explanation beside
-a failed step; a bad option lists the real defaults, and the doc gives them too.
+a failed step; a bad option lists the real defaults; docs/ENGINES.md says
+what the check and the adapters really do.
 """
 
 from __future__ import annotations
@@ -140,3 +141,35 @@ def test_a_bad_engine_option_lists_the_real_defaults() -> None:
     assert set(table) == set(listed) - {"entry"}
     for key in ("protocol", "margin", "start_timeout", "restart"):
         assert table[key].strip() == f"`{listed[key]}`"
+
+
+# --- item 7: the doc says what the check and the adapters do ----------------------------------
+
+
+def test_the_check_plays_one_game_on_each_seat_as_the_doc_says(engines_file: Path) -> None:
+    done = run("engines", "check", "engine:first", "--game", "tictactoe", "--move-time", "0.2",
+               "--engines", str(engines_file))  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    games = re.findall(r"^ok    (game \d): as ([XO]) against random", done.stdout, re.M)
+    assert games == [("game 1", "X"), ("game 2", "O")], done.stdout
+    text = " ".join(DOC.read_text().split())
+    assert "plays two short games against `random` (one on each seat" in text
+
+
+def test_the_text_adapter_sends_isready_and_unknown_commands_as_the_doc_says(
+    tmp_path: Path, engines_file: Path
+) -> None:
+    done = run("engines", "check", "engine:recorded", "--game", "tictactoe", "--move-time",
+               "0.2", "--engines", str(engines_file))  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr  # it ignored "hello there"
+    sent = [line.split()[0] for line in (tmp_path / "transcript").read_text().splitlines()]
+    assert sent[:4] == ["arena", "hello", "isready", "newgame"]  # init, then isready
+    # isready after the handshake and after every newgame, never before a go
+    assert sent.count("isready") == 1 + sent.count("newgame") == 3
+    for index, command in enumerate(sent):
+        if command == "go":
+            assert sent[index - 1] == "position"
+    text = " ".join(DOC.read_text().split())
+    assert "a command the engine does not know is to be ignored, without an answer" in text
+    assert "after every `newgame`, not before each `go`" in text
+    assert "**Flush after every line**" in text
