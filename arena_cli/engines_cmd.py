@@ -93,6 +93,8 @@ def run_check(args: argparse.Namespace) -> int:
 
     def report(step: Step) -> None:
         print(f"{'ok  ' if step.ok else 'FAIL'}  {step.name}: {step.detail}", flush=True)
+        for line in step.stderr:
+            print(f"      engine stderr: {line}", flush=True)
 
     ok = check_engine(agent, game, report, move_time=args.move_time, seed=args.seed)
     print("passed" if ok else "failed", flush=True)

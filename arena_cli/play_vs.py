@@ -20,7 +20,7 @@ import trio
 
 from arena_cli.children import ender
 from player.client import ClientError, MatchResult, PlayerClient
-from player.spec import parse_agent_spec
+from player.spec import parse_agent_spec, spec_name
 from protocol.messages import OpenSeek, Seeking
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def opponent_command(settings: PlaySettings, host: str, port: int) -> list[str]:
     """The `arena play` command line of the --vs opponent, with the same time control."""
     assert settings.vs is not None
     config = settings.config
-    name = f"{settings.vs}"[:64]
+    name = (spec_name(settings.vs) or settings.vs)[:64]
     command = [
         sys.executable,
         "-m",

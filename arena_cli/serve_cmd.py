@@ -11,11 +11,23 @@ import structlog
 import trio
 
 from arena_cli import stops
-from arena_cli.options import DB_HELP, add_engines_option, check_port_free, env_setting
+from arena_cli.options import (
+    DB_HELP,
+    add_engines_option,
+    apply_engines_option,
+    check_port_free,
+    env_setting,
+)
 from server.app import ArenaServer, TlsError, open_store, tls_context
 from server.config import build_config, parse_clock
 from server.web import serve_web
-from server.web.config import DEFAULT_ENGINES, WebConfig, parse_engine, parse_web_address
+from server.web.config import (
+    DEFAULT_ENGINES,
+    ENGINE_NAME,
+    WebConfig,
+    parse_engine,
+    parse_web_address,
+)
 from store import StoreError
 
 log = structlog.get_logger("arena.server")
@@ -181,8 +193,9 @@ def web_config(args: argparse.Namespace, tcp_host: str) -> WebConfig | None:
     if specs is None:
         raw = os.environ.get("ARENA_WEB_ENGINES", "")
         specs = [s for s in raw.split(";") if s.strip()] or list(DEFAULT_ENGINES)
-    engines = dict(parse_engine(spec) for spec in specs)
-    check_specs(engines, getattr(args, "engines", None))
+    apply_engines_option(getattr(args, "engines", None))  # before the names it gives
+    engines = dict(_named(parse_engine(text), text) for text in specs)
+    check_specs(engines)
     limit = env_setting(args.engine_limit, "ARENA_WEB_ENGINE_LIMIT", int, 4)
     return WebConfig(
         host=host,
@@ -193,15 +206,24 @@ def web_config(args: argparse.Namespace, tcp_host: str) -> WebConfig | None:
     )
 
 
-def check_specs(engines: dict[str, str], engines_file: str | None) -> None:
+def _named(parsed: tuple[str, str], text: str) -> tuple[str, str]:
+    """A SPEC given alone is named by the name it gives (an engine's ``name``), if it fits."""
+    from player.spec import spec_name
+
+    spec = parsed[1]
+    if spec != text.strip():
+        return parsed  # NAME=SPEC: the operator's name
+    given = spec_name(spec)
+    return (given, spec) if given is not None and ENGINE_NAME.match(given) else parsed
+
+
+def check_specs(engines: dict[str, str]) -> None:
     """Refuse at start (ValueError naming it) a web engine whose spec `arena play` would refuse.
 
-    ``--engines FILE`` is handed on to the engines the web app launches.
+    ``--engines FILE`` (applied before) is handed on to the engines the web app launches.
     """
-    from arena_cli.options import apply_engines_option
     from player.spec import check_agent_spec
 
-    apply_engines_option(engines_file)
     for name, spec in engines.items():
         try:
             check_agent_spec(spec)

@@ -61,7 +61,9 @@ class AgentOption:
     """One option of an agent kind: its type, default (None = unset) and help.
 
     `choices` restricts a str option; `nullable` lets the value ``none`` mean
-    None (always allowed when the default is None).
+    None (always allowed when the default is None). `shown` is the default as
+    told to users when `default` is None only because the agent fills the value
+    in itself (an engine's option may come from its engines file entry).
     """
 
     name: str
@@ -70,10 +72,14 @@ class AgentOption:
     help: str
     choices: tuple[str, ...] | None = None
     nullable: bool = False
+    shown: str | None = None
 
     def describe(self) -> str:
         """``key=default`` as shown in error messages and help texts."""
-        default = "none" if self.default is None else _show(self.default)
+        if self.default is None:
+            default = "none" if self.shown is None else self.shown
+        else:
+            default = _show(self.default)
         return f"{self.name}={default}"
 
     def coerce(self, text: str) -> Any:
@@ -117,7 +123,9 @@ class AgentInfo:
 
     `positional` names the option that a bare first value fills (``engine:rhino``
     is ``engine:entry=rhino``); `check`, given the options like the factory,
-    raises ValueError for values the factory would refuse, without building.
+    raises ValueError for values the factory would refuse, without building;
+    `player_name`, given the options too, is the name the player goes by
+    (an engine's ``name``, from its spec or its engines file entry), or None.
     """
 
     name: str
@@ -126,6 +134,7 @@ class AgentInfo:
     options: Mapping[str, AgentOption] = field(default_factory=dict)
     positional: str | None = None
     check: Callable[..., None] | None = None
+    player_name: Callable[..., str | None] | None = None
 
     def usage(self) -> str:
         """``name:key=default,...`` with every option at its default."""
@@ -145,14 +154,15 @@ def register_agent(
     *,
     positional: str | None = None,
     check: Callable[..., None] | None = None,
+    player_name: Callable[..., str | None] | None = None,
 ) -> AgentInfo:
     """Register (or replace) the agent kind `name`.
 
     `factory(**options)` must return an `Agent`; it receives every declared
     option (defaults filled in) as a keyword argument and may raise ValueError
     for values out of range. `options` maps each option name to an
-    `AgentOption` or to a ``(type, default, help)`` tuple. `positional` and
-    `check`: see `AgentInfo`.
+    `AgentOption` or to a ``(type, default, help)`` tuple. `positional`,
+    `check` and `player_name`: see `AgentInfo`.
     """
     if not _NAME.match(name):
         raise ValueError(f"agent name {name!r} must be letters, digits, '_', '.' or '-'")
@@ -167,7 +177,7 @@ def register_agent(
             declared[key] = AgentOption(key, kind, default, help_text)
     if positional is not None and positional not in declared:
         raise ValueError(f"positional option {positional!r} of {name!r} is not declared")
-    info = AgentInfo(name, factory, description, declared, positional, check)
+    info = AgentInfo(name, factory, description, declared, positional, check, player_name)
     _registry[name] = info
     return info
 
@@ -274,10 +284,18 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
 
 
 def spec_name(spec: str) -> str | None:
-    """The ``name=`` option of `spec` if it has one (an engine's player name), else None
-    (also for a malformed spec: its errors are told where it is built)."""
+    """The name a player of `spec` goes by, if the spec gives one, else None.
+
+    That is its kind's `player_name` (an engine's ``name``, from the spec or
+    from its engines file entry), else a ``name=`` option. None also for a
+    malformed spec: its errors are told where it is built.
+    """
     try:
-        return parse_agent_spec(spec)[1].get("name") or None
+        kind, raw = parse_agent_spec(spec)
+        info = _load(kind)
+        if info is None or info.player_name is None:
+            return raw.get("name") or None
+        return info.player_name(**check_agent_spec(spec)[1]) or None
     except ValueError:
         return None
 

@@ -11,6 +11,7 @@ player.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Sequence
@@ -58,6 +59,8 @@ class EngineAgent(Agent):
         self._fresh = True
         #: the last answer (its think time as measured here), for logs and `engines check`
         self.last_answer: Answer | None = None
+        #: the last process started, running or ended: its stderr explains a fault
+        self.last_process: EngineProcess | None = None
 
     # --- the process ------------------------------------------------------------------
 
@@ -76,6 +79,7 @@ class EngineAgent(Agent):
             raise AgentError(f"engine {config.label}: {exc}") from None
         session = SESSIONS[config.protocol](process, config, self._abort)
         self._process, self._session, self._fresh = process, session, True
+        self.last_process = process
         try:
             session.handshake()
         except EngineError as exc:
@@ -209,28 +213,43 @@ def _check(**options: Any) -> None:
     build_config(options)
 
 
+def _player_name(**options: Any) -> str | None:
+    return build_config(options).name
+
+
+#: the defaults an option left out gets (from the spec and the entry), as users are told them
+_DEFAULTS = {
+    field.name: field.default
+    for field in dataclasses.fields(EngineConfig)
+    if field.default not in (dataclasses.MISSING, None, ())
+}
+
+
+def _option(key: str, kind: type[str] | type[float], text: str, **more: Any) -> AgentOption:
+    default = _DEFAULTS.get(key)
+    shown = None if default is None else f"{default:g}" if kind is float else str(default)
+    return AgentOption(key, kind, None, text, shown=shown, **more)
+
+
 ENGINE = register_agent(
     "engine",
     _engine,
     {
-        "entry": AgentOption("entry", str, None, "an entry of the engines file (engine:NAME)"),
-        "cmd": AgentOption("cmd", str, None, "the program (PATH, /usr/local/games, /usr/games)"),
-        "args": AgentOption("args", str, None, "its arguments, split like a shell"),
-        "protocol": AgentOption(
-            "protocol", str, None, "text (default), gtp or gomocup", choices=PROTOCOLS
-        ),
-        "name": AgentOption("name", str, None, "the player's name"),
-        "workdir": AgentOption("workdir", str, None, "the directory it runs in"),
-        "init": AgentOption("init", str, None, "commands after the handshake, ';'-separated"),
-        "margin": AgentOption("margin", float, None, "seconds kept back from each budget (0.05)"),
-        "start_timeout": AgentOption(
-            "start_timeout", float, None, "seconds to start and shake hands (10)"
-        ),
-        "restart": AgentOption(
-            "restart", str, None, "auto: after a fault; always: every game", choices=RESTARTS
+        "entry": _option("entry", str, "an entry of the engines file (engine:NAME)"),
+        "cmd": _option("cmd", str, "the program (PATH, /usr/local/games, /usr/games)"),
+        "args": _option("args", str, "its arguments, split like a shell"),
+        "protocol": _option("protocol", str, "text, gtp or gomocup", choices=PROTOCOLS),
+        "name": _option("name", str, "the player's name"),
+        "workdir": _option("workdir", str, "the directory it runs in"),
+        "init": _option("init", str, "commands after the handshake, ';'-separated"),
+        "margin": _option("margin", float, "seconds kept back from each budget"),
+        "start_timeout": _option("start_timeout", float, "seconds to start and shake hands"),
+        "restart": _option(
+            "restart", str, "auto: after a fault; always: every game", choices=RESTARTS
         ),
     },
     "an external program over GTP, Gomocup or the arena text protocol (docs/ENGINES.md)",
     positional="entry",
     check=_check,
+    player_name=_player_name,
 )

@@ -23,11 +23,16 @@ from player.errors import AgentError, ResignMatch
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One step of the check: what, whether it passed, and a one-line detail."""
+    """One step of the check: what, whether it passed, and a one-line detail.
+
+    A failed step carries the engine's last lines of standard error, where an
+    engine explains itself ("cannot play tictactoe").
+    """
 
     name: str
     ok: bool
     detail: str
+    stderr: tuple[str, ...] = ()
 
 
 class CheckFailed(Exception):
@@ -53,7 +58,9 @@ def check_engine(
     def step(name: str, ok: bool, detail: str) -> None:
         nonlocal failed
         failed = failed or not ok
-        report(Step(name, ok, detail))
+        process = agent.last_process
+        stderr = () if ok or process is None else process.stderr_tail()
+        report(Step(name, ok, detail, stderr))
         if not ok:
             raise CheckFailed(name)
 

@@ -1,4 +1,4 @@
-"""The engine's process: started in a session of its own, read with bounds, always ended whole.
+"""The engine's process: started in a group of its own, read with bounds, always ended whole.
 
 Why synchronous, with two reader threads, and not Trio's process API: the
 `Agent` interface is synchronous (the runtime calls `choose` in a worker
@@ -11,16 +11,33 @@ Bounds: a line is at most `MAX_LINE` bytes; one answer (the lines between two
 `begin_answer` calls) at most `MAX_ANSWER_BYTES` and `MAX_ANSWER_LINES`; the
 queue holds `QUEUE_LINES` lines, so a flooding engine blocks on its own
 pipe until the reader gives up on it. Standard error goes to the log, a
-line per event, at most `MAX_STDERR_LINES` per game (the rest are counted).
+line per event, at most `MAX_STDERR_LINES` per game (the rest are counted);
+its last `STDERR_TAIL` lines are kept to show beside a fault (`engines check`).
 
 Every exit path ends the whole process group: `close` sends the protocol's
 quit line, waits `grace` seconds for the engine to exit, then sends SIGTERM to
 the group, waits, then SIGKILL to the group (children left behind included),
 and reaps the engine, so no zombie is left.
+
+Why a watcher, and not PR_SET_PDEATHSIG: the player process itself may end
+without running `close` (SIGKILL, a SIGTERM it does not catch, an interpreter
+exit while a worker thread is still closing an abandoned engine). A parent-death
+signal set in the child fires when the *thread* that started it exits (and
+engines are started from worker threads that retire), and reaches the engine
+alone, not the children it leaves in its group. So each engine gets a watcher:
+a `/bin/sh` in the engine's own process group whose standard input is a pipe
+only this process writes to. When this process ends, however it ends, the
+kernel closes that pipe, the watcher reads end-of-file and sends SIGKILL to its
+own group (`kill -KILL 0`): the engine, its children and itself. Being in the
+group, it is ended by `close` with everything else, and being our child it is
+reaped by us. The engine has its own process group in our session (not a
+session of its own: a process can join only a group of its own session); a
+terminal's Ctrl-C still reaches only the foreground group, never the engine.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import queue
@@ -49,6 +66,7 @@ MAX_ANSWER_LINES = 10_000
 QUEUE_LINES = 64
 MAX_STDERR_LINES = 500
 STDERR_LINE = 500
+STDERR_TAIL = 5
 #: how often a wait checks whether the runtime gave up on the answer
 POLL = 0.1
 
@@ -74,6 +92,8 @@ def describe_status(code: int | None) -> str:
 
 #: seconds a reader may take to drain a dead engine's pipe at close
 READER_DRAIN = 5.0
+#: the watcher: at end-of-file on its stdin (this process is gone) it kills its group
+WATCHER = "trap '' HUP INT TERM; read -r _; kill -KILL 0"
 
 
 class EngineProcess:
@@ -91,6 +111,7 @@ class EngineProcess:
         self._answer_lines = 0
         self._stderr_lines = 0
         self._stderr_dropped = 0
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self._closed = False
         self._lock = threading.Lock()
         try:
@@ -100,7 +121,7 @@ class EngineProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                start_new_session=True,  # its own session and process group: ended whole
+                process_group=0,  # its own process group: ended whole
                 close_fds=True,
             )
         except FileNotFoundError:
@@ -113,6 +134,7 @@ class EngineProcess:
         except OSError as exc:
             raise EngineStartError(f"cannot start {self.argv[0]!r}: {exc.strerror}") from None
         self.pid = self._proc.pid
+        self._watcher, self._lifeline = self._start_watcher()
         assert self._proc.stdout is not None and self._proc.stderr is not None
         self._readers = [
             threading.Thread(
@@ -125,6 +147,27 @@ class EngineProcess:
         for reader in self._readers:
             reader.start()
         self._log.info("engine_started", pid=self.pid, argv=self.argv, cwd=cwd)
+
+    def _start_watcher(self) -> tuple[subprocess.Popen[bytes], int]:
+        """The watcher in the engine's group, and our end of its pipe (see the docstring)."""
+        read_end, write_end = os.pipe()  # not inherited by any other child (O_CLOEXEC)
+        try:
+            watcher = subprocess.Popen(
+                ["/bin/sh", "-c", WATCHER],
+                stdin=read_end,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                process_group=self.pid,
+                close_fds=True,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            os.close(write_end)
+            self._signal_group(signal.SIGKILL)
+            self._proc.wait()
+            raise EngineStartError(f"cannot watch {self.argv[0]!r}: {exc}") from None
+        finally:
+            os.close(read_end)
+        return watcher, write_end
 
     # --- the two readers -------------------------------------------------------------
 
@@ -156,14 +199,19 @@ class EngineProcess:
                 raw = pipe.readline(STDERR_LINE * 4)
                 if not raw:
                     return
+                text = raw.decode("utf-8", "replace").rstrip("\r\n")[:STDERR_LINE]
+                self._stderr_tail.append(text)
                 if self._stderr_lines >= MAX_STDERR_LINES:
                     self._stderr_dropped += 1
                     continue
                 self._stderr_lines += 1
-                text = raw.decode("utf-8", "replace").rstrip("\r\n")
-                self._log.info("engine_stderr", line=text[:STDERR_LINE])
+                self._log.info("engine_stderr", line=text)
         except (OSError, ValueError):
             return
+
+    def stderr_tail(self) -> tuple[str, ...]:
+        """The last lines the engine wrote to its standard error (all of them once closed)."""
+        return tuple(self._stderr_tail)
 
     def new_game(self) -> None:
         """Reset the per-game stderr budget (and say how many lines were not logged)."""
@@ -245,8 +293,11 @@ class EngineProcess:
             if not exited:
                 self._signal_group(signal.SIGTERM)
                 exited = self._wait(0.5)
-            self._signal_group(signal.SIGKILL)  # stragglers too, even after a clean exit
+            # stragglers and the watcher too, even after a clean exit
+            self._signal_group(signal.SIGKILL)
             self._proc.wait()
+            self._watcher.wait()
+            os.close(self._lifeline)
             self._wait_group_gone(3.0)  # killed stragglers are reaped by init (zombies till then)
             if self._proc.stdin is not None:
                 with contextlib.suppress(OSError):

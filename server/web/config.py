@@ -11,7 +11,8 @@ from urllib.parse import urlsplit
 #: engines offered to humans when `--engine` is not given
 DEFAULT_ENGINES = ("random", "mcts")
 
-_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+#: what an engine offered on the web may be called
+ENGINE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +43,7 @@ class WebConfig:
         if not self.engine_wait > 0:
             raise ValueError(f"engine wait must be > 0 seconds, not {self.engine_wait!r}")
         for name in self.engines:
-            if not _NAME.match(name):
+            if not ENGINE_NAME.match(name):
                 raise ValueError(
                     f"engine name must be 1-32 letters, digits, '_', '.' or '-', not {name!r}"
                 )
@@ -78,7 +79,7 @@ def parse_engine(text: str) -> tuple[str, str]:
     name, spec = name.strip(), spec.strip()
     if not spec:
         raise ValueError(f"--engine wants NAME=SPEC or SPEC, not {text!r}")
-    if not _NAME.match(name):
+    if not ENGINE_NAME.match(name):
         raise ValueError(f"engine name must be 1-32 letters, digits, '_', '.' or '-', not {name!r}")
     return name, spec
 

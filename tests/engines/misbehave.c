@@ -9,7 +9,8 @@
  *   die-handshake   answers `arena 1` with `id name misbehave`, exits 4
  *   die-at N        exits 5 at its N-th go
  *   crash-at N      is killed by SIGKILL at its N-th go
- *   hang-at N       from its N-th go on never answers anything (nor stop, nor quit)
+ *   hang-at N       from its N-th go on never answers anything (nor stop, nor quit);
+ *                   says `hanging at go N` on stderr when it starts to
  *   stop-at N       answers its N-th go only when it reads `stop`
  *   slow MS         sleeps MS milliseconds before every answer to go
  *   garbage-at N    answers its N-th go with a line that is not a move, then waits
@@ -140,7 +141,7 @@ int main(int argc, char **argv) {
             if (!at) { answer(); continue; }
             if (is(mode, "die-at")) return 5;
             if (is(mode, "crash-at")) kill(getpid(), SIGKILL);
-            if (is(mode, "hang-at")) hung = 1;
+            if (is(mode, "hang-at")) hung = 1, fprintf(stderr, "hanging at go %d\n", gos);
             if (is(mode, "stop-at")) waiting_stop = 1;
             if (is(mode, "garbage-at")) out("hello there, this is not a move");
             if (is(mode, "badmove-at")) out("bestmove zz99");
