@@ -1,6 +1,6 @@
 # MCTS Arena: one image for every role. The entry point is `arena`, so the
 # command picks the role: `serve` (the default), `play`, `tournament`, `ping`...
-# Every setting comes from ARENA_* environment variables (see README.md).
+# Every setting comes from ARENA_* environment variables (see docs/CLI.md).
 #
 #   docker build -t mcts-arena .
 #   docker run --rm -p 4242:4242 -v arena-data:/data mcts-arena

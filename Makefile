@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 
 all: test
 
-# What the demo runs: the runtime dependencies only (a first run in about a minute).
+# What the demo runs: the runtime dependencies only (no developer tools).
 $(RUNTIME): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .

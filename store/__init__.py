@@ -1,7 +1,9 @@
-"""Game records: the storage interface, the SQLite backend, and the server's recorder.
+"""Game records: the storage interface, its backends, and the server's recorder.
 
-Match code talks only to `Recorder`; the recorder to a `Backend` (SQLite's
-`Store` today). The CLI reads records through `Store` directly.
+Match code talks only to `Recorder`; the recorder to a `Backend`: SQLite's
+`Store` (`store.sqlite`) or PostgreSQL's (`store.postgres`), chosen by
+`store.open.open_database` from `--db` (a file or a ``postgresql://`` URL).
+The CLI opens a records database the same way.
 
 The names below load on first use (PEP 562), so a command that only reads the
 database (`arena matches`) does not import the recorder's trio and structlog.

@@ -4,9 +4,9 @@ Everything outside `store/` that reads or writes records goes through these
 protocols: the server (through `store.recorder.Recorder`), the tournament
 director (`tournament.records`), import/export and backup (`arena_cli`), and
 the web app. A backend implements all of them: SQLite (`store.sqlite.Store`,
-the embedded default) today; a second backend (PostgreSQL) implements the
-same methods with the same meaning, and the store test suite runs against
-each backend.
+the embedded default) and PostgreSQL (`store.postgres.PostgresDatabase`,
+selected by a ``postgresql://`` URL) implement the same methods with the
+same meaning, and the store test suite runs against each backend.
 
 Every call blocks: the server makes them from a worker thread (or the writer
 process), never on its event loop. A call fails with `store.records.StoreError`

@@ -1,9 +1,9 @@
 """The record types every storage backend reads and writes, and the backend interface.
 
 Why an interface: match code talks to the `Recorder` only, and the recorder
-to a `Backend`. SQLite is the one backend today; a PostgreSQL backend for
-several servers sharing one database implements the same few methods and
-nothing else changes.
+to a `Backend`. Two backends implement these few methods: SQLite
+(`store.sqlite`, the default) and PostgreSQL (`store.postgres`, for several
+servers sharing one database); nothing above them knows which one it has.
 """
 
 from __future__ import annotations

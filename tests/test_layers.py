@@ -1,6 +1,6 @@
 """The import graph of the project (tests excluded): no circles, no arrow pointing up.
 
-The layers (README, "Architecture"), bottom first; a package imports only
+The layers (docs/ARCHITECTURE.md), bottom first; a package imports only
 packages of lower layers (and itself):
 
 0. `games` (rules), `protocol` (wire format and the one protocol client)

@@ -130,9 +130,8 @@ _TABLE = (
     ),
     MCTSOption(
         "workers", int, 1,
-        "threads searching the one tree (compiled engine; the Python engine: root-parallel"
-        " processes, visits summed): a timed search only; 2 vs 1 at 0.2 s: ultimate +125 Elo,"
-        " connect four +0 from random openings (see README)",
+        "threads growing one tree in a timed search (compiled engine; the Python engine:"
+        " root-parallel processes, visits summed); a search capped by iterations alone uses one",
         low=1, high=MAX_WORKERS, engines=AGENT,
     ),
     MCTSOption("reuse", bool, True, "keep the subtree between moves"),
@@ -162,9 +161,9 @@ _TABLE = (
     # off for smaller k; see docs/AGENTS.md
     MCTSOption(
         "threats", bool, False,
-        "k-in-a-row games, k >= 5: a root threat search first (win, block, VCF for us,"
-        " and the moves that leave the opponent no VCF); off: it cost more time than it"
-        " gained against the in-tree threat search (see README)",
+        "k-in-a-row games, k >= 5: a root threat search before the tree (win, block, our"
+        " VCF; moves that leave the opponent a VCF are proven losses), within 20% of the"
+        " time left",
         engines=("fast",),
     ),
     MCTSOption(
@@ -189,7 +188,8 @@ _TABLE = (
         "vct", int, 20_000,
         "k-in-a-row games, k >= 5: positions of each root VCT search (victory by continuous"
         " threats; ours: played at once; the opponent's: the moves that allow it are proven"
-        " losses), each within 15% of the time left; 0 = off",
+        " losses), ours within 35% of the time left, the opponent's within 25% of the rest;"
+        " 0 = off",
         low=0, engines=("fast",),
     ),
     # connect four only (player.mcts.fast.connect4_plan); other games ignore them
@@ -211,8 +211,8 @@ _TABLE = (
     ),
     MCTSOption(
         "connect4_weights", str, "shipped",
-        "connect four: the evaluation's weights, a file that 'python -m benchmarks.connect4_fit"
-        " fit --out' wrote, or shipped",
+        "connect four: the evaluation's weights: shipped, or the path of a weights file"
+        " (.npz, as the fit in the source tree writes)",
         engines=("fast",),
     ),
     # reversi only (player.mcts.fast.reversi_plan); other games ignore them

@@ -1,4 +1,8 @@
-"""The examples users are shown, collected from the README and the `--help` texts.
+"""The examples users are shown, collected from the user documents and the `--help` texts.
+
+The user documents are the README and the reference in docs/ that shows
+commands (`DOCUMENTS`); the dated lab notes of docs/notes/ are history, not
+instructions, and are not collected.
 
 Tests run them *as written*, after replacing these placeholders (and nothing else):
 
@@ -26,27 +30,50 @@ from pathlib import Path
 
 from tests.arena_cli.cli import ROOT
 
-#: command words the README's command lines start with (after VAR=value assignments)
+#: the documents whose command examples are run, relative to the repository's root
+DOCUMENTS = (
+    "README.md",
+    "docs/CLI.md",
+    "docs/STORAGE.md",
+    "docs/DEPLOYMENT.md",
+    "docs/STRENGTH.md",
+)
+#: command words the documents' command lines start with (after VAR=value assignments)
 _COMMAND = re.compile(r"^(?:[A-Z_]+=\S*\s+)*(?:arena|make|python -m|docker|kubectl|ssh|\.)\s+\S")
 #: inline code that names a command in prose, not a command line to run
-MENTIONS = frozenset({"arena play", "arena show", "arena tournament", "docker compose run"})
+MENTIONS = frozenset({"arena play", "arena tournament", "docker compose run"})
 
 
 def _strip_comment(line: str) -> str:
     return re.split(r"\s+#\s|\s{3,}", line)[0].strip()
 
 
-def readme_examples(text: str | None = None) -> dict[str, str]:
-    """Every command line of the README: example -> the heading of its section.
+def doc_examples(text: str | None = None) -> dict[str, str]:
+    """Every command line of the user documents (or of `text`): example -> where it is shown
+    (the document and the heading of its section; the first place for one shown twice).
 
     Fenced ``sh``/``bash`` blocks give every non-blank line (a trailing ``\\``
     joins the next one; ``# ...`` comments are dropped); prose and tables give
     every inline code span that is a command line (`_COMMAND`) and not one of
     the `MENTIONS`.
     """
-    text = (ROOT / "README.md").read_text() if text is None else text
+    if text is not None:
+        return _examples(text, "")
     found: dict[str, str] = {}
-    heading = "# MCTS Arena"
+    for name in DOCUMENTS:
+        for example, heading in _examples((ROOT / name).read_text(), f"{name}: ").items():
+            found.setdefault(example, heading)
+    return found
+
+
+def documents_text() -> str:
+    """The user documents, one after the other."""
+    return "\n".join((ROOT / name).read_text() for name in DOCUMENTS)
+
+
+def _examples(text: str, where: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    heading = "(top)"
     parts = re.split(r"(```\w*\n.*?```)", text, flags=re.S)
     for part in parts:
         if part.startswith("```"):
@@ -56,14 +83,14 @@ def readme_examples(text: str | None = None) -> dict[str, str]:
             for line in re.sub(r"\s*\\\n\s*", " ", body).splitlines():
                 command = " ".join(_strip_comment(line).split())
                 if command and not command.startswith("#"):
-                    found.setdefault(command, heading)
+                    found.setdefault(command, where + heading)
             continue
         for line_heading, chunk in _by_heading(part, heading):
             heading = line_heading
             for span in re.findall(r"`([^`]+)`", chunk):
                 command = " ".join(span.split())
                 if _COMMAND.match(command) and command not in MENTIONS:
-                    found.setdefault(command, heading)
+                    found.setdefault(command, where + heading)
     return found
 
 

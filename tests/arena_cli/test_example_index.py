@@ -1,6 +1,7 @@
-"""Every example of the README and of the `--help` texts has a test that runs it.
+"""Every example of the user documents and of the `--help` texts has a test that runs it.
 
-The examples are read from the README and the parser's help (examples.py);
+The examples are read from the README, the reference in docs/ (examples.py's
+`DOCUMENTS`) and the parser's help;
 each test module below lists its examples in ``SCENARIOS`` (example -> test).
 A new example without a scenario, or a scenario whose example is gone or
 whose test does not exist, fails here.
@@ -14,7 +15,7 @@ from types import ModuleType
 import pytest
 
 from tests.arena_cli.cli import ROOT
-from tests.arena_cli.examples import MENTIONS, help_examples, readme_examples
+from tests.arena_cli.examples import MENTIONS, doc_examples, documents_text, help_examples
 
 MODULES = (
     "test_readme",  # quick start, play over the network
@@ -41,9 +42,10 @@ def scenarios() -> dict[str, list[str]]:
     return found
 
 
-def test_every_readme_example_has_a_scenario() -> None:
-    missing = sorted(set(readme_examples()) - set(scenarios()))
-    assert not missing, f"README examples without a test: {missing}"
+def test_every_document_example_has_a_scenario() -> None:
+    shown = doc_examples()
+    missing = sorted(f"{shown[example]}: {example}" for example in set(shown) - set(scenarios()))
+    assert not missing, f"examples of the docs without a test: {missing}"
 
 
 def test_every_help_example_has_a_scenario() -> None:
@@ -52,7 +54,7 @@ def test_every_help_example_has_a_scenario() -> None:
 
 
 def test_no_scenario_for_an_example_that_is_gone() -> None:
-    shown = {*readme_examples(), *help_examples()}
+    shown = {*doc_examples(), *help_examples()}
     assert not sorted(set(scenarios()) - shown)
 
 
@@ -68,8 +70,8 @@ def test_every_scenario_names_a_test(module: ModuleType) -> None:
 
 
 def test_mentions_are_still_mentioned() -> None:
-    """The inline code spans taken as command names, not examples, are in the README."""
-    text = " ".join((ROOT / "README.md").read_text().split())
+    """The inline code spans taken as command names, not examples, are in the documents."""
+    text = " ".join(documents_text().split())
     assert all(f"`{mention}`" in text for mention in MENTIONS)
 
 
@@ -79,7 +81,7 @@ def test_the_collector_reads_blocks_continuations_and_inline_code() -> None:
         "arena tournament x -p a \\\n    -p b   # two\nmake demo   # the demo\n```\n\n"
         "```\nnot a shell block\n```\n| `make bench` | table |\n"
     )
-    assert readme_examples(text) == {
+    assert doc_examples(text) == {
         "arena games": "# T",
         "arena tournament x -p a -p b": "## S",
         "make demo": "## S",

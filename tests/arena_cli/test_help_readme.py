@@ -1,7 +1,7 @@
-"""`arena --help`, every `arena COMMAND --help` and the README agree (issue 26, item 8).
+"""`arena --help`, every `arena COMMAND --help` and docs/CLI.md agree (issue 26, item 8).
 
 The help texts are read as a user reads them (`arena ... --help` in a
-subprocess); the README's command table must list the same commands and, for
+subprocess); docs/CLI.md's command table must list the same commands and, for
 each, the same options. Every command has a description, every option a help
 text, and no help shows a Python value where a person expects words.
 """
@@ -15,12 +15,12 @@ from concurrent.futures import ThreadPoolExecutor
 from arena_cli.main import COMMANDS, build_parser
 from tests.arena_cli.cli import ROOT, run
 
-README = (ROOT / "README.md").read_text()
+CLI_DOC = (ROOT / "docs" / "CLI.md").read_text()
 
 
-def readme_table() -> dict[str, set[str]]:
-    """The README's command table: command ("" for `arena` itself) -> its options."""
-    section = README.split("\n## Commands\n", 1)[1].split("\n## ", 1)[0]
+def documented_table() -> dict[str, set[str]]:
+    """docs/CLI.md's command table: command ("" for `arena` itself) -> its options."""
+    section = CLI_DOC.split("\n## Commands\n", 1)[1].split("\n## ", 1)[0]
     table: dict[str, set[str]] = {}
     for line in section.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -55,7 +55,7 @@ def actions(command: str) -> list[str]:
     return [f"{command} {action}" for action in inner[0].choices] if inner else []
 
 
-def test_the_readme_and_every_help_list_the_same_commands_and_options() -> None:
+def test_the_docs_and_every_help_list_the_same_commands_and_options() -> None:
     names = ["", *COMMANDS]
     names += [action for name in COMMANDS for action in actions(name)]
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -68,9 +68,9 @@ def test_the_readme_and_every_help_list_the_same_commands_and_options() -> None:
     for name, (_, line) in COMMANDS.items():
         assert f" {name} {' '.join(line.split())}" in top, name  # each with its one line
         assert description(helps[name]), f"arena {name} --help has no description"
-    table = readme_table()
+    table = documented_table()
     with_actions = {name for name in COMMANDS if actions(name)}  # listed by their actions
-    assert sorted(table) == sorted(set(names) - with_actions), "README commands differ"
+    assert sorted(table) == sorted(set(names) - with_actions), "docs/CLI.md commands differ"
     for name in set(names) - with_actions:
         assert table[name] == listed_options(helps[name]), f"arena {name}".strip()
 

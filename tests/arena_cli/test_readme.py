@@ -1,7 +1,9 @@
-"""The README's quick start and network examples, run as written, in their terminals.
+"""The quick start (README) and network examples (docs/DEPLOYMENT.md), run as written,
+in their terminals.
 
-test_example_index.py fails for a README example without a scenario; these
-are the ones of "## Quick start" and "## Play over the network". The
+test_example_index.py fails for a documented example without a scenario; these
+are the ones of the README's "## Quick start" and docs/DEPLOYMENT.md's
+"## Play over the network". The
 server's address comes from $ARENA_PORT; SERVER is 127.0.0.1; ID is a
 recorded match's id.
 """

@@ -1,4 +1,4 @@
-"""README, "Opening a server to the network": TLS, accounts and a spectator from anywhere.
+"""docs/DEPLOYMENT.md, "Opening a server to the network": TLS, accounts and a spectator from anywhere.
 
 Run as written in a tmp dir: cert.pem / key.pem / ca.pem are a throwaway
 authority's (trustme); SERVER is 127.0.0.1; NAME / PASSWORD a name and a

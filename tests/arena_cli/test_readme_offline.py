@@ -1,5 +1,5 @@
-"""README examples that cannot run here as written get a weaker check, and every
-``arena`` example parses with the real parser.
+"""Examples of the user documents (examples.py) that cannot run here as written get a
+weaker check, and every ``arena`` example parses with the real parser.
 
 Weaker checks, and why:
 
@@ -11,14 +11,14 @@ Weaker checks, and why:
   CMD parses with `arena_cli.main.build_parser`.
 * ``make demo`` / ``make test`` / the other targets: running make here would
   reinstall the venv and run the whole suite inside the suite. Here: the
-  target exists with the recipe the README describes; `arena demo`, the demo
+  target exists with the recipe the documents describe; `arena demo`, the demo
   recipe, is run as written by test_readme_sections.py.
 * ``python -m benchmarks...``: minutes of CPU, and the strength benchmark's
   opponent needs the optional ``reference`` extra. Here: the arguments parse
   with the benchmark's own parser (stopped right after parsing) and the agent
   specs name real options.
 * ``ssh -N -L ...`` is OpenSSH's: only its port is ours (the server's default).
-* The Commands table's synopses (``arena play GAME AGENT``...) only parse:
+* docs/CLI.md's command table's synopses (``arena play GAME AGENT``...) only parse:
   they stand for the concrete examples run elsewhere.
 """
 
@@ -28,7 +28,6 @@ import argparse
 import importlib
 import re
 import shlex
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -40,7 +39,7 @@ import yaml
 from arena_cli.main import build_parser
 from player.spec import available_agents, parse_agent_spec
 from tests.arena_cli.cli import ROOT
-from tests.arena_cli.examples import help_examples, readme_examples, substitute
+from tests.arena_cli.examples import doc_examples, help_examples, substitute
 
 MAKEFILE = (ROOT / "Makefile").read_text()
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -141,7 +140,7 @@ def docker_run(example: str) -> None:
                 assert value.endswith(":/data") and 'VOLUME ["/data"]' in DOCKERFILE
             if option == "-p":
                 assert value == "4242:4242" and "EXPOSE 4242" in DOCKERFILE
-    configuration = (ROOT / "README.md").read_text().split("## Configuration", 1)[1]
+    configuration = (ROOT / "docs" / "CLI.md").read_text().split("## Configuration", 1)[1]
     assert all(f"`{name}`" in configuration for name in variables), variables
     image, *command = rest
     assert image.startswith(("mcts-arena", "REGISTRY/mcts-arena"))
@@ -225,26 +224,10 @@ def benchmark(example: str) -> None:
 
 
 def compile_engine(example: str) -> None:
-    """The README compiles a test engine that exists, with the compiler the tests use."""
+    """docs/STRENGTH.md compiles a test engine that exists, with the compiler the tests use."""
     source = shlex.split(example)[-1]
     assert (ROOT / source).is_file()
     assert source in (ROOT / "tests" / "engines" / "programs.py").read_text().replace('" / "', "/")
-
-
-def previous_weights(example: str) -> None:
-    """`git show COMMIT:connect4_eval.npz > NAME.npz`: earlier weights (the greedy lines follow
-    them, a baseline plays with them), in this repository's history (checked when the clone has
-    it)."""
-    words = shlex.split(example)
-    assert words[:2] == ["git", "show"] and words[3] == ">" and words[4].endswith(".npz")
-    assert len(words) == 5
-    assert words[2].endswith(":player/mcts/fast/connect4_eval.npz")
-    shallow = subprocess.run(
-        ["git", "rev-parse", "--is-shallow-repository"], cwd=ROOT, capture_output=True, text=True
-    )
-    if shallow.returncode == 0 and shallow.stdout.strip() == "false":
-        found = subprocess.run(["git", "cat-file", "-e", words[2]], cwd=ROOT, capture_output=True)
-        assert found.returncode == 0, f"{words[2]} is not in the repository's history"
 
 
 def ssh(example: str) -> None:
@@ -283,7 +266,6 @@ CHECKS: dict[str, Callable[[str], None]] = {
     **dict.fromkeys(
         (
             "python -m benchmarks.strength --game connect4 --time 0.2 --games 200",
-            'python -m benchmarks.strength "mcts:workers=2" mcts --cores "" --games 100',
             'python -m benchmarks.strength "mcts:workers=2" mcts --game ultimate --time 0.2'
             ' --games 200 --seed 4100 --cores ""',
             "python -m benchmarks.startup",
@@ -291,52 +273,20 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.server",
             "python -m benchmarks.server --postgres --matches 100",
             "python -m benchmarks.nodes",
-            "python -m benchmarks.playouts",
             "python -m benchmarks.strength mcts:time=0.2"
             " 'engine:cmd=./pattern_gomoku,args=--seed 7,protocol=gomocup'"
             " --game gomoku --games 100 --time 0.2 --seed 1 --cores 1,1",
             "python -m benchmarks.connect4_accuracy --seed 1 --positions 200 --time 0.2",
-            "python -m benchmarks.connect4_accuracy --seed 1 --baseline mcts:connect4_minimax=0",
-            "python -m benchmarks.connect4_accuracy --seed 1"
-            " --baseline mcts:connect4_weights=h16.npz",
-            "python -m benchmarks.strength mcts mcts:connect4_minimax=0 --game connect4"
-            " --games 100 --seed 9700 --cores 0,0",
-            "python -m benchmarks.strength mcts:connect4_eval=0.7 mcts:connect4_eval=0.3"
-            " --game connect4 --games 100 --seed 9500 --cores 0,0",
-            "python -m benchmarks.strength mcts mcts:connect4_weights=h16.npz"
-            " --game connect4 --games 100 --seed 9700 --cores 1,1",
-            # run for real (a small fit) in tests/benchmarks/test_connect4_fit.py
-            "python -m benchmarks.connect4_fit generate --seed 1 --positions 200000 --out c4-1.npy",
-            "python -m benchmarks.connect4_fit generate --seed 2 --positions 100000 --out c4-2.npy",
-            "python -m benchmarks.connect4_fit generate --seed 3 --positions 150000 --out c4-3.npy",
-            "python -m benchmarks.connect4_fit generate --seed 4 --positions 150000 --out c4-4.npy",
-            "python -m benchmarks.connect4_fit generate --seed 5 --positions 300000 --out c4-5.npy",
-            "python -m benchmarks.connect4_fit generate --policy greedy --weights previous.npz"
-            " --seed 1 --positions 80000 --out pol-1.npy",
-            "python -m benchmarks.connect4_fit generate --policy greedy --weights previous.npz"
-            " --seed 2 --positions 80000 --out pol-2.npy",
-            "python -m benchmarks.connect4_fit fit"
-            " --data c4-1.npy,c4-2.npy,c4-3.npy,c4-4.npy,c4-5.npy,pol-1.npy,pol-2.npy",
-            "python -m benchmarks.strength mcts mcts:exact=0 --game connect4 --games 24"
-            " --time 0.2 --seed 9001",
             "python -m benchmarks.strength mcts openspiel --game connect4 --time 0.2 --games 100"
             " --seed 7100 --cores 0,0",
-            "python -m benchmarks.strength mcts mcts:connect4_eval=0 --game connect4"
-            " --time 0.2 --games 100 --seed 9100 --cores 1,1",
-            "python -m benchmarks.strength mcts openspiel --game reversi --games 60 --time 0.2",
+            "python -m benchmarks.strength mcts openspiel --game ultimate --time 0.2 --games 60"
+            " --seed 31 --cores 1,1",
             "python -m benchmarks.think_times FILE.sqlite",
         ),
         benchmark,
     ),
     "cc -O2 -o pattern_gomoku tests/engines/pattern_gomoku.c": compile_engine,
     "ssh -N -L 4242:localhost:4242 SERVER": ssh,
-    **dict.fromkeys(
-        (
-            "git show cacece4:player/mcts/fast/connect4_eval.npz > previous.npz",
-            "git show 7db04f1:player/mcts/fast/connect4_eval.npz > h16.npz",
-        ),
-        previous_weights,
-    ),
     **dict.fromkeys(
         (
             "arena play GAME AGENT",
@@ -347,7 +297,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "arena export OUT",
             "arena import FILE ...",
             "arena tournament --server server:4242 --remote mcts --remote baseline",
-            # the README's 100-game series against gtp-rhino (a short one runs in
+            # docs/STRENGTH.md's 100-game series against gtp-rhino (a short one runs in
             # test_engines_cmd.py::test_the_readme_tournament_against_gtp_rhino)
             "arena tournament reversi -p mcts:time=0.2"
             " -p 'engine:cmd=gtp-rhino,args=-l 3,protocol=gtp' --games-per-pair 100"
@@ -360,12 +310,6 @@ CHECKS: dict[str, Callable[[str], None]] = {
             # in tests/arena_cli and tests/tournament
             "arena tournament connect4 -p mcts:workers=2 -p mcts --move-time 0.2"
             " --games-per-pair 100 --random-openings 4 --seed 4242",
-            "arena tournament connect4 -p mcts -p mcts:connect4_weights=h16.npz --move-time 0.2"
-            " --games-per-pair 100 --random-openings 4 --seed 4242",
-            "arena tournament connect4 -p mcts -p mcts:connect4_eval=0 --move-time 0.2"
-            " --games-per-pair 100 --random-openings 4 --seed 4242",
-            "arena tournament connect4 -p mcts -p mcts:connect4_minimax=0 --move-time 0.2"
-            " --games-per-pair 100 --random-openings 4 --seed 4242",
         ),
         synopsis,
     ),
@@ -374,12 +318,12 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "docker build -t mcts-arena .": build,
     "docker build -t REGISTRY/mcts-arena:TAG . && docker push ...": build,
 }
-DOCKER_RUN = [example for example in readme_examples() if example.startswith("docker run ")]
+DOCKER_RUN = [example for example in doc_examples() if example.startswith("docker run ")]
 CHECKS.update(dict.fromkeys(DOCKER_RUN, docker_run))
 CHECKS.update(
     {
         example: compose
-        for example in readme_examples()
+        for example in doc_examples()
         if re.match(r"(?:[A-Z_]+=\S*\s+)*docker compose ", example)
     }
 )
@@ -391,14 +335,14 @@ def test_weak_check(example: str) -> None:
     CHECKS[example](example)
 
 
-def test_compose_tournament_is_the_readme_synopsis() -> None:
+def test_compose_tournament_is_the_documented_synopsis() -> None:
     argv = service_command("tournament")
     line = "arena tournament --server server:4242 --remote mcts --remote baseline"
     assert all(word in argv for word in line.split()[1:])
 
 
 @pytest.mark.parametrize(
-    "example", sorted(e for e in {*readme_examples(), *help_examples()} if "arena " in e)
+    "example", sorted(e for e in {*doc_examples(), *help_examples()} if "arena " in e)
 )
 def test_every_arena_example_parses(example: str) -> None:
     """The part from ``arena`` on, placeholders filled (``$(...)``: a word)."""

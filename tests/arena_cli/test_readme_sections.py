@@ -1,4 +1,5 @@
-"""The README's examples outside the quick start and the network sections, run as written.
+"""The documents' examples outside the quick start and the network sections, run as written
+(README, docs/CLI.md, docs/STORAGE.md).
 
 Shell lines (``$(date +%F)``, ``sgf/*.sgf``) run in bash with an `arena` on
 PATH that runs this checkout; placeholders are filled as tests/arena_cli/

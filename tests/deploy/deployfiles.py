@@ -245,16 +245,17 @@ def app_env_vars() -> set[str]:
     return names
 
 
-def readme_table_vars() -> set[str]:
-    """The variables listed in the README's Configuration table."""
-    text = (ROOT / "README.md").read_text()
+def documented_vars() -> set[str]:
+    """The variables listed in docs/CLI.md's Configuration table."""
+    text = (ROOT / "docs" / "CLI.md").read_text()
     section = text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     return {name for row in rows for name in re.findall(r"`(ARENA_[A-Z0-9_]+)`", row.split("|")[1])}
 
 
-def readme_docker_section() -> str:
-    text = (ROOT / "README.md").read_text()
+def docker_docs() -> str:
+    """docs/DEPLOYMENT.md's part on Docker (between its docker:begin and docker:end marks)."""
+    text = (ROOT / "docs" / "DEPLOYMENT.md").read_text()
     return text.split("<!-- docker:begin -->", 1)[1].split("<!-- docker:end -->", 1)[0]
 
 

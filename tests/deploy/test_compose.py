@@ -40,14 +40,14 @@ from tests.deploy.deployfiles import (
     app_env_vars,
     compose_binary,
     compose_config,
+    docker_docs,
     dockerfile_instructions,
+    documented_vars,
     final_stage,
     image_environment,
     interpolate_tree,
     load_compose,
     raw_compose,
-    readme_docker_section,
-    readme_table_vars,
     start_order,
     variables_used,
 )
@@ -108,25 +108,25 @@ def test_the_schema_check_rejects_a_broken_file() -> None:
 # --- 2. meaning -------------------------------------------------------------------
 
 
-def test_services_set_only_variables_the_app_reads_and_the_readme_documents() -> None:
+def test_services_set_only_variables_the_app_reads_and_the_docs_document() -> None:
     services = load_compose(DEFAULTS)
     known = app_env_vars()
-    documented = readme_table_vars()
+    documented = documented_vars()
     for service in services.values():
         unknown = set(service.environment) - known
         assert not unknown, f"{service.name} sets {sorted(unknown)}, which arena never reads"
         undocumented = set(service.environment) - documented
-        assert not undocumented, f"{sorted(undocumented)} missing from the README table"
+        assert not undocumented, f"{sorted(undocumented)} missing from the table of docs/CLI.md"
     image_env = image_environment(final_stage(dockerfile_instructions(DOCKERFILE.read_text())))
     assert {k for k in image_env if k.startswith("ARENA_")} <= known & documented
 
 
 def test_every_compose_variable_is_documented() -> None:
-    app_vars = readme_table_vars()
-    section = readme_docker_section()
+    app_vars = documented_vars()
+    section = docker_docs()
     for name in variables_used(raw_compose()):
         assert name in app_vars or f"`{name}`" in section, (
-            f"${name} is used in docker-compose.yml but documented nowhere in README.md"
+            f"${name} is used in docker-compose.yml but documented nowhere in docs/"
         )
 
 

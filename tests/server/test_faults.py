@@ -216,5 +216,5 @@ async def test_a_log_sink_that_fails_does_not_stop_the_server(tmp_path: Path) ->
         code = server.process.wait(timeout=30)
     assert server.process.stderr is not None
     stderr = server.process.stderr.read().decode()
-    assert code == 143, stderr  # SIGTERM: a clean stop (README "Stopping")
+    assert code == 143, stderr  # SIGTERM: a clean stop (docs/CLI.md, exit codes)
     assert stderr.count("cannot write the log") == 1 and "Traceback" not in stderr

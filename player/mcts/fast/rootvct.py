@@ -20,7 +20,7 @@ Time: each step takes at most its share of the time left (`ATTACK_SHARE`,
 measured on earlier calls; step 2 reads the clock between children.
 ``vct=N`` (the option) caps each search at N positions. Why these shares:
 against the pattern engine 0.35 for our VCT beat 0.15 (it found too few of
-the lines the games offered) and 0.55 (it starved the tree); see the README.
+the lines the games offered) and 0.55 (it starved the tree): docs/notes/2026-11-26-gomoku-threats.md.
 """
 
 from __future__ import annotations
