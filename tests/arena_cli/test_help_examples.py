@@ -39,6 +39,9 @@ SCENARIOS = {
         ),
         "tests/player/stdio/test_gtp.py::test_the_help_examples_answer_a_session",
     ),
+    "arena gtp SPEC --game GAME": (
+        "tests/player/stdio/test_gtp.py::test_arena_gtp_passes_the_engine_check_through_the_engine_kind"
+    ),
 }
 
 
