@@ -168,7 +168,6 @@ class Option:
             raise ValueError(f"option {self.name!r} must be one of {self.choices}, not {value!r}")
         return value
 
-
     def _coerce_float(self, value: object) -> float:
         number: float
         if isinstance(value, bool) or not isinstance(value, int | float | str):
