@@ -22,9 +22,7 @@ The default suite runs a few games of each; the ``slow`` tests run thousands.
 from __future__ import annotations
 
 import itertools
-import os
 import random
-import shutil
 import subprocess
 from collections.abc import Iterator
 from typing import Any
@@ -474,15 +472,13 @@ def test_thousands_of_games_agree_with_openspiel() -> None:
 
 # --- GNU Go -------------------------------------------------------------------------------------
 
-GNUGO = "/usr/games/gnugo"
-
 
 class Gtp:
     """A bare GTP client for GNU Go, sharing nothing with player/engines."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, program: str, *args: str) -> None:
         self.process = subprocess.Popen(
-            [gnugo_path(), "--mode", "gtp", *args],
+            [program, "--mode", "gtp", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -507,16 +503,6 @@ class Gtp:
     def close(self) -> None:
         self.ask("quit")
         self.process.wait(timeout=10)
-
-
-def gnugo_path() -> str:
-    found = shutil.which("gnugo") or (GNUGO if os.access(GNUGO, os.X_OK) else None)
-    if found is None:
-        if os.environ.get("ARENA_REQUIRE_ENGINES"):
-            pytest.fail("gnugo is not installed (ARENA_REQUIRE_ENGINES is set: run `make engines`)")
-        pytest.skip("gnugo is not installed (`make engines`: Debian's gnugo)")
-    assert found is not None
-    return found
 
 
 def margin(score: str) -> float:
@@ -566,8 +552,8 @@ def agree_with_gnugo(engine: Gtp, game: Go, seed: int, eye_avoiding: bool) -> bo
     raise AssertionError("unreachable: the game ends")
 
 
-def gnugo_games(size: int, games: int) -> tuple[int, int]:
-    engine = Gtp("--chinese-rules", "--positional-superko", "--level", "0")
+def gnugo_games(program: str, size: int, games: int) -> tuple[int, int]:
+    engine = Gtp(program, "--chinese-rules", "--positional-superko", "--level", "0")
     scored = 0
     try:
         game = make_game("go", {"size": size})
@@ -579,21 +565,21 @@ def gnugo_games(size: int, games: int) -> tuple[int, int]:
     return games, scored
 
 
-def test_legal_moves_boards_and_final_counts_agree_with_gnu_go() -> None:
-    games, scored = gnugo_games(9, 6)
+def test_legal_moves_boards_and_final_counts_agree_with_gnu_go(gnugo: str) -> None:
+    games, scored = gnugo_games(gnugo, 9, 6)
     assert scored >= 3, (games, scored)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("size", "games"), [(9, 300), (13, 40), (19, 20)])
-def test_many_games_agree_with_gnu_go(size: int, games: int) -> None:
-    played, scored = gnugo_games(size, games)
+def test_many_games_agree_with_gnu_go(gnugo: str, size: int, games: int) -> None:
+    played, scored = gnugo_games(gnugo, size, games)
     print(f"{size}x{size}: {played} games agree with GNU Go, {scored} final scores compared")
     assert scored >= games // 3
 
 
-def test_gnu_go_refuses_the_superko_move_we_refuse() -> None:
-    engine = Gtp("--chinese-rules", "--positional-superko")
+def test_gnu_go_refuses_the_superko_move_we_refuse(gnugo: str) -> None:
+    engine = Gtp(gnugo, "--chinese-rules", "--positional-superko")
     try:
         assert engine.ask("boardsize 3")[0]
         for colour, vertex in zip(
