@@ -42,26 +42,34 @@ from tests.games.go_reference import Referee, area, is_legal_position
 # --- options, notation and rendering ------------------------------------------------
 
 
+def go(**options: Any) -> Go:
+    """The registered game `go` with `options`."""
+    game = make_game("go", options)
+    assert isinstance(game, Go)
+    return game
+
+
 def test_options_default_komi_by_board_size_and_bounds() -> None:
     assert make_game("go", {}).options == {"size": 9, "komi": 7.0}
     assert make_game("go", {"size": "13"}).options == {"size": 13, "komi": 7.5}
-    assert make_game("go", {"size": 19, "komi": "6.5"}).komi == 6.5
-    assert make_game("go", {"size": 5}).komi == 7.0
-    for options, message in [
+    assert make_game("go", {"size": 19, "komi": "6.5"}).options["komi"] == 6.5
+    assert make_game("go", {"size": 5}).options["komi"] == 7.0
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"size": 4}, "option 'size' must be >= 5, not 4"),
         ({"size": 21}, "option 'size' must be <= 19, not 21"),
         ({"komi": 7.25}, "option 'komi' must be a multiple of 0.5, not 7.25"),
         ({"komi": "lots"}, "option 'komi' must be a number, not 'lots'"),
         ({"komi": "nan"}, "option 'komi' must be a finite number, not 'nan'"),
         ({"komi": True}, "option 'komi' must be a number, not True"),
-    ]:
+    ]
+    for options, message in cases:
         with pytest.raises(ValueError) as caught:
             make_game("go", options)
         assert str(caught.value) == message
 
 
 def test_vertices_are_gtps_without_i_and_round_trip() -> None:
-    game = make_game("go", {"size": 19})
+    game = go(size=19)
     assert game.parse_move("A1") == 18 * 19  # bottom left
     assert game.parse_move("t19") == 18  # top right
     assert game.parse_move("J10") == 9 * 19 + 8  # J is the ninth column: I is skipped
@@ -75,7 +83,7 @@ def test_vertices_are_gtps_without_i_and_round_trip() -> None:
     ]
     for move in range(361):
         assert game.parse_move(game.format_move(move)) == move
-    small = make_game("go", {"size": 9})
+    small = go(size=9)
     for bad in ("I5", "K1", "A10", "A0", "5A", "", "resign"):
         with pytest.raises(InvalidMoveError):
             small.parse_move(bad)
@@ -92,8 +100,7 @@ def play_all(game: Go, *moves: str) -> GoState:
 
 
 def test_render_has_coordinates_on_every_side_and_marks_the_last_move() -> None:
-    game = make_game("go", {"size": 9})
-    assert isinstance(game, Go)
+    game = go(size=9)
     state = play_all(game, "E5", "A1")
     assert game.render(state).splitlines() == [
         "  A B C D E F G H J",
@@ -109,7 +116,7 @@ def test_render_has_coordinates_on_every_side_and_marks_the_last_move() -> None:
         "  A B C D E F G H J",
         "captures: Black (X) 0, White (O) 0; komi 7; last move A1; Black to move",
     ]
-    wide = make_game("go", {"size": 19}).render(make_game("go", {"size": 19}).initial_state())
+    wide = go(size=19).render(go(size=19).initial_state())
     lines = wide.splitlines()
     assert lines[0] == "   A B C D E F G H J K L M N O P Q R S T" == lines[20]
     assert lines[1].startswith("19 .") and lines[1].endswith(". 19")
@@ -182,7 +189,7 @@ def test_positional_superko_forbids_a_position_from_three_plies_back() -> None:
 
 
 def test_two_passes_end_the_game_scored_by_area_with_komi() -> None:
-    game = make_game("go", {"size": 5, "komi": 0.5})
+    game = go(size=5, komi=0.5)
     # a wall on the C column: Black owns A-B (10 points), White D-E (10), C is stones
     state = play_all(game, "C1", "D1", "C2", "D2", "C3", "D3", "C4", "D4", "C5", "D5")
     assert game.outcome(state) is None
@@ -201,11 +208,11 @@ def test_two_passes_end_the_game_scored_by_area_with_komi() -> None:
 
 
 def test_a_draw_with_integer_komi_and_the_move_cap_scores_the_board() -> None:
-    even = make_game("go", {"size": 5, "komi": 0})
+    even = go(size=5, komi=0)
     outcome = even.outcome(play_all(even, "pass", "pass"))
     assert outcome is not None and outcome.winner is None and outcome.scores == (0.5, 0.5)
     assert result_text(outcome) == "0"
-    game = make_game("go", {"size": 5, "komi": 5})
+    game = go(size=5, komi=5)
     outcome = game.outcome(play_all(game, "C3", "pass", "pass"))
     assert outcome is not None and outcome.points == (20.0, -20.0)
     assert result_text(outcome) == "B+20"
@@ -214,13 +221,12 @@ def test_a_draw_with_integer_komi_and_the_move_cap_scores_the_board() -> None:
     outcome = capped.outcome(state)
     assert outcome is not None and outcome.termination is Termination.SCORE
     assert capped.area(state) == (2, 1) and outcome.winner == 0
-    assert make_game("go", {"size": 5}).move_cap == 75
-    assert make_game("go", {"size": 19}).move_cap == 3 * 361
+    assert go(size=5).move_cap == 75
+    assert go(size=19).move_cap == 3 * 361
 
 
 def test_the_playout_never_fills_its_own_eyes_and_ends_the_game() -> None:
-    game = make_game("go", {"size": 9})
-    assert isinstance(game, Go)
+    game = go(size=9)
     rng = random.Random(3)
     ended = 0
     for _ in range(30):
@@ -256,13 +262,13 @@ def is_own_eye(game: Go, state: GoState, move: int) -> bool:
 
 
 def test_encoded_states_are_checked() -> None:
-    game = make_game("go", {"size": 5})
+    game = go(size=5)
     state = play_all(game, "C3", "D3", "pass")
     data = game.encode_state(state)
     assert game.decode_state(data) == state
     assert data["last"] == PASS and data["passes"] == 1 and data["ply"] == 3
     assert game.encode_state(game.initial_state())["last"] is None
-    for change, message in [
+    changes: list[tuple[dict[str, Any], str]] = [
         ({"board": ["X....", ".....", ".....", ".....", "....."]}, "lacks"),
         ({"board": ["XO...", "O....", ".....", ".....", "....."]}, "no liberty"),
         ({"board": ["?....", ".....", ".....", ".....", "....."]}, "bad point"),
@@ -273,7 +279,8 @@ def test_encoded_states_are_checked() -> None:
         ({"history": "xyz"}, "'history'"),
         ({"history": "g" * 16}, "hex digits"),
         ({"last": 99}, "'last'"),
-    ]:
+    ]
+    for change, message in changes:
         with pytest.raises(InvalidStateError, match=message):
             game.decode_state({**data, **change})
 
@@ -380,13 +387,11 @@ def agree_with_referee(game: Go, seed: int, eye_avoiding: bool) -> tuple[int, in
 
 def test_random_games_agree_with_a_plain_referee() -> None:
     refusals = captures = 0
-    small = make_game("go", {"size": 5})
-    assert isinstance(small, Go)
+    small = go(size=5)
     for seed in range(60):
         found = agree_with_referee(small, seed, eye_avoiding=seed % 2 == 0)
         refusals, captures = refusals + found[0], captures + found[1]
-    nine = make_game("go", {"size": 9})
-    assert isinstance(nine, Go)
+    nine = go(size=9)
     for seed in range(2):
         agree_with_referee(nine, seed, eye_avoiding=True)
     # the games reached ko and superko, and captured a lot
@@ -450,8 +455,7 @@ def openspiel_games(counts: dict[int, int]) -> dict[int, int]:
     pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel: pip install '.[reference]'")
     superko: dict[int, int] = {}
     for size, games in counts.items():
-        game = make_game("go", {"size": size})
-        assert isinstance(game, Go)
+        game = go(size=size)
         superko[size] = sum(
             agree_with_openspiel(pyspiel, game, seed, eye_avoiding=seed % 2 == 1)
             for seed in range(games)
@@ -488,7 +492,7 @@ class Gtp:
         assert self.process.stdin is not None and self.process.stdout is not None
         self.process.stdin.write(command + "\n")
         self.process.stdin.flush()
-        lines = []
+        lines: list[str] = []
         while True:
             line = self.process.stdout.readline()
             assert line, f"GNU Go ended while answering {command!r}"
@@ -556,8 +560,7 @@ def gnugo_games(program: str, size: int, games: int) -> tuple[int, int]:
     engine = Gtp(program, "--chinese-rules", "--positional-superko", "--level", "0")
     scored = 0
     try:
-        game = make_game("go", {"size": size})
-        assert isinstance(game, Go)
+        game = go(size=size)
         for seed in range(games):
             scored += agree_with_gnugo(engine, game, seed, eye_avoiding=seed % 3 != 0)
     finally:
