@@ -32,17 +32,21 @@ chromium:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 	@chromium --version
 
-# Debian's grhino for the engine tests (tests/player/engines): gtp-rhino, an Othello
-# program over GTP, installed in /usr/games (the engine kind looks there after PATH).
-# Without it those tests skip locally; CI runs them. The tests' own small engines are
-# C programs they compile with the system compiler (cc).
+# Debian's grhino and gnugo for the engine tests (tests/player/engines, tests/games/test_go.py):
+# gtp-rhino, an Othello program over GTP, and GNU Go, installed in /usr/games (the engine
+# kind looks there after PATH). Without them those tests skip locally; CI runs them. The
+# tests' own small engines are C programs they compile with the system compiler (cc).
 engines:
 	@test -x /usr/games/gtp-rhino || command -v gtp-rhino >/dev/null 2>&1 || { \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq grhino >/dev/null; }
+	@test -x /usr/games/gnugo || command -v gnugo >/dev/null 2>&1 || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq gnugo >/dev/null; }
 	@command -v cc >/dev/null 2>&1 || { echo "make engines: no C compiler (cc): apt-get install gcc" >&2; exit 1; }
-	@echo "gtp-rhino: $$(command -v gtp-rhino || echo /usr/games/gtp-rhino); cc: $$(command -v cc)"
+	@echo "gtp-rhino: $$(command -v gtp-rhino || echo /usr/games/gtp-rhino); gnugo: $$(command -v gnugo || echo /usr/games/gnugo); cc: $$(command -v cc)"
 
 # Debian's PostgreSQL server for the PostgreSQL backend's tests (tests/postgres.py starts
 # its own cluster in a temporary directory, as an unprivileged user). Without it those

@@ -9,6 +9,7 @@ from arena_cli.options import add_engines_option, apply_engines_option
 
 EXAMPLES = """examples:
   arena engines check 'engine:cmd=gtp-rhino,args=-l 3,protocol=gtp' --game reversi
+  arena engines check 'engine:cmd=gnugo,args=--mode gtp --level 1,protocol=gtp' --game go
   arena engines check engine:rhino --game reversi --engines engines.toml
   arena engines check 'engine:cmd=./my_engine' --game tictactoe --move-time 0.2
   arena engines list --engines engines.toml

@@ -13,6 +13,7 @@ the hot path); `play` is the checked version the server uses.
 from __future__ import annotations
 
 import enum
+import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
@@ -45,6 +46,7 @@ class Termination(enum.Enum):
     LINE = "line"  # k in a row / three sub-boards in a line
     BOARD_FULL = "board_full"  # no empty cell left without a line: a draw
     NO_MOVES = "no_moves"  # neither side can move (reversi): decided by count
+    SCORE = "score"  # the board was counted (go: two passes or the move cap): decided by margin
     TIMEOUT = "timeout"
     ILLEGAL_MOVE = "illegal_move"
     DISCONNECT = "disconnect"
@@ -130,7 +132,7 @@ class Option:
     """One option of a game: its name, type, default, bounds and help."""
 
     name: str
-    type: type[int] | type[bool] | type[str]
+    type: type[int] | type[bool] | type[str] | type[float]
     default: Any
     help: str
     minimum: int | None = None
@@ -166,11 +168,29 @@ class Option:
             if self.maximum is not None and number > self.maximum:
                 raise ValueError(f"option {self.name!r} must be <= {self.maximum}, not {number}")
             return number
+        if self.type is float:
+            return self._coerce_float(value)
         if not isinstance(value, str):
             raise ValueError(f"option {self.name!r} must be a string, not {value!r}")
         if self.choices is not None and value not in self.choices:
             raise ValueError(f"option {self.name!r} must be one of {self.choices}, not {value!r}")
         return value
+
+    def _coerce_float(self, value: object) -> float:
+        number: float
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise ValueError(f"option {self.name!r} must be a number, not {value!r}")
+        try:
+            number = float(value.strip() if isinstance(value, str) else value)
+        except ValueError:
+            raise ValueError(f"option {self.name!r} must be a number, not {value!r}") from None
+        if not math.isfinite(number):
+            raise ValueError(f"option {self.name!r} must be a finite number, not {value!r}")
+        if self.minimum is not None and number < self.minimum:
+            raise ValueError(f"option {self.name!r} must be >= {self.minimum}, not {number:g}")
+        if self.maximum is not None and number > self.maximum:
+            raise ValueError(f"option {self.name!r} must be <= {self.maximum}, not {number:g}")
+        return number
 
 
 class Game(ABC, Generic[S, M]):

@@ -26,6 +26,7 @@ _BUILTIN: dict[str, str] = {
     "connect4": "games.connect4:Connect4",
     "reversi": "games.reversi:Reversi",
     "ultimate": "games.ultimate:UltimateTicTacToe",
+    "go": "games.go:Go",
 }
 
 _registered: dict[str, type[Game[Any, Any]]] = {}

@@ -20,7 +20,12 @@ __all__ = ["BOARD_ENDINGS", "STATUSES", "check_entry"]
 
 #: terminations only a finished board can give
 BOARD_ENDINGS = frozenset(
-    {Termination.LINE.value, Termination.BOARD_FULL.value, Termination.NO_MOVES.value}
+    {
+        Termination.LINE.value,
+        Termination.BOARD_FULL.value,
+        Termination.NO_MOVES.value,
+        Termination.SCORE.value,
+    }
 )
 
 STATUSES = ("finished", "aborted", "running")

@@ -7,8 +7,10 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-# the engines the tests play (compiled C programs, Debian's gtp-rhino): fixtures `engines`, `rhino`
+# the engines the tests play (compiled C programs, Debian's gtp-rhino and GNU Go): fixtures
+# `engines`, `rhino`, `gnugo`
 from tests.engines.programs import engines as engines
+from tests.engines.programs import gnugo as gnugo
 from tests.engines.programs import rhino as rhino
 
 # a real PostgreSQL started by the tests (Debian's server, `make postgres`): fixtures

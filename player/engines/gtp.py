@@ -1,4 +1,4 @@
-"""GTP version 2 (docs/ENGINES.md): Go and Othello programs, such as Debian's gtp-rhino."""
+"""GTP version 2 (docs/ENGINES.md): Go and Othello programs, such as GNU Go and gtp-rhino."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ class GtpSession(Session):
         self.expect(f"boardsize {self.mapping.width}")
         self._clear()
         if "komi" in self.commands:
-            self.command("komi 0")
+            self.command(f"komi {self.mapping.komi:g}")
         self._timing = None
 
     def _clear(self) -> None:
@@ -120,7 +120,7 @@ class GtpSession(Session):
             self._clear()  # out of step (a reconnect): start the board again
         for index in range(len(self.known), len(moves)):
             move = moves[index]
-            if mapping.pass_move is None or move != mapping.pass_move:
+            if mapping.sends_pass or mapping.pass_move is None or move != mapping.pass_move:
                 colour = COLOURS[movers[index] % 2]
                 self.expect(f"play {colour} {mapping.vertex(move)}")
             self.known.append(move)

@@ -4,6 +4,10 @@ A `BoardMapping` says how one of our games' moves are written in a board
 protocol: GTP vertices (``D4``, ``pass``) and Gomocup ``x,y`` pairs. The text
 protocol needs none: it speaks the game's own notation.
 
+- go: GTP's own game. Vertices as the game writes them (columns A… skipping I,
+  rows from the bottom, the m,n,k boards' convention below); a pass is a move
+  sent both ways (``play black pass``, ``= pass``), and the game's komi is told
+  to the engine with ``komi``.
 - reversi: the Othello convention gtp-rhino uses (columns a–h, rows from the
   top, i.e. our reversi notation); passes are implied by the colour of the next
   command, never sent.
@@ -18,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.base import Game, GameError
+from games.go import PASS as GO_PASS
+from games.go import Go
 from games.mnk import MNKGame
 from games.reversi import PASS, Reversi
 
@@ -38,11 +44,17 @@ class BoardMapping:
     vertices: str
     #: whether the Gomocup protocol can play it (five in a row)
     gomocup: bool
+    #: whether a pass is a move sent with ``play`` (Go), not implied by the next colour
+    sends_pass: bool = False
+    #: the komi told to a GTP engine with ``komi`` (0 for games without one)
+    komi: float = 0.0
 
     # --- GTP -----------------------------------------------------------------------
 
     def vertex(self, move: Any) -> str:
-        """`move` as a GTP vertex."""
+        """`move` as a GTP vertex (``pass`` for the game's pass)."""
+        if self.pass_move is not None and move == self.pass_move:
+            return "pass"
         if self.vertices == "othello":
             return str(self.game.format_move(move))
         row, col = divmod(int(move), self.width)
@@ -88,7 +100,11 @@ class BoardMapping:
 
 def board_mapping(game: Game[Any, Any], protocol: str) -> BoardMapping:
     """The mapping of `game` for `protocol` (``gtp`` or ``gomocup``), or ValueError if none."""
-    if isinstance(game, Reversi):
+    if isinstance(game, Go):
+        mapping = BoardMapping(
+            game, game.size, game.size, GO_PASS, "go", False, sends_pass=True, komi=game.komi
+        )
+    elif isinstance(game, Reversi):
         mapping = BoardMapping(game, game.size, game.size, PASS, "othello", gomocup=False)
     elif isinstance(game, MNKGame):
         mapping = BoardMapping(
@@ -96,8 +112,8 @@ def board_mapping(game: Game[Any, Any], protocol: str) -> BoardMapping:
         )
     else:
         raise ValueError(
-            f"protocol {protocol} cannot play {game.describe()}: it plays reversi and"
-            " m,n,k boards (gomoku, tictactoe); protocol=text plays every game"
+            f"protocol {protocol} cannot play {game.describe()}: it plays go, reversi"
+            " and m,n,k boards (gomoku, tictactoe); protocol=text plays every game"
         )
     if protocol == "gtp":
         if mapping.width != mapping.height or mapping.width > len(GO_LETTERS):

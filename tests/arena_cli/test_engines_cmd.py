@@ -26,6 +26,9 @@ TOURNAMENT_RHINO = (
     "arena tournament reversi -p mcts:time=0.1"
     " -p 'engine:cmd=gtp-rhino,args=-l 3,protocol=gtp' --games-per-pair 2"
 )
+CHECK_GNUGO = (
+    "arena engines check 'engine:cmd=gnugo,args=--mode gtp --level 1,protocol=gtp' --game go"
+)
 CHECK_ENTRY = "arena engines check engine:rhino --game reversi --engines engines.toml"
 CHECK_MINE = "arena engines check 'engine:cmd=./my_engine' --game tictactoe --move-time 0.2"
 LIST = "arena engines list --engines engines.toml"
@@ -36,6 +39,7 @@ SCENARIOS = {
     LIST_SYNOPSIS: "test_the_help_examples_run_as_written",
     MAKE_ENGINES: "test_make_engines_says_what_it_found",
     CHECK_RHINO: "test_engines_check_passes_a_real_gtp_program",
+    CHECK_GNUGO: "test_engines_check_passes_gnu_go_at_go",
     HUMAN_RHINO: "test_a_person_plays_reversi_against_gtp_rhino",
     TOURNAMENT_RHINO: "test_the_readme_tournament_against_gtp_rhino",
     **dict.fromkeys((CHECK_ENTRY, CHECK_MINE, LIST), "test_the_help_examples_run_as_written"),
@@ -46,12 +50,12 @@ def args(example: str) -> list[str]:
     return shlex.split(example)[1:]
 
 
-def test_make_engines_says_what_it_found(rhino: str) -> None:
+def test_make_engines_says_what_it_found(rhino: str, gnugo: str) -> None:
     done = subprocess.run(
         ["make", "-s", "engines"], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"gtp-rhino: {rhino}; cc: {shutil.which('cc')}"
+    assert done.stdout.strip() == f"gtp-rhino: {rhino}; gnugo: {gnugo}; cc: {shutil.which('cc')}"
 
 
 def test_engines_check_passes_a_real_gtp_program(rhino: str) -> None:
@@ -63,6 +67,20 @@ def test_engines_check_passes_a_real_gtp_program(rhino: str) -> None:
     assert any(line.startswith("ok    game 1: as Black against random: ") for line in lines)
     assert any(line.startswith("ok    game 2: as White against random: ") for line in lines)
     assert lines[-2].startswith("ok    quit: ended in ") and lines[-2].endswith("; nothing left")
+    assert lines[-1] == "passed"
+
+
+def test_engines_check_passes_gnu_go_at_go(gnugo: str) -> None:
+    done = run(*args(CHECK_GNUGO), timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"ok    start: {gnugo} (pid ")
+    assert "name 'GNU Go', version '3.8'" in lines[0]
+    for number, seat in ((1, "Black"), (2, "White")):
+        ended = [line for line in lines if line.startswith(f"ok    game {number}: as {seat} ")]
+        assert len(ended) == 1 and "(score)" in ended[0], lines
+    assert any(line.endswith(": pass in " + line.split(" in ")[-1]) for line in lines)
+    assert lines[-2].startswith("ok    quit: ") and lines[-2].endswith("; nothing left")
     assert lines[-1] == "passed"
 
 

@@ -1,9 +1,9 @@
-"""The engines the tests play: small C programs compiled here, and Debian's gtp-rhino.
+"""The engines the tests play: small C programs compiled here, Debian's gtp-rhino and GNU Go.
 
 The C sources (tests/engines/*.c, examples/text_engine.c) share no code with
 ours: they exercise the protocols as an outside author would speak them. They
 are compiled once per test session with the system compiler. Without a
-compiler or gtp-rhino the tests that need them skip, unless
+compiler, gtp-rhino or gnugo the tests that need them skip, unless
 ARENA_REQUIRE_ENGINES=1 (set by .ci/run), where they fail instead.
 """
 
@@ -24,6 +24,7 @@ SOURCES = {
     "text_engine": ROOT / "examples" / "text_engine.c",
 }
 RHINO = "/usr/games/gtp-rhino"
+GNUGO = "/usr/games/gnugo"
 
 
 def _missing(what: str) -> None:
@@ -69,5 +70,15 @@ def rhino() -> str:
     found = shutil.which("gtp-rhino") or (RHINO if os.access(RHINO, os.X_OK) else None)
     if found is None:
         _missing("gtp-rhino is not installed (`make engines`: Debian's grhino)")
+    assert found is not None
+    return found
+
+
+@pytest.fixture(scope="session")
+def gnugo() -> str:
+    """The path of Debian's GNU Go (`make engines` installs it)."""
+    found = shutil.which("gnugo") or (GNUGO if os.access(GNUGO, os.X_OK) else None)
+    if found is None:
+        _missing("gnugo is not installed (`make engines`: Debian's gnugo)")
     assert found is not None
     return found

@@ -170,3 +170,46 @@ def test_gtp_garbage_and_illegal_answers_are_faults(engines: dict[str, str]) -> 
                 agent.choose(state, SearchLimit(time=1))
         finally:
             agent.close()
+
+
+def go_rows(game: Game[Any, Any], state: Any) -> list[list[str]]:
+    """Our Go board as GNU Go's showboard prints it: top row first, X for Black."""
+    return [list(row) for row in game.encode_state(state)["board"]]
+
+
+def test_go_vertices_passes_and_komi_agree_with_gnu_gos_board(gnugo: str) -> None:
+    game = make_game("go", {"size": 9, "komi": 6.5})
+    session = session_for(gnugo, "--mode", "gtp", "--level", "0")
+    sent = record_sends(session.process)
+    try:
+        assert session.engine_name == "GNU Go" and "genmove" in session.commands
+        session.new_game(game, 1)
+        assert sent[:3] == ["boardsize 9", "clear_board", "komi 6.5"]
+        assert session.expect("get_komi") == "6.5"
+        rng = random.Random(11)
+        moves: list[Any] = []
+        state = game.initial_state()
+        passes = 0
+        while game.outcome(state) is None and len(moves) < 60:
+            if len(moves) % 2 == 1:  # GNU Go chooses White's moves
+                answer = session.think(turn(game, moves))
+                move = answer.move
+                assert move in game.legal_moves(state), answer.text
+            else:  # Black: random, a pass one move in five
+                legal = list(game.legal_moves(state))
+                move = -1 if rng.random() < 0.2 else rng.choice(legal)
+            passes += move == -1
+            moves.append(move)
+            state = game.play(state, move)
+            session.sync(moves, movers_of(game, moves)[0])
+            shown = session.expect("showboard")  # '+' on star points, '(X)' the last stone
+            plain = shown.replace("+", ".").replace("(", " ").replace(")", " ")
+            assert board_rows(plain, 9) == go_rows(game, state), shown
+        # our passes went to GNU Go as moves: its move history holds them
+        history = session.expect("move_history").lower().split()
+        assert history.count("pass") == passes > 0
+        assert "play black pass" in sent
+        assert session.mapping is not None and session.mapping.parse_vertex("PASS") == -1
+        assert session.mapping.vertex(game.parse_move("J9")) == "J9"
+    finally:
+        session.process.close(session.quit_line)

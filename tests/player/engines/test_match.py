@@ -99,3 +99,28 @@ async def test_what_an_engine_says_is_stored_with_its_moves(
     assert own and all(move.depth == 1 and move.eval in (0.5, 1.0) for move in own)
     assert all(list(move.pv or ()) == [move.notation] for move in own), own  # pv: the move
     assert all(move.eval is None for move in moves if move.seat != seat)
+
+
+async def test_gnu_go_plays_9x9_go_through_a_real_server(gnugo: str, tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    # GNU Go takes dead stones off the board before it passes (Tromp-Taylor counts them)
+    spec = (
+        "engine:cmd=gnugo,args=--mode gtp --level 1 --chinese-rules --capture-all-dead,protocol=gtp"
+    )
+    async with running_server(db=str(db), policy=MatchPolicy(move_time=1.0)) as server:
+        assert server.port is not None
+        await play_pair(server.port, spec, 1, 1.0, game="go")
+    store = Store(str(db))
+    try:
+        [match] = store.list_matches()
+        moves = store.get_moves(match.id)
+    finally:
+        store.close()
+    assert match.game == "go" and match.options == {"size": 9, "komi": 7.0}
+    assert match.status == "finished" and match.plies == len(moves) > 20
+    # GNU Go beats a random player on the count; the margin is in the record
+    engine = match.players.index("engine")
+    assert (match.termination, match.winner) == ("score", engine), match.reason
+    assert match.points is not None and match.points[engine] > 0
+    assert match.points[0] == -match.points[1]
+    assert all(m.notation == "pass" or m.notation[0] in "ABCDEFGHJ" for m in moves)
