@@ -309,10 +309,9 @@ class GtpFront:
             outcome = score(self.state)
         if outcome.winner is None:
             return "0"
-        margin = ""
+        margin = ""  # a game's points are each seat's margin (Go's area, Othello's discs)
         if outcome.points is not None and len(outcome.points) == 2:
-            difference = abs(outcome.points[0] - outcome.points[1])
-            margin = f"{difference:g}"
+            margin = f"{abs(outcome.points[outcome.winner]):g}"
         return f"{'BW'[outcome.winner]}+{margin}"
 
     def _cmd_showboard(self, args: list[str]) -> str:

@@ -79,4 +79,8 @@ def referee(
         state = game.play(state, move)
         moves.append(move)
         pending[1 - seat].append(f"play {colour} {answer}")
+    for seat, engine in enumerate(engines):  # both see the game to its end
+        for command in pending[seat]:
+            ok, text = engine.ask(command)
+            assert ok, f"{command}: {text}"
     return moves, None

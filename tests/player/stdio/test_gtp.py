@@ -154,3 +154,28 @@ def test_the_help_examples_answer_a_session(example: str) -> None:
     assert shown.returncode == 0, shown.stderr
     answers = shown.stdout.split("\n\n")
     assert answers[0] == "= 2" and answers[1].startswith("= ") and answers[2] == "="
+
+
+def test_gnu_go_plays_arena_gtp_at_go_over_gtp_alone(gnugo: str) -> None:
+    game = make_game("go", {"size": 9})
+    mapping = board_mapping(game, "gtp")
+    ours = GtpProcess([ARENA, "gtp", "mcts:iterations=60", "--game", "go"])
+    theirs = GtpProcess([gnugo, "--mode", "gtp", "--level", "0", "--chinese-rules",
+                         "--positional-superko", "--capture-all-dead"])  # fmt: skip
+    setup = ("boardsize 9", "komi 7", "clear_board")
+    try:
+        for engines in ((ours, theirs), (theirs, ours)):
+            moves, resigned = referee(game, engines, mapping.vertex, mapping.parse_vertex, setup)
+            state = game.initial_state()
+            for move in moves:
+                state = game.apply(state, move)
+            outcome = game.outcome(state)
+            assert resigned is not None or outcome is not None
+            if outcome is not None:  # both count the board as it stands, by area
+                ok, ours_says = ours.ask("final_score")
+                winner = outcome.winner
+                assert ok and ours_says.startswith("0" if winner is None else "BW"[winner] + "+")
+    finally:
+        ours.close()
+        theirs.close()
+    assert ours.process.returncode == 0
