@@ -65,7 +65,7 @@ def test_a_seeking_player_stops(server: int, signum: int, code: int, line: str) 
 def test_a_player_waiting_for_a_server_stops(signum: int, code: int, line: str) -> None:
     port = free_port()  # nobody listens: the player retries and says so
     with arena("play", "connect4", "random", "--port", str(port)) as player:
-        player.wait_for(f"connecting to 127.0.0.1:{port}, retry 2")
+        player.wait_for('"attempt": 2, "error": "Connection refused"')  # piped: the JSON event
         assert_clean_stop(player.stop(signum), player.stderr, code, line)
 
 
