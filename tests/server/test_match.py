@@ -1,0 +1,81 @@
+"""A match's seats (server/match.py): a seat nobody ever took is no result.
+
+A seat paired on another node waits for its player to follow the
+``redirect``; when that node died first, nobody ever comes. The match ends
+aborted (recorded so, without scores that count), not as a forfeit by a
+player who never played, and a seat that was taken and then dropped still
+forfeits after the grace.
+"""
+
+from __future__ import annotations
+
+import pytest
+import trio
+import trio.testing
+
+from games import make_game
+from protocol.messages import MatchEnd, MatchStart, Seeking, Turn, Update
+from server.config import MatchPolicy
+from tests.server.harness import RawClient, memory_server
+
+GRACE = 10.0
+
+
+async def _waiting_player(server: object, name: str) -> tuple[RawClient, object]:
+    """A connected player (a seek in the lobby) and its connection on the server side."""
+    client = RawClient.in_memory(server)  # type: ignore[arg-type]
+    await client.hello(name)
+    await client.send({"type": "seek", "game": "tictactoe", "move_time": 60.0})
+    await client.expect(Seeking)
+    lobby = server.lobby  # type: ignore[attr-defined]
+    conn = next(c for c in lobby.members if c.name == name)
+    return client, conn
+
+
+@pytest.mark.parametrize("present_seat", [0, 1])
+async def test_a_seat_never_taken_aborts_the_match_after_the_grace(
+    autojump_clock: trio.testing.MockClock, present_seat: int
+) -> None:
+    async with memory_server(policy=MatchPolicy(reconnect_grace=GRACE)) as server:
+        client, conn = await _waiting_player(server, "here")
+        players = ["ghost", "ghost"]
+        players[present_seat] = conn  # type: ignore[call-overload]
+        started = trio.current_time()
+        match = server.lobby.start_match(
+            make_game("tictactoe"), players, MatchPolicy(move_time=60.0, reconnect_grace=GRACE)
+        )
+        await client.expect(MatchStart)
+        if present_seat == 0:  # it moves; then the empty seat's turn waits
+            await client.expect(Turn)
+            await client.send({"type": "move", "match": match.id, "ply": 0, "move": 4})
+        end: MatchEnd = await client.expect(MatchEnd, skip=(Turn, Update))
+        assert trio.current_time() - started == pytest.approx(GRACE)  # from the match's start
+        assert end.termination == "aborted" and end.winner is None
+        assert "ghost never took its seat within 10s" in end.reason
+        assert match.aborted  # recorded with the status "aborted": no result
+        await client.aclose()
+
+
+async def test_a_seat_taken_then_left_still_forfeits(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The seat's player came (``rejoin`` with the token) and then left: a disconnect."""
+    async with memory_server(policy=MatchPolicy(reconnect_grace=GRACE)) as server:
+        client, conn = await _waiting_player(server, "here")
+        match = server.lobby.start_match(
+            make_game("tictactoe"),
+            [conn, "away"],  # type: ignore[list-item]
+            MatchPolicy(move_time=60.0, reconnect_grace=GRACE),
+        )
+        await client.expect(MatchStart)
+        await client.expect(Turn)
+        comer = RawClient.in_memory(server)
+        await comer.hello("away")
+        await comer.send({"type": "rejoin", "token": match.seats[1].token})
+        await comer.expect(MatchStart)
+        await client.send({"type": "move", "match": match.id, "ply": 0, "move": 4})
+        await comer.expect(Turn, skip=(Update,))
+        await comer.aclose()
+        end = await client.expect(MatchEnd, skip=(Turn, Update))
+        assert end.termination == "disconnect" and end.winner == 0
+        await client.aclose()
