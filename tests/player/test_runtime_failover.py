@@ -55,7 +55,7 @@ def player(network: Nodes, said: list[str], **config: object) -> PlayerClient:
 async def test_a_redirect_whose_node_is_gone_sends_the_player_back_home(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    network, said = Nodes(), []
+    network, said = Nodes(), list[str]()
     client = player(network, said, host="home", port=1)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
@@ -78,7 +78,7 @@ async def test_a_player_whose_redirected_match_node_dies_mid_game_plays_on_at_ho
     """Mid-game on the redirect's node, that node dies: the player tries it again for a
     while, then goes home, where its seat's token is unknown (the match is lost), and
     seeks again there."""
-    network, said = Nodes(), []
+    network, said = Nodes(), list[str]()
     client = player(network, said, host="home", port=1)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
@@ -104,7 +104,7 @@ async def test_a_player_whose_redirected_match_node_dies_mid_game_plays_on_at_ho
 async def test_a_player_given_several_servers_turns_to_the_next_and_says_so(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    network, said = Nodes(), []
+    network, said = Nodes(), list[str]()
     client = player(network, said, host="a", port=1, servers=(("b", 2),))
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client.run)
@@ -125,7 +125,7 @@ async def test_a_match_start_after_failing_over_is_played_as_usual(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     """Nothing is lost by a failover between matches: the next node's match is played."""
-    network, said = Nodes(), []
+    network, said = Nodes(), list[str]()
     network.gone.add(1)
     client = player(network, said, host="a", port=1, servers=(("b", 2),), games=1)
     async with trio.open_nursery() as nursery:

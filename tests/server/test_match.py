@@ -15,20 +15,22 @@ import trio.testing
 
 from games import make_game
 from protocol.messages import MatchEnd, MatchStart, Seeking, Turn, Update
+from server.app import ArenaServer
 from server.config import MatchPolicy
+from server.connection import Connection
 from tests.server.harness import RawClient, memory_server
 
 GRACE = 10.0
 
 
-async def _waiting_player(server: object, name: str) -> tuple[RawClient, object]:
+async def _waiting_player(server: ArenaServer, name: str) -> tuple[RawClient, Connection]:
     """A connected player (a seek in the lobby) and its connection on the server side."""
-    client = RawClient.in_memory(server)  # type: ignore[arg-type]
+    client = RawClient.in_memory(server)
     await client.hello(name)
     await client.send({"type": "seek", "game": "tictactoe", "move_time": 60.0})
     await client.expect(Seeking)
-    lobby = server.lobby  # type: ignore[attr-defined]
-    conn = next(c for c in lobby.members if c.name == name)
+    assert server.lobby is not None
+    conn = next(c for c in server.lobby.members if c.name == name)
     return client, conn
 
 
@@ -38,9 +40,10 @@ async def test_a_seat_never_taken_aborts_the_match_after_the_grace(
 ) -> None:
     async with memory_server(policy=MatchPolicy(reconnect_grace=GRACE)) as server:
         client, conn = await _waiting_player(server, "here")
-        players = ["ghost", "ghost"]
-        players[present_seat] = conn  # type: ignore[call-overload]
+        players: list[Connection | str] = ["ghost", "ghost"]
+        players[present_seat] = conn
         started = trio.current_time()
+        assert server.lobby is not None
         match = server.lobby.start_match(
             make_game("tictactoe"), players, MatchPolicy(move_time=60.0, reconnect_grace=GRACE)
         )
@@ -62,9 +65,10 @@ async def test_a_seat_taken_then_left_still_forfeits(
     """The seat's player came (``rejoin`` with the token) and then left: a disconnect."""
     async with memory_server(policy=MatchPolicy(reconnect_grace=GRACE)) as server:
         client, conn = await _waiting_player(server, "here")
+        assert server.lobby is not None
         match = server.lobby.start_match(
             make_game("tictactoe"),
-            [conn, "away"],  # type: ignore[list-item]
+            [conn, "away"],
             MatchPolicy(move_time=60.0, reconnect_grace=GRACE),
         )
         await client.expect(MatchStart)
