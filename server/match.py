@@ -61,6 +61,12 @@ from store.records import ClockTag, MatchRecord, MatchTags, ResultRecord
 
 log = structlog.get_logger("arena.server")
 
+#: seconds past a deadline after which the match task's wake-up means that this process
+#: did not run (a frozen host, a blocked loop): the deadline is enforced only after the
+#: seats' input has been read, `STALL_RECHECK` seconds later
+STALL = 1.0
+STALL_RECHECK = 0.5
+
 
 @dataclass
 class Seat:
@@ -166,6 +172,7 @@ class Match:
         self._aborting = False
         self._turn_started = 0.0
         self._started_at = 0.0  # trio time of the match task's start
+        self._rechecking = False  # a deadline found long past is being checked again
         self._time_left = policy.move_time
         self._turn_time = policy.move_time  # the time the current turn started with
         self._retries = policy.illegal_retries
@@ -264,7 +271,17 @@ class Match:
                 with trio.CancelScope(deadline=self.deadline) as self._sleep:
                     await trio.sleep_forever()
                 self._sleep = None
-                if self._ending is None and trio.current_time() >= self.deadline:
+                now = trio.current_time()
+                if self._ending is None and now >= self.deadline:
+                    if now - self.deadline > STALL and not self._rechecking:
+                        # this process did not run for a while (its host was frozen, or
+                        # its loop blocked): what the seats sent meanwhile (a move waiting
+                        # in its socket) is read before the deadline is enforced
+                        self._log.warning("match_clock_stalled", late=round(now - self.deadline, 3))
+                        self._rechecking = True
+                        self.deadline = now + STALL_RECHECK
+                        continue
+                    self._rechecking = False
                     self._on_deadline()
         finally:
             if self._ending is None:  # cancelled: the server is shutting down
@@ -293,6 +310,13 @@ class Match:
                 ended_at=time.time(),
             )
         )
+        if not recorded and self.recorder.superseded(self.id) and not self.aborted:
+            # this node was declared dead (frozen past its lease) and another node recorded
+            # the match as aborted: that end stands, and everyone is told it (a tournament
+            # plays the game again), not the end this node came to after its freeze
+            outcome = self.outcome = self._forfeit(None, Termination.ABORTED)
+            self.aborted = True
+            self.reason = f"aborted: this server was declared dead meanwhile ({self.reason})"
         end_frame = encode_message(
             MatchEnd(
                 match=self.id,
@@ -394,6 +418,7 @@ class Match:
         old one passes: no rescheduling per move.
         """
         self.deadline = deadline
+        self._rechecking = False
         if self._sleep is not None and deadline < self._sleep.deadline:
             self._sleep.deadline = deadline
 

@@ -14,11 +14,11 @@ import trio
 import trio.testing
 
 from games import make_game
-from protocol.messages import MatchEnd, MatchStart, Seeking, Turn, Update
+from protocol.messages import MatchEnd, MatchStart, Ping, Seeking, Turn, Update
 from server.app import ArenaServer
 from server.config import MatchPolicy
 from server.connection import Connection
-from tests.server.harness import RawClient, memory_server
+from tests.server.harness import RawClient, memory_server, start_pair
 
 GRACE = 10.0
 
@@ -83,3 +83,25 @@ async def test_a_seat_taken_then_left_still_forfeits(
         end = await client.expect(MatchEnd, skip=(Turn, Update))
         assert end.termination == "disconnect" and end.winner == 0
         await client.aclose()
+
+
+async def test_a_move_waiting_when_a_frozen_server_wakes_is_not_a_timeout(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The server's host was frozen (SIGSTOP, a stalled VM) past a turn's deadline while
+    the move waited in its socket: the move is read first, not a timeout declared."""
+    async with memory_server(policy=MatchPolicy(move_time=1.0, lag_margin=0.2)) as server:
+        a, b = RawClient.in_memory(server), RawClient.in_memory(server)
+        match, seats, _ = await start_pair([a, b])
+        turn = await seats[0].expect(Turn)
+        autojump_clock.jump(30.0)  # the process did not run for 30 s
+        await seats[0].send({"type": "move", "match": match, "ply": turn.ply, "move": 4})
+        update = await seats[1].expect(Update, skip=(Ping,))
+        assert update.ply == 1  # played, not lost on time
+        # a seat that really does not move still loses on time, a stall or not
+        await seats[1].expect(Turn, skip=(Ping,))
+        autojump_clock.jump(5.0)
+        end = await seats[1].expect(MatchEnd, skip=(Ping,))
+        assert end.termination == "timeout" and end.winner == 0
+        for client in (a, b):
+            await client.aclose()
