@@ -54,6 +54,22 @@ def address(args: argparse.Namespace) -> tuple[str, int]:
     return host, port
 
 
+def parse_servers(text: str, flag: str = "--server") -> list[tuple[str, int]]:
+    """``HOST:PORT[,HOST:PORT...]`` -> [(host, port), ...] (ValueError naming `flag`)."""
+    found: list[tuple[str, int]] = []
+    for item in text.split(","):
+        item = item.strip()
+        host, _, port_text = item.rpartition(":")
+        host = host.removeprefix("[").removesuffix("]")  # [::1]:4242
+        if not host or not port_text.isdigit() or not 0 < int(port_text) <= 65535:
+            raise ValueError(
+                f"{flag} takes HOST:PORT, or several separated by commas"
+                f" (e.g. 10.0.0.1:4242,10.0.0.2:4242), not {item!r}"
+            )
+        found.append((host, int(port_text)))
+    return found
+
+
 #: the help of every command's ``--db``
 DB_HELP = "records database: an SQLite file or a postgresql:// URL [$ARENA_DB, arena.sqlite]"
 

@@ -47,6 +47,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "agent", nargs="?", help="agent spec, e.g. mcts:time=0.5 or human [$ARENA_AGENT]"
     )
     add_address_options(parser)
+    parser.add_argument(
+        "--server",
+        default=None,
+        metavar="HOST:PORT,...",
+        help="the server, or several nodes of one arena separated by commas: the player"
+        " turns to the next when one does not answer (instead of --host/--port)"
+        " [$ARENA_SERVER]",
+    )
     add_engines_option(parser)
     parser.add_argument(
         "--games",

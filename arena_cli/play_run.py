@@ -14,6 +14,7 @@ from arena_cli.options import (
     address,
     apply_engines_option,
     env_setting,
+    parse_servers,
     parse_time_control,
 )
 from arena_cli.play_settings import PlaySettings as PlaySettings
@@ -53,7 +54,11 @@ def resolve(args: argparse.Namespace) -> PlaySettings:
     options: dict[str, str] = {}
     for item in _items(args.option, "ARENA_GAME_OPTIONS"):
         options.update(parse_options(item))
-    host, port = address(args)
+    server = env_setting(getattr(args, "server", None), "ARENA_SERVER", str, "")
+    if server and (args.host is not None or args.port is not None):
+        raise ValueError("give --server HOST:PORT,... or --host/--port, not both")
+    nodes = parse_servers(server) if server else [address(args)]
+    (host, port), others = nodes[0], tuple(nodes[1:])
     room = env_setting(args.room, "ARENA_ROOM", str, "") or None
     move_time = env_setting(args.move_time, "ARENA_MOVE_TIME", float, None)
     tc = env_setting(args.tc, "ARENA_TC", str, "")
@@ -82,7 +87,7 @@ def resolve(args: argparse.Namespace) -> PlaySettings:
         if any_time:
             raise ValueError("--vs starts the opponent: give it a time control, not 'any'")
         parse_agent_spec(vs)
-    embedded = vs is not None and args.host is None and args.port is None
+    embedded = vs is not None and args.host is None and args.port is None and not server
     if getattr(args, "db", None) is not None and not embedded:
         raise ValueError("--db is for --vs on the embedded server (a server keeps its own)")
     serve_port = getattr(args, "serve_port", None)
@@ -96,6 +101,7 @@ def resolve(args: argparse.Namespace) -> PlaySettings:
     config = PlayerConfig(
         host=host,
         port=port,
+        servers=others,
         name=env_setting(args.name, "ARENA_NAME", str, "") or default_player_name(spec),
         games=env_setting(args.games, "ARENA_GAMES", int, 1),
         move_time=move_time,

@@ -313,13 +313,15 @@ def _play(
     }
     pool = args.pool or os.environ.get("ARENA_POOL") or config.id
     local_processes = sum(p.instances for p in config.players if p.spec)
+    # the remote players are the stored configuration's (a resume gives no --remote)
+    remote_players = sum(1 for p in config.players if p.spec is None)
     cores = os.cpu_count() or 1
     if args.concurrency > cores:
         console.print(
             f"[yellow]warning: {args.concurrency} games at once on {cores} cores: searches under a"
             " time limit lose strength when starved of CPU[/]"
         )
-    if local_processes and args.concurrency * 2 > local_processes + len(args.remote):
+    if local_processes and args.concurrency * 2 > local_processes + remote_players:
         console.print(
             f"[yellow]note: {local_processes} local player processes allow fewer than"
             f" {args.concurrency} games at once; add --instances[/]"

@@ -5,10 +5,18 @@ Why this shape: the network and the clock live here and in
 The connection policies, written down:
 
 - Server not up yet: `protocol.client.open_connection` retries with
-  backoff for up to ``connect_wait`` seconds, logging each attempt.
+  backoff for up to ``connect_wait`` seconds, logging each attempt. With
+  several known servers (the nodes of one arena: ``servers``) each round
+  tries each of them once, the last one that answered first.
 - Connection lost mid-match: reconnect and ``rejoin`` with the seat's token;
   lost between matches: reconnect and seek again. ``max_reconnects`` losses in
-  a row without progress give up.
+  a row without progress give up. A server that accepts the connection but
+  never answers ``hello`` (a frozen host) counts as a lost connection.
+- Redirected to another node (``redirect``): that node is used while it
+  answers; once it does not (within ``REDIRECT_WAIT`` seconds), the player goes
+  back to the servers it knows, says so (``on_retry``), and there rejoins its
+  match (refused if that node was the match's: the match is lost) or seeks
+  again.
 - Every failure the user can meet is a `ClientError` with a readable message.
 """
 
@@ -34,6 +42,7 @@ from player.matchplay import MatchPlay
 from player.results import MatchResult
 from player.spec import spec_name
 from protocol.client import Backoff, Connection, Connector, message_tag, open_connection
+from protocol.errors import ServerUnreachable
 from protocol.messages import (
     Clock,
     Error,
@@ -61,6 +70,9 @@ RECOVERABLE_FATAL = frozenset({"server_shutdown", "idle_timeout", "slow_consumer
 INBOX_SIZE = 64
 #: non-fatal errors answering a ``rejoin`` that mean the seat is gone
 REJOIN_REFUSED = frozenset({"bad_token", "unknown_match", "not_in_match"})
+#: seconds a ``redirect``'s node may take to answer before the player goes back to the
+#: servers it knows (its seat there waits the server's reconnect grace, 10 s by default)
+REDIRECT_WAIT = 3.0
 
 
 def default_player_name(agent_name: str) -> str:
@@ -94,12 +106,21 @@ class PlayerConfig:
     handshake_timeout: float = 5.0
     agent_busy_timeout: float = 30.0
     backoff: Backoff = field(default_factory=Backoff)
+    #: the other servers (nodes of the same arena) to turn to when ``host:port`` does not
+    #: answer, in order
+    servers: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def nodes(self) -> list[tuple[str, int]]:
+        """Every server this player knows: ``host:port`` first, then `servers`."""
+        return list(dict.fromkeys([(self.host, self.port), *self.servers]))
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.name) <= 64:
             raise ValueError(f"player name must be 1 to 64 characters, not {self.name!r}")
-        if not 0 <= self.port <= 65535:
-            raise ValueError(f"port must be in 0..65535, not {self.port!r}")
+        for _, port in [(self.host, self.port), *self.servers]:
+            if not 0 <= port <= 65535:
+                raise ValueError(f"port must be in 0..65535, not {port!r}")
         if self.games < 0:
             raise ValueError(f"games must be >= 0 (0 = until stopped), not {self.games!r}")
         if self.move_time is not None and not self.move_time > 0:
@@ -150,7 +171,7 @@ class PlayerClient:
         self._on_retry = on_retry
         self._run_scope = trio.CancelScope()
         self._stopped_by: ClientError | None = None
-        self._connect = connect
+        self._connect_stream = connect
         self._rng = rng or random.Random()
         self._reader_failure: ClientError | None = None
         #: the server to connect to: the configured one, until a ``redirect`` names another
@@ -158,6 +179,8 @@ class PlayerClient:
         self._target: tuple[str, int] | None = None
         #: a ``redirect`` to follow on the next connection: ``rejoin`` with its token
         self._redirect: Redirect | None = None
+        #: the known server (`PlayerConfig.nodes`) tried first: the last that answered
+        self._node = 0
 
     @property
     def results(self) -> list[MatchResult]:
@@ -197,17 +220,7 @@ class PlayerClient:
         config = self.config
         losses = 0
         while not self.done:
-            host, port = self._target or (config.host, config.port)
-            conn = await open_connection(
-                host,
-                port,
-                wait=config.connect_wait,
-                backoff=config.backoff,
-                attempt_timeout=config.attempt_timeout,
-                connect=self._connect,
-                rng=self._rng,
-                on_retry=self._on_retry,
-            )
+            conn, (host, port) = await self._connect()
             progress = self.play.progress
             try:
                 await self._session(conn)
@@ -228,12 +241,85 @@ class PlayerClient:
             finally:
                 await conn.aclose()
 
+    def _say(self, line: str) -> None:
+        """Tell the user (``on_retry``: `arena play` prints it) and the log."""
+        log.warning("server_changed", note=line)
+        if self._on_retry is not None:
+            self._on_retry(line)
+
+    async def _connect(self) -> tuple[Connection, tuple[str, int]]:
+        """A connection to the ``redirect``'s node while it answers, else to a known server."""
+        config = self.config
+        if self._target is not None:
+            try:
+                conn = await self._open(*self._target, min(config.connect_wait, REDIRECT_WAIT))
+                return conn, self._target
+            except ServerUnreachable as exc:
+                host, port = self._target
+                self._target, self._redirect = None, None
+                known = ", ".join(f"{h}:{p}" for h, p in config.nodes)
+                self._say(
+                    f"the server at {host}:{port} (a redirect) is gone ({exc}); back to {known}"
+                )
+        nodes = config.nodes
+        if len(nodes) == 1:
+            return await self._open(*nodes[0], config.connect_wait), nodes[0]
+        deadline = trio.current_time() + config.connect_wait
+        rounds = 0
+        while True:
+            errors = []
+            order = [*range(self._node, len(nodes)), *range(self._node)]
+            for index in order:
+                host, port = nodes[index]
+                try:
+                    conn = await self._open(host, port, 0.0)
+                except ServerUnreachable as exc:
+                    errors.append(str(exc))
+                    continue
+                if index != self._node:
+                    gone = nodes[self._node]
+                    self._say(
+                        f"the server at {gone[0]}:{gone[1]} does not answer: now on {host}:{port}"
+                    )
+                    self._node = index
+                return conn, (host, port)
+            delay = config.backoff.delay(rounds, self._rng)
+            rounds += 1
+            if trio.current_time() + delay > deadline:
+                raise ServerUnreachable(
+                    f"none of the servers answers ({'; '.join(errors)};"
+                    f" {rounds} rounds over {config.connect_wait:g} s)"
+                )
+            if self._on_retry is not None:
+                self._on_retry(
+                    f"no server answers, round {rounds + 1} in {delay:.1f} s;"
+                    f" giving up after {config.connect_wait:g} s"
+                )
+            await trio.sleep(delay)
+
+    async def _open(self, host: str, port: int, wait: float) -> Connection:
+        config = self.config
+        return await open_connection(
+            host,
+            port,
+            wait=wait,
+            backoff=config.backoff,
+            attempt_timeout=config.attempt_timeout,
+            connect=self._connect_stream,
+            rng=self._rng,
+            on_retry=self._on_retry,
+        )
+
     # --- one connection ---------------------------------------------------------
 
     async def _session(self, conn: Connection) -> None:
-        welcome = await conn.handshake_within(
-            self.config.handshake_timeout, self.config.name, "player"
-        )
+        welcome: Welcome | None = None
+        with trio.move_on_after(self.config.handshake_timeout):
+            welcome = await conn.handshake(self.config.name, "player")
+        if welcome is None:  # a frozen host accepts connections and says nothing
+            raise ConnectionLost(
+                f"the server sent no 'welcome' within {self.config.handshake_timeout:g} s"
+            )
         log.info("connected", server=welcome.server, session=welcome.session)
         redirect, self._redirect = self._redirect, None
         if redirect is not None:  # the match is on this node: take its seat

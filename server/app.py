@@ -102,6 +102,8 @@ class ArenaServer:
         self.cluster: Cluster | None = (
             Cluster(store, config.node_lease) if store is not None and store.shared else None
         )
+        #: this node's part of the arena's pools (on a shared database)
+        self.cluster_pools: ClusterPools | None = None
         if self.cluster is not None:
             self.recorder.node = self.cluster.node
             self.requests.cluster = self.cluster
@@ -183,7 +185,7 @@ class ArenaServer:
                         seeks = ClusterSeeks(self.lobby, self.cluster)
                         self.lobby.cluster_seeks = seeks
                         self.requests.cluster_seeks = seeks
-                        pools = ClusterPools(self.lobby, self.cluster)
+                        pools = self.cluster_pools = ClusterPools(self.lobby, self.cluster)
                         self.lobby.desk.span = pools
                         self.cluster.on_message = pools.route(seeks.on_message)
                         nursery.start_soon(pools.run)
@@ -207,12 +209,14 @@ class ArenaServer:
     def _lease_lost(self) -> None:
         """Another node declared this one dead and recorded our running matches as aborted:
         end them here too (their results would be refused: a match is recorded once), and
-        offer our seeks again (the survivor removed them from the database)."""
+        offer our seeks and pool seeks again (the survivor removed them from the database)."""
         assert self.lobby is not None
         for match in list(self.lobby.matches.values()):
             match.abort(REAPED)
         if self.requests.cluster_seeks is not None:
             self.requests.cluster_seeks.republish()
+        if self.cluster_pools is not None:
+            self.cluster_pools.republish()
 
     async def handle_connection(self, stream: trio.abc.Stream, *, peer: str | None = None) -> None:
         """Serve one client connection until it closes.

@@ -197,6 +197,14 @@ class ClusterPools:
         elif director:  # its director reads at once, not at its next look
             self._send(director, _Note(local.pool, "changed"))
 
+    def republish(self) -> None:
+        """This node was declared dead (frozen or cut off past its lease) and a survivor
+        removed its pool seeks from the database: write those still waiting here again."""
+        for local in list(self.local.values()):
+            if local.state == "waiting" and not local.gone:
+                local.state = "publishing"
+                self.lobby.nursery.start_soon(self._publish, local)
+
     async def _withdraw(self, seek_id: str) -> None:
         try:
             await trio.to_thread.run_sync(self.cluster.store.pools.withdraw, seek_id)

@@ -17,7 +17,10 @@ Clock rules (docs/PROTOCOL.md): each move has `move_time` seconds, plus a
 (``5+3``), each seat has its own remaining time, an increment per move and a
 bounded lag compensation (`server.clock`). While the seat to move is
 disconnected its clock is paused; it forfeits if it is not back within
-`reconnect_grace` seconds.
+`reconnect_grace` seconds. A seat that no connection ever took (its player,
+paired on another node, never followed the ``redirect``) is not a forfeit:
+the match ends aborted, without a result, once the grace from its start is
+over, so that a tournament plays the game again.
 
 Match ids come from `server.match_ids` (unique per database forever).
 """
@@ -58,6 +61,12 @@ from store.records import ClockTag, MatchRecord, MatchTags, ResultRecord
 
 log = structlog.get_logger("arena.server")
 
+#: seconds past a deadline after which the match task's wake-up means that this process
+#: did not run (a frozen host, a blocked loop): the deadline is enforced only after the
+#: seats' input has been read, `STALL_RECHECK` seconds later
+STALL = 1.0
+STALL_RECHECK = 0.5
+
 
 @dataclass
 class Seat:
@@ -67,6 +76,9 @@ class Seat:
     conn: Connection | None
     disconnected_at: float | None = None
     disconnect_code: str | None = None
+    #: a connection has held the seat (a seat paired on another node is empty until its
+    #: player follows the ``redirect``): one never taken ends the match without a result
+    joined: bool = False
 
 
 @dataclass
@@ -122,7 +134,7 @@ class Match:
         self.seed = seed
         self.aborted = False
         self.seats = [
-            Seat(index, name, secrets.token_urlsafe(16), conn)
+            Seat(index, name, secrets.token_urlsafe(16), conn, joined=conn is not None)
             for index, (name, conn) in enumerate(players)
         ]
         #: its spectators; an update is encoded once and the same bytes go to each
@@ -159,6 +171,8 @@ class Match:
         self._ending: Outcome | None = None
         self._aborting = False
         self._turn_started = 0.0
+        self._started_at = 0.0  # trio time of the match task's start
+        self._rechecking = False  # a deadline found long past is being checked again
         self._time_left = policy.move_time
         self._turn_time = policy.move_time  # the time the current turn started with
         self._retries = policy.illegal_retries
@@ -244,6 +258,7 @@ class Match:
                 tags=self.tags,
             )
         )
+        self._started_at = trio.current_time()
         for ply, seat_index, wire, notation in self._opening:
             self.recorder.move(self.id, ply, seat_index, wire, notation, 0.0, time.time())
         self._log.info("match_start", game=self.game.describe(), players=self.players)
@@ -256,7 +271,17 @@ class Match:
                 with trio.CancelScope(deadline=self.deadline) as self._sleep:
                     await trio.sleep_forever()
                 self._sleep = None
-                if self._ending is None and trio.current_time() >= self.deadline:
+                now = trio.current_time()
+                if self._ending is None and now >= self.deadline:
+                    if now - self.deadline > STALL and not self._rechecking:
+                        # this process did not run for a while (its host was frozen, or
+                        # its loop blocked): what the seats sent meanwhile (a move waiting
+                        # in its socket) is read before the deadline is enforced
+                        self._log.warning("match_clock_stalled", late=round(now - self.deadline, 3))
+                        self._rechecking = True
+                        self.deadline = now + STALL_RECHECK
+                        continue
+                    self._rechecking = False
                     self._on_deadline()
         finally:
             if self._ending is None:  # cancelled: the server is shutting down
@@ -285,6 +310,13 @@ class Match:
                 ended_at=time.time(),
             )
         )
+        if not recorded and self.recorder.superseded(self.id) and not self.aborted:
+            # this node was declared dead (frozen past its lease) and another node recorded
+            # the match as aborted: that end stands, and everyone is told it (a tournament
+            # plays the game again), not the end this node came to after its freeze
+            outcome = self.outcome = self._forfeit(None, Termination.ABORTED)
+            self.aborted = True
+            self.reason = f"aborted: this server was declared dead meanwhile ({self.reason})"
         end_frame = encode_message(
             MatchEnd(
                 match=self.id,
@@ -359,8 +391,8 @@ class Match:
         if seat.conn is None:
             self.phase = "away"
             away_since = seat.disconnected_at
-            if away_since is None:
-                away_since = trio.current_time()
+            if away_since is None:  # never taken: its grace runs from the match's start
+                away_since = self._started_at if not seat.joined else trio.current_time()
             self._set_deadline(away_since + self.policy.reconnect_grace)
         else:
             self.phase = "turn"
@@ -386,6 +418,7 @@ class Match:
         old one passes: no rescheduling per move.
         """
         self.deadline = deadline
+        self._rechecking = False
         if self._sleep is not None and deadline < self._sleep.deadline:
             self._sleep.deadline = deadline
 
@@ -402,6 +435,16 @@ class Match:
                 self.clock.remaining[seat.index] = 0.0
             log.info("timeout", match=self.id, seat=seat.index)
             self._end(self._forfeit(seat.index, Termination.TIMEOUT))
+        elif self.phase == "away" and not seat.joined:
+            # nobody ever sat here (its player's node died before the redirect, or the
+            # player never came): a game nobody played has no result; it may be replayed
+            self.reason = (
+                f"{seat.name} never took its seat within {self.policy.reconnect_grace:g}s"
+                " (its server may have stopped): no result"
+            )
+            log.info("seat_never_taken", match=self.id, seat=seat.index)
+            self._aborting = True
+            self._end(self._forfeit(None, Termination.ABORTED))
         elif self.phase == "away":
             code = seat.disconnect_code
             termination = (
@@ -537,6 +580,7 @@ class Match:
         """The seat is back (or taken over) on `conn`: full state, and its turn if it is."""
         if self.phase == "over":
             return
+        self.seats[seat_index].joined = True
         conn.send(self.start_message(seat_index))
         if seat_index != self.to_move:
             return

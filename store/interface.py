@@ -284,7 +284,8 @@ class PoolTables(Protocol):
 
         For each seat, a (name, secret digest), the oldest seek of that name and
         secret waiting in `pool` with these `terms` (those of node `prefer` first),
-        each seek for one seat only; all are removed and returned in seat order, or,
+        whose node's lease has not expired (the seekers of a dead node are never
+        paired, even before it is reaped), each seek for one seat only; all are removed and returned in seat order, or,
         if some seat has none, nothing is removed and the answer is None. Concurrent
         takes and withdrawals never get the same seek twice.
         """

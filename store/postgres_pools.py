@@ -3,7 +3,9 @@
 A take locks the rows it chooses (``FOR UPDATE SKIP LOCKED``): a second
 take at the same moment passes them by and chooses others, and a
 withdrawal of a chosen seek waits for the take to commit and then finds
-it gone. So each seek is taken, or withdrawn, exactly once.
+it gone. So each seek is taken, or withdrawn, exactly once. A seek is taken
+only while its node's lease runs (on the database's clock): the seekers of a
+node that stopped renewing are never paired, even before a survivor reaps it.
 """
 
 from __future__ import annotations
@@ -102,7 +104,8 @@ class PostgresPools:
             for name, secret in seats:
                 row = db.execute(
                     f"SELECT {_COLUMNS} FROM pool_seeks WHERE pool = %s AND name = %s"
-                    " AND secret = %s AND terms = %s AND NOT (id = ANY(%s))"
+                    " AND secret = %s AND terms = %s AND NOT (id = ANY(%s)) AND node IN"
+                    f" (SELECT id FROM nodes WHERE lease_until >= {_NOW})"
                     " ORDER BY node = %s DESC, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
                     (pool, name, secret, terms, [s.id for s in chosen], prefer),
                 ).fetchone()

@@ -97,6 +97,10 @@ class StoreStatus:
     accepting: bool
 
 
+#: how many superseded match ids a recorder remembers (`Recorder.superseded`)
+SUPERSEDED_KEPT = 1024
+
+
 class Recorder:
     """Keeps every match's records until the backend has committed them.
 
@@ -131,6 +135,9 @@ class Recorder:
         self._retry = RETRY_FIRST
         #: the node this server is, on a shared database: stamped on every match it opens
         self.node: str | None = None
+        #: the latest matches whose result the database refused (another node had ended
+        #: them, declaring this one dead), oldest first, at most `SUPERSEDED_KEPT`
+        self._superseded: dict[str, None] = {}
 
     # --- what matches call (on the event loop, never waiting) --------------------
 
@@ -184,6 +191,11 @@ class Recorder:
             with trio.move_on_after(self.record_wait):
                 await entry.written.wait()
         return entry.result_written  # False: kept, retried and journaled, but not yet stored
+
+    def superseded(self, match_id: str) -> bool:
+        """Whether the database refused this match's result because another node had ended
+        it (as aborted: this node had been declared dead); that end stands."""
+        return match_id in self._superseded
 
     @property
     def accepting(self) -> bool:
@@ -336,6 +348,9 @@ class Recorder:
             if item.match_id in report.superseded:
                 # another node declared this one dead and ended the match: that end stands
                 log.warning("result_superseded", match=item.match_id)
+                self._superseded[item.match_id] = None
+                if len(self._superseded) > SUPERSEDED_KEPT:
+                    del self._superseded[next(iter(self._superseded))]
                 if entry.result is not None and not entry.result_written:
                     self._pending_results -= 1
                 entry.written.set()  # not recorded: its match_end says so

@@ -91,6 +91,7 @@ class SQLitePools:
     def take(
         self, pool: str, seats: Sequence[tuple[str, str]], terms: str, prefer: str = ""
     ) -> list[PoolSeeker] | None:
+        now = time.time()
         with self.store.transaction() as db:  # BEGIN IMMEDIATE: one writer at a time
             chosen: list[PoolSeeker] = []
             for name, secret in seats:
@@ -98,8 +99,9 @@ class SQLitePools:
                 row = db.execute(
                     f"SELECT {_COLUMNS} FROM pool_seeks WHERE pool=? AND name=? AND secret=?"
                     f" AND terms=? AND id NOT IN ({','.join('?' * len(taken))})"
+                    " AND node IN (SELECT id FROM nodes WHERE lease_until >= ?)"
                     " ORDER BY node=? DESC, created_at, id LIMIT 1",
-                    (pool, name, secret, terms, *taken, prefer),
+                    (pool, name, secret, terms, *taken, now, prefer),
                 ).fetchone()
                 if row is None:
                     return None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -85,6 +86,10 @@ HANDSHAKE_SECONDS = 10.0
 
 #: seconds before a ``pair`` refused with ``store_unavailable`` is asked again
 STORE_RETRY = 1.0
+#: seconds before a game refused with ``not_available`` is asked for again (unless a
+#: ``pool`` message comes first): the server may refuse a game that another node still
+#: plays (one whose node died, until it is aborted), and then sends no ``pool`` message
+NOT_AVAILABLE_RETRY = 1.0
 
 #: server error codes that are expected races, not problems
 _RACES = frozenset({"stale_position", "unknown_match"})
@@ -148,6 +153,8 @@ class TournamentDirector:
         self.requested: collections.deque[ScheduledGame] = collections.deque()
         self.running: dict[str, ScheduledGame] = {}
         self.idle: dict[str, int] = {}
+        #: games refused with ``not_available``: not asked for again before this time
+        self._held: dict[int, float] = {}
         self.adjudicated = 0  # adjudicate requests sent
         self._judging: set[str] = set()
         self._latest: dict[str, tuple[int, Any]] = {}  # a watched game's newest (ply, state)
@@ -234,7 +241,9 @@ class TournamentDirector:
             await self._request_pairs()
             if not self._busy():
                 break
-            message = await self._queue.receive()
+            message: Any = _Wake()
+            with trio.move_on_at(self._next_retry()):
+                message = await self._queue.receive()
             if isinstance(message, TournamentError):
                 raise message
             if isinstance(message, Directing):
@@ -261,11 +270,27 @@ class TournamentDirector:
             elif isinstance(message, _Wake):
                 pass
 
+    def _next_retry(self) -> float:
+        """When the next held game may be asked for again (inf: none is held); holds that
+        are over are dropped (their games were considered by the last `_request_pairs`)."""
+        now = trio.current_time()
+        for index in [index for index, until in self._held.items() if until <= now]:
+            del self._held[index]
+        return min(self._held.values(), default=math.inf)
+
     async def _on_error(self, message: Error) -> None:
         if message.code == "not_available" and self.requested:
-            # a player left between our view of the pool and the request
-            self.pending.insert(0, self.requested.popleft())
-            await trio.sleep(0.05)
+            # a player left between our view of the pool and the request (a ``pool``
+            # message follows), or the game is being played on another node, whose
+            # players are not ours to take (none follows): nobody was taken, so the
+            # players count as idle again, and the game is asked for again after a
+            # pause, whichever comes
+            scheduled = self.requested.popleft()
+            self.pending.insert(0, scheduled)
+            for name in scheduled.seats:
+                self.idle[name] = self.idle.get(name, 0) + 1
+            self._held[scheduled.index] = trio.current_time() + NOT_AVAILABLE_RETRY
+            log.info("pair_not_available", index=scheduled.index, error=message.message)
         elif message.code == "store_unavailable" and self.requested:
             # the records (on several servers: the shared database) cannot answer now
             log.warning("pair_retry", error=message.message)
@@ -293,6 +318,9 @@ class TournamentDirector:
                 break
             if any(self.players[name].withdrawn for name in scheduled.seats):
                 continue
+            if self._held.get(scheduled.index, -math.inf) > trio.current_time():
+                continue
+            self._held.pop(scheduled.index, None)
             needed = collections.Counter(scheduled.seats)
             if any(idle.get(name, 0) < count for name, count in needed.items()):
                 continue

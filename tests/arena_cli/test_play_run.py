@@ -194,3 +194,32 @@ def test_each_connect_retry_is_said_once_piped_and_on_a_terminal() -> None:
     attempts = re.findall(r"^connecting to 127\.0\.0\.1:\d+, retry (\d+) in", shown, re.M)
     assert attempts == [str(n) for n in range(1, len(attempts) + 1)] and attempts, shown
     assert "connect_retry" not in shown
+
+
+def test_play_server_names_several_nodes_and_bad_ones_are_one_line(
+    capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--server A,B``: the first is the player's server, the others the nodes it turns to;
+    a bad list, or --server with --port, is one line naming the flag."""
+    monkeypatch.delenv("ARENA_SERVER", raising=False)
+    settings = resolve(play_args("tictactoe", "random", "--server", "h1:7301, [::1]:7302"))
+    assert settings.config.nodes == [("h1", 7301), ("::1", 7302)]
+    monkeypatch.setenv("ARENA_SERVER", "h3:1")
+    assert resolve(play_args("tictactoe", "random")).config.nodes == [("h3", 1)]
+    monkeypatch.delenv("ARENA_SERVER")
+    for argv, said in (
+        (["--server", "h1:7301,h2"], "--server takes HOST:PORT, or several separated by commas"),
+        (["--server", "h1:99999"], "not 'h1:99999'"),
+        (["--server", "h1:1", "--port", "2"], "give --server HOST:PORT,... or --host/--port"),
+    ):
+        assert cli_main(["play", "tictactoe", "random", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("arena play: ") and said in err and err.count("\n") == 1, err
+    # no node answers: one line naming them all
+    ports = [_closed_port(), _closed_port()]
+    servers = ",".join(f"127.0.0.1:{port}" for port in ports)
+    argv = ["play", "tictactoe", "random", "--server", servers, "--connect-wait", "0.3"]
+    assert cli_main(argv) == 1
+    err = capsys.readouterr().err
+    assert "arena play: none of the servers answers (cannot connect to the server at" in err, err
+    assert all(f"127.0.0.1:{port}" in err for port in ports) and "Traceback" not in err

@@ -128,3 +128,25 @@ def test_a_pool_owned_by_another_database_is_explained_with_a_command_that_works
         assert resumed.returncode == 0, resumed.stderr
         assert "(round-robin, finished)" in resumed.stdout
         assert server.stop(signal.SIGINT)[0] == 130
+
+
+def test_the_note_on_too_few_player_processes_counts_the_remote_players(tmp_path: Path) -> None:
+    """Two local and two remote players allow two games at once: no note, neither at the
+    start nor on a resume (which gives no --remote); three games at once would need more."""
+    start = ["tournament", "connect4", "-p", "random", "-p", "greedy", "--remote", "bob",
+             "--remote", "carol", "--concurrency", "2", "--db", "t.sqlite", "--no-progress"]  # fmt: skip
+    with arena(*start, cwd=tmp_path) as first:
+        first.wait_for("waiting for remote player carol")
+        code, _ = first.stop(signal.SIGINT)
+    assert code != 0 and "allow fewer" not in first.stdout + first.stderr, first.stdout
+    found = re.search(r"--resume (t-\w+)", first.stdout + first.stderr)
+    assert found, first.stdout + first.stderr
+    for concurrency, noted in (("2", False), ("3", True)):
+        resume = ["tournament", "--resume", found.group(1), "--db", "t.sqlite", "--no-progress",
+                  "--concurrency", concurrency]  # fmt: skip
+        with arena(*resume, cwd=tmp_path) as again:
+            again.wait_for("waiting for remote player carol")
+            again.stop(signal.SIGINT)
+        said = again.stdout + again.stderr
+        assert ("processes allow fewer than" in said) == noted, said
+        assert not noted or "2 local player processes allow fewer than 3 games" in said

@@ -453,9 +453,12 @@ def test_a_waiting_seek_is_taken_once_by_its_node_or_by_an_offer(database: Datab
 
 def test_pool_seekers_are_taken_all_or_none_and_never_twice(database: Database) -> None:
     """A pool's director takes the seekers of a match in one transaction: every seat's or
-    none, the right secret only, its own node's first; concurrent takes share nothing."""
+    none, the right secret only, of live nodes only, its own node's first; concurrent
+    takes share nothing."""
     seeks = database.pools
     c4 = '["connect4",{}]'
+    for node in ("n0", "n1", "n2"):
+        database.nodes.register(node, f"{node}:1", 60.0)
 
     def seeker(seek: str, node: str, name: str, pool: str = "cup", terms: str = c4) -> PoolSeeker:
         return PoolSeeker(seek, pool, node, name, f"digest-{name}", terms)
@@ -480,6 +483,13 @@ def test_pool_seekers_are_taken_all_or_none_and_never_twice(database: Database) 
     assert seeks.take("cup", [("ann", "digest-ann"), ("bob", "wrong")], c4) is None
     assert seeks.take("cup", [("ann", "digest-ann"), ("cid", "digest-cid")], c4) is None
     assert seeks.take("cup", [("bob", "digest-bob"), ("bob", "digest-bob")], c4) is None
+    assert len(seeks.waiting(["cup"])) == 4
+    # the seekers of a node whose lease has lapsed (not reaped yet), or of no node, wait on
+    database.nodes.register("dead", "dead:1", -1.0)
+    seeks.add(seeker("d1", "dead", "cid"))
+    seeks.add(seeker("g1", "ghost", "cid"))
+    assert seeks.take("cup", [("ann", "digest-ann"), ("cid", "digest-cid")], c4) is None
+    assert seeks.withdraw("d1") and seeks.withdraw("g1")
     assert len(seeks.waiting(["cup"])) == 4
     # the director's own node first (n2: ann's second seek), each seek for one seat
     taken = seeks.take("cup", [("ann", "digest-ann"), ("bob", "digest-bob")], c4, prefer="n2")

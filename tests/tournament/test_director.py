@@ -259,3 +259,64 @@ async def test_a_direct_or_pair_the_records_cannot_answer_is_asked_again() -> No
     assert sorted(results) == [0, 1]
     assert len(directs) == 2
     assert [pair.index for pair in pairs] == [0, 0, 1]  # the refused game, again, then on
+
+
+async def test_a_game_another_node_still_plays_is_asked_for_again_without_a_pool_message() -> None:
+    """A resume after the director's node died: the server refuses the game that node was
+    playing (``not_available``, "being played on node ...") until the node's match is
+    aborted, and sends no ``pool`` message, since nobody was taken. The director counts
+    the players idle again and asks again after a pause, so the tournament finishes."""
+    config = TournamentConfig(
+        game="tictactoe",
+        options={},
+        players=(TournamentPlayer("p0", None), TournamentPlayer("p1", None)),
+        games_per_pair=2,
+    )
+    pairs: list[tuple[int, float]] = []
+
+    async def scripted_server(stream: trio.SocketStream) -> None:
+        reader, decoder = FrameReader(stream), client_message_decoder()
+
+        async def send(message: Any) -> None:
+            await stream.send_all(encode_message(message))
+
+        while True:
+            message = decoder.decode(await reader.read_frame())
+            if isinstance(message, Hello):
+                await send(Welcome(PROTOCOL_VERSION, "scripted", "s", 1 << 16))
+            elif isinstance(message, Direct):
+                await send(Directing(pool=message.pool, owner="key"))
+                await send(PoolStatus(pool=message.pool, idle={"p0": 1, "p1": 1}))
+            elif isinstance(message, Pair):
+                pairs.append((message.index, trio.current_time()))
+                refusals = [index for index, _ in pairs].count(0) - 1
+                if message.index == 0 and refusals < 2:  # the dead node's game, twice
+                    await send(
+                        Error(
+                            "not_available",
+                            f"game 0 of {message.tournament!r} is being played on node a-1:"
+                            " ask again once it has ended",
+                        )
+                    )
+                    continue
+                match = f"m{len(pairs)}"
+                await send(Paired(pool=message.pool, index=message.index, match=match))
+                await send(MatchEnd(match, 5, [1.0, 0.0], 0, "line", "seat 0 wins"))
+                await send(PoolStatus(pool=message.pool, idle={"p0": 1, "p1": 1}))
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(
+            partial(trio.serve_tcp, scripted_server, 0, host="127.0.0.1")
+        )
+        port = listeners[0].socket.getsockname()[1]
+        director = TournamentDirector(config, secrets={"p0": "a", "p1": "b"}, concurrency=1)
+        with trio.fail_after(10):
+            results = await director.run("127.0.0.1", port)
+        nursery.cancel_scope.cancel()
+    assert sorted(results) == [0, 1]
+    indexes = [index for index, _ in pairs]
+    assert indexes.count(0) == 3 and indexes.count(1) == 1  # refused twice, then played
+    # with the players idle again, the refused game waits its pause while the other is played
+    assert indexes[:2] == [0, 1]
+    retries = [at for index, at in pairs if index == 0]
+    assert retries[2] - retries[1] >= 0.9  # asked again after the pause, not in a loop
