@@ -511,19 +511,29 @@ class Go(Game[GoState, int]):
 
         ``{"board": rows top first ('.', 'X' Black, 'O' White), "ply", "passes",
         "last": move or null, "captures": [by Black, by White], "history": the
-        positions so far as one string of 16-hex-digit keys, sorted}``.
+        positions so far as one string of 16-hex-digit keys, sorted}``; once the game is
+        over, also ``"area": [Black's, White's]`` as it is counted (`decode_state`
+        ignores it).
         """
+        data = self.encode_view(state)
+        data["history"] = "".join(f"{key:016x}" for key in sorted(state[5]))
+        return data
+
+    def encode_view(self, state: GoState) -> dict[str, Any]:
+        """`encode_state` without the superko history (which grows with every ply)."""
         n = self.size
         symbols = self._symbols(state)
         last = state[6]
-        return {
+        data: dict[str, Any] = {
             "board": ["".join(symbols[r * n : (r + 1) * n]) for r in range(n)],
             "ply": state[2],
             "passes": state[3],
             "last": None if last == NO_MOVE else last,
             "captures": [state[7], state[8]],
-            "history": "".join(f"{key:016x}" for key in sorted(state[5])),
         }
+        if self.is_terminal(state):
+            data["area"] = list(self.area(state))
+        return data
 
     def decode_state(self, data: Any) -> GoState:
         n = self.size
