@@ -362,6 +362,23 @@ class Go(Game[GoState, int]):
             return Outcome.draw(2, Termination.SCORE, points)
         return Outcome.win(0 if margin > 0 else 1, 2, Termination.SCORE, points)
 
+    def chain(self, state: GoState, move: int) -> frozenset[int]:
+        """The stones (as moves) of the chain on point `move`; empty if the point is empty."""
+        tables = self.tables
+        bit = 1 << tables.position[move]
+        stones = state[0] if state[0] & bit else state[1] if state[1] & bit else 0
+        if not stones:
+            return frozenset()
+        found = _chain(bit, stones, tables.stride)
+        return frozenset(m for m, pos in enumerate(tables.position) if found >> pos & 1)
+
+    def removing(self, state: GoState, dead: frozenset[int]) -> GoState:
+        """`state` with the stones on the points `dead` taken off, for counting them as
+        the players agreed (docs/PROTOCOL.md "Dead stones"); not a position of play."""
+        position = self.tables.position
+        off = sum(1 << position[move] for move in dead)
+        return (state[0] & ~off, state[1] & ~off, *state[2:])
+
     def playout(self, state: GoState, rng: random.Random, max_moves: int | None = None) -> GoState:
         """A random playout that never fills a side's own eye, so that games end.
 
