@@ -302,6 +302,11 @@ class Game(ABC, Generic[S, M]):
     def decode_state(self, data: Any) -> S:
         """Inverse of `encode_state`; raise InvalidStateError on bad input."""
 
+    def encode_view(self, state: S) -> Any:
+        """`encode_state` less what only the rules need: what a page draws (replays send one
+        per ply). The default is all of it."""
+        return self.encode_state(state)
+
     def encode_move(self, move: M) -> Any:
         """A msgpack-friendly value for `move` (the move itself for int moves)."""
         return move

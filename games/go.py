@@ -362,6 +362,23 @@ class Go(Game[GoState, int]):
             return Outcome.draw(2, Termination.SCORE, points)
         return Outcome.win(0 if margin > 0 else 1, 2, Termination.SCORE, points)
 
+    def chain(self, state: GoState, move: int) -> frozenset[int]:
+        """The stones (as moves) of the chain on point `move`; empty if the point is empty."""
+        tables = self.tables
+        bit = 1 << tables.position[move]
+        stones = state[0] if state[0] & bit else state[1] if state[1] & bit else 0
+        if not stones:
+            return frozenset()
+        found = _chain(bit, stones, tables.stride)
+        return frozenset(m for m, pos in enumerate(tables.position) if found >> pos & 1)
+
+    def removing(self, state: GoState, dead: frozenset[int]) -> GoState:
+        """`state` with the stones on the points `dead` taken off, for counting them as
+        the players agreed (docs/PROTOCOL.md "Dead stones"); not a position of play."""
+        position = self.tables.position
+        off = sum(1 << position[move] for move in dead)
+        return (state[0] & ~off, state[1] & ~off, *state[2:])
+
     def playout(self, state: GoState, rng: random.Random, max_moves: int | None = None) -> GoState:
         """A random playout that never fills a side's own eye, so that games end.
 
@@ -511,19 +528,29 @@ class Go(Game[GoState, int]):
 
         ``{"board": rows top first ('.', 'X' Black, 'O' White), "ply", "passes",
         "last": move or null, "captures": [by Black, by White], "history": the
-        positions so far as one string of 16-hex-digit keys, sorted}``.
+        positions so far as one string of 16-hex-digit keys, sorted}``; once the game is
+        over, also ``"area": [Black's, White's]`` as it is counted (`decode_state`
+        ignores it).
         """
+        data = self.encode_view(state)
+        data["history"] = "".join(f"{key:016x}" for key in sorted(state[5]))
+        return data
+
+    def encode_view(self, state: GoState) -> dict[str, Any]:
+        """`encode_state` without the superko history (which grows with every ply)."""
         n = self.size
         symbols = self._symbols(state)
         last = state[6]
-        return {
+        data: dict[str, Any] = {
             "board": ["".join(symbols[r * n : (r + 1) * n]) for r in range(n)],
             "ply": state[2],
             "passes": state[3],
             "last": None if last == NO_MOVE else last,
             "captures": [state[7], state[8]],
-            "history": "".join(f"{key:016x}" for key in sorted(state[5])),
         }
+        if self.is_terminal(state):
+            data["area"] = list(self.area(state))
+        return data
 
     def decode_state(self, data: Any) -> GoState:
         n = self.size

@@ -24,7 +24,7 @@ from server.web.tournaments import list_tournaments, tournament_document
 from store import Database, MatchRecord, StoreError
 
 #: renderers the page ships (other games get the generic view)
-RENDERED_GAMES = frozenset({"tictactoe", "gomoku", "connect4", "reversi", "ultimate"})
+RENDERED_GAMES = frozenset({"tictactoe", "gomoku", "connect4", "reversi", "ultimate", "go"})
 MAX_LIMIT = 1000
 STATUSES = ("running", "finished", "aborted")
 
@@ -65,19 +65,20 @@ def match_json(record: MatchRecord) -> dict[str, Any]:
 
 
 def replay_states(record: MatchRecord, moves: list[Any]) -> tuple[list[Any] | None, str | None]:
-    """The wire-encoded state before the first move and after each one (or why not)."""
+    """The state before the first move and after each one (or why not), each as a page
+    draws it (`Game.encode_view`: Go leaves out its superko history)."""
     try:
         game = make_game(record.game, record.options)
     except ValueError as exc:
         return None, f"cannot load game {record.game!r}: {exc}"
     state = game.initial_state()
-    states = [game.encode_state(state)]
+    states = [game.encode_view(state)]
     for move in moves:
         try:
             state = game.play(state, game.decode_move(move))
         except GameError as exc:
             return states, f"ply {len(states)}: cannot replay {move!r}: {exc}"
-        states.append(game.encode_state(state))
+        states.append(game.encode_view(state))
     return states, None
 
 

@@ -20,7 +20,13 @@ const STYLES = {
   connect4: { bg: "#2458c6", line: null, piece: "c4" },
 };
 
+// Go: its own board (stones on the intersections, star points, coordinates around it)
+const GO = { bg: "#dcb35c", line: "#3b2a10", piece: "stone" };
+// Go's column letters (no I), as GTP and docs/GAMES.md write vertices
+const GO_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+
 export function hasRenderer(game) {
+  if (game === "go") return true;
   return Object.prototype.hasOwnProperty.call(STYLES, game);
 }
 
@@ -29,6 +35,10 @@ export function drawBoard(container, view) {
   const state = view.state;
   if (!hasRenderer(view.game) || !state || !Array.isArray(state.board)) {
     drawGeneric(container, view);
+    return;
+  }
+  if (view.game === "go") {
+    drawGo(container, view);
     return;
   }
   const style = STYLES[view.game];
@@ -124,6 +134,7 @@ const OTHER_SEATS = ["#2f6fd6", "#d63c2f", "#2e8b57", "#8e44ad", "#e67e22", "#16
 
 // Seat `seat`'s colour on the board (the fill of its pieces): for an eval bar.
 export function seatColor(game, seat) {
+  if (game === "go" && seat < 2) return PIECE_COLORS.stone["XO"[seat]][0];
   if (hasRenderer(game) && seat < 2) return PIECE_COLORS[STYLES[game].piece]["XO"[seat]][0];
   return OTHER_SEATS[seat % OTHER_SEATS.length];
 }
@@ -134,7 +145,7 @@ export function drawSwatch(game, seat, label, px = 20) {
   const svg = document.createElementNS(NS, "svg");
   for (const [k, v] of Object.entries({ viewBox: `0 0 ${size} ${size}`, width: px, height: px, role: "img",
     "aria-label": label, class: "swatch", "data-seat": String(seat) })) svg.setAttribute(k, v);
-  const style = hasRenderer(game) && seat < 2 ? STYLES[game] : null;
+  const style = game === "go" && seat < 2 ? GO : hasRenderer(game) && seat < 2 ? STYLES[game] : null;
   if (style === null) {
     el("circle", { cx: 12, cy: 12, r: 9, fill: OTHER_SEATS[seat % OTHER_SEATS.length] }, svg);
     return svg;
@@ -193,4 +204,79 @@ function drawGeneric(container, view) {
     ? state.board.join("\n") + "\n\n" + JSON.stringify({ ...state, board: undefined })
     : JSON.stringify(state, null, 1);
   container.appendChild(pre);
+}
+
+// The star points of an n×n Go board (row, col): the 4-4 points (3-3 below 13×13), the
+// centre of an odd board, and the edge midpoints from 15×15 up.
+export function starPoints(n) {
+  if (n < 7) return n % 2 ? [[(n - 1) / 2, (n - 1) / 2]] : [];
+  const d = n >= 13 ? 3 : 2, far = n - 1 - d, mid = (n - 1) / 2;
+  const lines = n % 2 ? (n >= 15 ? [d, mid, far] : [d, far]) : [d, far];
+  const points = [];
+  for (const r of lines) for (const c of lines) points.push([r, c]);
+  if (n % 2 && n < 15) points.push([mid, mid]);
+  return points;
+}
+
+// Go: the grid with its star points, letters above and below, numbers (from the bottom)
+// left and right, the stones, the last stone marked, the legal points clickable, and under
+// the board the captures (and each side's area once the game is over).
+function drawGo(container, view) {
+  const state = view.state, rows = state.board, n = rows.length;
+  const size = Math.max(24, Math.min(56, Math.floor(600 / (n + 1))));
+  // a margin wide enough for a two-digit number beside an edge stone
+  const margin = Math.round(size * 1.3), span = (n - 1) * size + 2 * margin, edge = margin * 0.4;
+  const at = (i) => margin + i * size;
+  container.style.setProperty("--aspect", "1");
+  const svg = el("svg", { viewBox: `0 0 ${span} ${span}`, width: span, height: span, "data-game": "go",
+    "data-size": String(n), role: "img", "aria-label": `go board ${n}x${n}` }, container);
+  el("rect", { x: 0, y: 0, width: span, height: span, fill: GO.bg }, svg);
+  for (let i = 0; i < n; i++) {
+    el("line", { x1: at(i), y1: at(0), x2: at(i), y2: at(n - 1), stroke: GO.line, "stroke-width": 1 }, svg);
+    el("line", { x1: at(0), y1: at(i), x2: at(n - 1), y2: at(i), stroke: GO.line, "stroke-width": 1 }, svg);
+  }
+  for (const [r, c] of starPoints(n)) {
+    el("circle", { cx: at(c), cy: at(r), r: Math.max(2.5, size * 0.1), fill: GO.line, class: "star" }, svg);
+  }
+  const font = Math.round(size * 0.38);
+  for (let i = 0; i < n; i++) {
+    const letter = GO_LETTERS[i], number = String(n - i);
+    for (const [x, y, text, side] of [[at(i), edge, letter, "top"], [at(i), span - edge, letter, "bottom"],
+      [edge, at(i), number, "left"], [span - edge, at(i), number, "right"]]) {
+      const label = el("text", { x, y, "font-size": font, "text-anchor": "middle", "dominant-baseline": "central",
+        fill: GO.line, "font-family": "system-ui, sans-serif", class: `coord ${side}` }, svg);
+      label.textContent = text;
+    }
+  }
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < n; c++) {
+      const ch = rows[r][c];
+      if (ch === "X" || ch === "O") drawPiece(svg, "stone", ch, at(c), at(r), size, r * n + c);
+    }
+  }
+  const last = view.last;
+  if (typeof last === "number" && last >= 0 && last < n * n) {
+    const r = Math.floor(last / n), c = last % n;
+    el("circle", { cx: at(c), cy: at(r), r: size * 0.2, fill: "none", "stroke-width": Math.max(2, size * 0.07),
+      stroke: rows[r][c] === "X" ? "#fafafa" : "#111", class: "last-move", "data-cell": String(last) }, svg);
+  }
+  for (const move of view.legal || []) {
+    if (typeof move !== "number" || move < 0 || move >= n * n) continue;
+    const r = Math.floor(move / n), c = move % n;
+    const g = el("g", { class: "legal", "data-move": String(move),
+      "aria-label": `${GO_LETTERS[c]}${n - r}` }, svg);
+    el("rect", { x: at(c) - size / 2, y: at(r) - size / 2, width: size, height: size, fill: "#ffffff",
+      "fill-opacity": 0 }, g);
+    el("circle", { cx: at(c), cy: at(r), r: size * 0.3, fill: "#2f6fd6", "fill-opacity": 0.18, class: "hint" }, g);
+    if (view.onMove) g.addEventListener("click", () => view.onMove(move));
+  }
+  const captures = Array.isArray(state.captures) ? state.captures : [0, 0];
+  const parts = [`captures: Black ${captures[0]}, White ${captures[1]}`];
+  if (Array.isArray(state.area)) parts.push(`area: Black ${state.area[0]}, White ${state.area[1]}`);
+  if (state.passes) parts.push(state.passes === 1 ? "last move: pass" : "both passed");
+  const note = document.createElement("p");
+  note.className = "board-note";
+  note.id = "board-note";
+  note.textContent = parts.join(" · ");
+  container.appendChild(note);
 }

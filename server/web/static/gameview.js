@@ -80,16 +80,29 @@ export function terminationText(termination) {
   return String(termination || "").replaceAll("_", " ");
 }
 
-// The result once: {headline: "Draw · board full" | "mcts (X) wins · line", detail}.
+// The result once: {headline: "Draw · board full" | "mcts (X) wins · line", detail}; Go's
+// says its margin too: "gnugo (White) wins · W+3.5 · score".
 // `detail` is the server's reason where it says more than the headline ("rival ran out of
 // time"), else "" (a board ending's reason, "draw (board_full)", only says it again).
-export function resultLine({ scores, winner, termination, reason, status }, players, labels) {
+// Go's result as SGF writes it: "B+3.5" by score, "W+R" by resignation, "B+T" on time,
+// "W+F" by forfeit; "" for a draw or no result.
+export function goResultText({ winner, termination, points }) {
+  if (winner === null || winner === undefined) return "";
+  const side = "BW"[winner];
+  if (termination === "score" && Array.isArray(points)) return `${side}+${Math.abs(points[winner])}`;
+  if (termination === "resignation") return `${side}+R`;
+  if (termination === "timeout") return `${side}+T`;
+  return `${side}+F`;
+}
+
+export function resultLine({ scores, winner, termination, reason, status, game, points }, players, labels) {
   if (!scores) {
     const why = status === "aborted" ? "Aborted, no result" : "No result";
     return { headline: termination ? `${why} · ${terminationText(termination)}` : why, detail: reason || "" };
   }
   const who = winner === null || winner === undefined ? "Draw" : `${players[winner]} (${labels[winner]}) wins`;
-  const how = terminationText(termination);
+  const how = [game === "go" ? goResultText({ winner, termination, points }) : "", terminationText(termination)]
+    .filter(Boolean).join(" · ");
   const headline = how ? `${who} · ${how}` : who;
   const said = reason || "";
   const board = termination && (said === `draw (${termination})` || said.endsWith(` wins (${termination})`));

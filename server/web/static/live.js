@@ -113,7 +113,7 @@ class LiveView {
     if (this.seat !== null && this.seat !== undefined) {
       mine = msg.winner === null ? " · draw" : msg.winner === this.seat ? " · you win" : " · you lose";
     }
-    const line = resultLine(msg, this.names, this.labels);
+    const line = resultLine({ ...msg, game: this.game }, this.names, this.labels);
     showResult(this.result, { ...line, headline: line.headline + mine }, " ",
       h("a", { href: `/replay/${encodeURIComponent(msg.match)}` }, "replay"));
     this.setStatus("");
@@ -147,7 +147,7 @@ class LiveView {
     const mine = this.legal !== null;
     drawBoard(this.board, { game: this.game, state: this.state, legal: this.legal, last: this.last,
       onMove: mine ? (m) => this.play(m) : null });
-    this.pass.hidden = !(mine && this.legal.includes(-1) && this.game === "reversi");
+    this.pass.hidden = !(mine && this.legal.includes(-1) && (this.game === "reversi" || this.game === "go"));
     if (this.resign) this.resign.hidden = this.ended || this.seat === null || this.seat === undefined;
     const generic = !hasRenderer(this.game);
     this.moveBox.hidden = !(mine && generic);
