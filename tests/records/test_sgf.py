@@ -21,6 +21,7 @@ SGF_GAMES = {
     "tictactoe": {},
     "gomoku": {"width": 9, "height": 7, "k": 4},  # non-square: SZ[9:7]
     "reversi": {"size": 6},
+    "go": {"size": 7, "komi": 4.5},
 }
 
 
@@ -134,7 +135,10 @@ def test_grammar_errors(text: str, message: str) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("(;FF[4]GM[1]SZ[19];B[aa])", r"GM\[1\] is not a game we play"),
+        ("(;FF[4]GM[3]SZ[8];B[aa])", r"GM\[3\] is not a game we play"),
+        ("(;FF[4]GM[1]SZ[9]AB[cc];W[aa])", r"the root places stones \(AB\)"),
+        ("(;FF[4]GM[1]SZ[21])", "option 'size' must be <= 19"),
+        ("(;FF[4]GM[1]SZ[9];B[ee])", r"its result RE\[\] does not say how it ended"),
         ("(;FF[4]GM[4]SZ[3];B[zz])", r"ply 1: B\[zz\] is not a point"),
         ("(;FF[4]GM[4]SZ[3];B[aa]W[bb])", "exactly one of B or W"),
         ("(;FF[4]GM[4]SZ[3];B[aa])", "is not over after 1 plies"),
