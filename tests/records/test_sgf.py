@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -17,7 +18,7 @@ from records.schema import RecordError, entry_from_store, entry_to_store
 from records.sgf import entry_from_sgf, entry_to_sgf, parse_sgf, sgf_game_number
 from tests.records.fixtures import random_match
 
-SGF_GAMES = {
+SGF_GAMES: dict[str, dict[str, Any]] = {
     "tictactoe": {},
     "gomoku": {"width": 9, "height": 7, "k": 4},  # non-square: SZ[9:7]
     "reversi": {"size": 6},

@@ -16,7 +16,7 @@ from typing import Any
 from sgfmill import sgf  # type: ignore[import-untyped]
 
 from games import make_game
-from games.go import PASS
+from games.go import PASS, Go
 from store import Store
 from tests.arena_cli.cli import run
 from tests.records.fixtures import random_match
@@ -61,7 +61,7 @@ def test_a_played_game_exports_and_sgfmill_agrees(tmp_path: Path) -> None:
         moves = store.get_moves(match["id"])
     finally:
         store.close()
-    rules = make_game("go", {"size": 7, "komi": 5.5})
+    rules = Go(size=7, komi=5.5)
     read = [node.get_move() for node in game.get_main_sequence()[1:]]
     assert len(read) == len(moves)
     if len(moves) < rules.move_cap:  # two passes ended it
