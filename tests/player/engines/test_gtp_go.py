@@ -52,15 +52,15 @@ def test_kgs_time_settings_where_the_engine_lists_it() -> None:
     assert not any(line.startswith("time_settings") for line in sent)
 
 
-async def _play(engine: EngineAgent, size: int, db: Path) -> None:
+async def _play(engine: EngineAgent, size: int, db: Path, move_time: float = 1.0) -> None:
     """One game of Go on a `size` board: `engine` against a random player, through a
     real server recording into `db`."""
-    async with running_server(db=str(db), policy=MatchPolicy(move_time=1.0)) as server:
+    async with running_server(db=str(db), policy=MatchPolicy(move_time=move_time)) as server:
         assert server.port is not None
         port = server.port
         clients = [
             PlayerClient(
-                agent, "go", {"size": size}, PlayerConfig(port=port, name=name, move_time=1.0)
+                agent, "go", {"size": size}, PlayerConfig(port=port, name=name, move_time=move_time)
             )
             for agent, name in ((engine, "engine"), (RandomAgent(seed=5), "random"))
         ]
@@ -115,7 +115,7 @@ def test_gnu_go_agrees_with_our_count_when_it_plays_dead_stones_out(gnugo: str) 
     assert "warn" not in done.stdout  # it never passes with dead stones left
 
 
-async def _gnugo_game(gnugo: str, size: int, tmp_path: Path) -> None:
+async def _gnugo_game(gnugo: str, size: int, tmp_path: Path, move_time: float) -> None:
     engine = make_agent(
         f"engine:cmd={gnugo},args=--mode gtp --level 0 --chinese-rules --capture-all-dead"
         " --positional-superko,protocol=gtp"
@@ -125,7 +125,7 @@ async def _gnugo_game(gnugo: str, size: int, tmp_path: Path) -> None:
     started = time.monotonic()
     try:
         with capture_logs() as logs:
-            await _play(engine, size, db)
+            await _play(engine, size, db, move_time)
     finally:
         engine.close()
     store = Store(str(db))
@@ -144,12 +144,12 @@ async def _gnugo_game(gnugo: str, size: int, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 async def test_gnu_go_plays_13x13_through_a_real_server(gnugo: str, tmp_path: Path) -> None:
-    await _gnugo_game(gnugo, 13, tmp_path)
+    await _gnugo_game(gnugo, 13, tmp_path, 1.0)
 
 
 @pytest.mark.slow
 async def test_gnu_go_plays_19x19_through_a_real_server(gnugo: str, tmp_path: Path) -> None:
-    await _gnugo_game(gnugo, 19, tmp_path)
+    await _gnugo_game(gnugo, 19, tmp_path, 3.0)  # GNU Go's 19x19 opening moves take > 1 s
 
 
 def test_leela_zero_on_19x19_with_your_weights(tmp_path: Path) -> None:
