@@ -76,6 +76,7 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.playouts
+	$(BIN)/python -m benchmarks.go_speed
 	$(BIN)/python -m benchmarks.mcts
 	$(BIN)/python -m benchmarks.server
 	$(BIN)/python -m benchmarks.hostile

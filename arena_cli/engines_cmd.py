@@ -93,7 +93,8 @@ def run_check(args: argparse.Namespace) -> int:
     assert isinstance(agent, EngineAgent)
 
     def report(step: Step) -> None:
-        print(f"{'ok  ' if step.ok else 'FAIL'}  {step.name}: {step.detail}", flush=True)
+        mark = "FAIL" if not step.ok else "warn" if step.warning else "ok  "
+        print(f"{mark}  {step.name}: {step.detail}", flush=True)
         for line in step.stderr:
             print(f"      engine stderr: {line}", flush=True)
 

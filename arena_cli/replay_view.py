@@ -7,8 +7,7 @@ import datetime
 import sys
 from collections.abc import Sequence
 
-from games import GameError, make_game
-from games import result_text as scores_text
+from games import GameError, make_game, stored_result_text
 from records.moveinfo import describe_move_info
 from records.schema import opening_of
 from store.records import MatchRecord, MoveRecord
@@ -34,12 +33,17 @@ def describe_time_control(record: MatchRecord) -> str:
 
 
 def result_text(record: MatchRecord) -> str:
-    """``1-0``, ``1/2-1/2``, ``aborted`` or ``-`` (no result) for a record."""
+    """``1-0``, ``1/2-1/2``, Go's ``B+3.5`` or ``W+R`` (`Game.result_text`), ``aborted``
+    or ``-`` (no result) for a record."""
     if record.status == "aborted":
         return "aborted"  # its scores are a placeholder, not a draw
     if record.scores is None:
         return "-"
-    return scores_text(record.scores)
+    try:
+        game = make_game(record.game, record.options)
+    except ValueError:
+        game = None  # a plug-in game not installed here: the generic spelling
+    return stored_result_text(game, record.scores, record.winner, record.termination, record.points)
 
 
 def result_line(record: MatchRecord) -> str:

@@ -22,7 +22,7 @@ from rich.progress import (
 from rich.table import Table
 
 from arena_cli.result_files import format_number
-from games import result_text
+from games import Game, make_game
 from tournament.config import TournamentConfig
 from tournament.director import TournamentDirector
 from tournament.ratings import standings
@@ -40,8 +40,11 @@ __all__ = [
 ]
 
 
-def game_line(result: GameResult, done: int, total: int | None) -> str:
-    scores = result_text(result.scores)
+def game_line(
+    result: GameResult, done: int, total: int | None, game: Game[Any, Any] | None = None
+) -> str:
+    """``game 3/8 (#3): a vs b: 1-0 (line, 9 plies)``; Go's results as ``B+3.5`` (`game`)."""
+    scores = result.result_text(game)
     count = f"{done}/{total}" if total else str(done)
     return (
         f"game {count} (#{result.index + 1}): {' vs '.join(result.seats)}: {scores}"
@@ -209,6 +212,11 @@ class Live:
     def __init__(self, console: Console, config: TournamentConfig, interactive: bool) -> None:
         self.console = console
         self.config = config
+        self.game: Game[Any, Any] | None
+        try:
+            self.game = make_game(config.game, config.options)
+        except ValueError:
+            self.game = None  # a plug-in game not installed here: the generic spelling
         self.progress: Progress | None = None
         self.task: TaskID | None = None
         if interactive:
@@ -239,7 +247,7 @@ class Live:
             description = summary or self._leaders(results)
             self.progress.update(self.task, completed=len(results), description=description)
             return
-        line = game_line(result, len(results), director.total)
+        line = game_line(result, len(results), director.total, self.game)
         self.console.print(line, markup=False, soft_wrap=True)
         if summary and (result.index ^ 1) in results:  # a pair is complete
             self.console.print(summary, markup=False, soft_wrap=True)

@@ -8,7 +8,9 @@ from games.base import InvalidStateError as InvalidStateError
 from games.base import Option as Option
 from games.base import Outcome as Outcome
 from games.base import Termination as Termination
+from games.base import colour_result_text as colour_result_text
 from games.base import result_text as result_text
+from games.base import stored_result_text as stored_result_text
 from games.registry import UnknownGameError as UnknownGameError
 from games.registry import available_games as available_games
 from games.registry import game_class as game_class

@@ -108,6 +108,40 @@ def result_text(scores: Sequence[float]) -> str:
     return "-".join(f"{s:g}" for s in scores)
 
 
+#: terminations that are a forfeit of the loser rather than a board result or a choice
+_FORFEITS = frozenset(
+    {
+        Termination.ILLEGAL_MOVE,
+        Termination.DISCONNECT,
+        Termination.PROTOCOL_ERROR,
+        Termination.WITHDRAWN,
+        Termination.ABORTED,
+    }
+)
+
+
+def colour_result_text(outcome: Outcome) -> str:
+    """A two-seat result as SGF's ``RE`` spells it, Black (seat 0) first to move.
+
+    ``B+3.5`` (a count: the winner's margin from `points`), ``W+R``
+    (resignation), ``B+T`` (time), ``W+F`` (forfeit: illegal move,
+    disconnect...), ``B+`` (a win with no margin), ``0`` (a draw).
+    """
+    if outcome.winner is None:
+        return "0"
+    side = "BW"[outcome.winner]
+    termination = outcome.termination
+    if termination is Termination.RESIGNATION:
+        return f"{side}+R"
+    if termination is Termination.TIMEOUT:
+        return f"{side}+T"
+    if termination in _FORFEITS:
+        return f"{side}+F"
+    if outcome.points is not None:
+        return f"{side}+{abs(outcome.points[outcome.winner]):g}"
+    return f"{side}+"
+
+
 #: status codes of the two-player line games' states (tictactoe, gomoku, connect4, ultimate):
 #: ONGOING, 0 or 1 (the winning seat), or DRAW
 ONGOING = -1
@@ -319,6 +353,15 @@ class Game(ABC, Generic[S, M]):
     def render(self, state: S) -> str:
         """A plain-text picture of the board, with coordinates."""
 
+    def result_text(self, outcome: Outcome) -> str:
+        """How this game writes a result, wherever one is shown or stored as text.
+
+        The default is the one spelling of every game (`result_text`: ``1-0``,
+        ``0-1``, ``1/2-1/2``); a game whose players expect another overrides
+        it (Go: ``B+3.5``, ``W+R``, ``W+T``, see `colour_result_text`).
+        """
+        return outcome.result()
+
     def describe(self) -> str:
         """The game name with its non-default options, e.g. ``gomoku(size=9, k=5)``."""
         if not self.options:
@@ -328,6 +371,28 @@ class Game(ABC, Generic[S, M]):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.describe()}>"
+
+
+def stored_result_text(
+    game: Game[Any, Any] | None,
+    scores: Sequence[float],
+    winner: int | None,
+    termination: str | None,
+    points: Sequence[float] | None,
+) -> str:
+    """`Game.result_text` of a result kept as plain fields (a record, a `match_end`).
+
+    Without the game, or with a termination this library does not know, it is
+    the generic spelling of the scores (`result_text`).
+    """
+    try:
+        ending = Termination(termination)
+    except ValueError:
+        ending = None
+    if game is None or ending is None:
+        return result_text(scores)
+    outcome = Outcome(tuple(scores), winner, ending, None if points is None else tuple(points))
+    return game.result_text(outcome)
 
 
 def decode_int_move(data: Any, limit: int, what: str = "move") -> int:

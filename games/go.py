@@ -53,6 +53,7 @@ from games.base import (
     Option,
     Outcome,
     Termination,
+    colour_result_text,
 )
 
 #: (black, white, ply, passes, key, history, last, captured by Black, captured by White)
@@ -379,6 +380,10 @@ class Go(Game[GoState, int]):
         off = sum(1 << position[move] for move in dead)
         return (state[0] & ~off, state[1] & ~off, *state[2:])
 
+    def result_text(self, outcome: Outcome) -> str:
+        """``B+3.5`` (the count), ``W+R`` (resignation), ``B+T`` (time), ``0``: see `result_text`."""
+        return result_text(outcome)
+
     def playout(self, state: GoState, rng: random.Random, max_moves: int | None = None) -> GoState:
         """A random playout that never fills a side's own eye, so that games end.
 
@@ -648,10 +653,5 @@ def default_komi(size: int) -> float:
 
 
 def result_text(outcome: Outcome) -> str:
-    """A Go result as SGF writes it: ``B+3.5``, ``W+7``, ``0`` for a draw (from `points`)."""
-    if outcome.winner is None:
-        return "0"
-    side = "BW"[outcome.winner]
-    if outcome.points is None:
-        return f"{side}+"
-    return f"{side}+{abs(outcome.points[outcome.winner]):g}"
+    """A Go result as Go players and SGF write it: ``B+3.5``, ``W+R``, ``B+T``, ``0`` (a draw)."""
+    return colour_result_text(outcome)

@@ -385,7 +385,7 @@ class MatchPlay:
         self._record(match, outcome, end.reason, end.ply)
         log.info(
             "match_end",
-            result=outcome.result(),
+            result=match.game.result_text(outcome),
             termination=termination.value,
             reason=end.reason,
             plies=end.ply,
@@ -414,6 +414,7 @@ class MatchPlay:
             reason=reason,
             plies=plies,
             think=self._think_label(match),
+            result_text="" if outcome is None else match.game.result_text(outcome),
         )
         self.results.append(result)
         if self._on_result is not None:

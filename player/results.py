@@ -26,6 +26,8 @@ class MatchResult:
     plies: int
     #: the think time the agent got, when less than it asked for (e.g. capped by the server)
     think: str = ""
+    #: the result as the game writes it (`Game.result_text`: ``1-0``, Go's ``B+3.5``)
+    result_text: str = ""
 
     @property
     def score(self) -> float | None:
@@ -49,5 +51,5 @@ class MatchResult:
         )
         if self.outcome is None:
             return f"{head} ({self.reason})"
-        text = f"{head}, {self.outcome.result()} by {self.outcome.termination.value} after {self.plies} plies"
+        text = f"{head}, {self.result_text or self.outcome.result()} by {self.outcome.termination.value} after {self.plies} plies"
         return f"{text}; {self.think}" if self.think else text

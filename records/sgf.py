@@ -2,7 +2,14 @@
 
 * the m,n,k family (tic-tac-toe, gomoku and their variants): GM[4] "Gomoku +
   Renju"; ``SZ[n]`` or ``SZ[columns:rows]`` for a non-square board;
-* reversi: GM[2] "Othello", ``SZ[n]``; a pass is an empty move, ``B[]``.
+* reversi: GM[2] "Othello", ``SZ[n]``; a pass is an empty move, ``B[]``;
+* go: GM[1], ``SZ[n]``, ``KM[komi]``, ``RU[Chinese]`` (area scoring and no
+  suicide, the two rules that decide which moves are legal and how the board
+  counts; Tromp–Taylor, which our rules follow otherwise, allows suicide, so
+  ``RU[Tromp-Taylor]`` would tell a reader that moves we refuse are legal);
+  a pass is ``B[]``, and ``B[tt]`` is read as a pass too on boards up to
+  19×19 (FF[3]'s spelling, which many programs still write). The result is
+  ``RE[B+3.5]`` (the count), ``W+R``, ``B+T``.
 
 Seat 0 moves first and is Black (``B``, ``PB``); seat 1 is White. A point is
 two letters, column then row, ``aa`` the top-left corner — the same cell
@@ -35,7 +42,9 @@ from typing import Any
 
 import msgspec
 
-from games import Game, make_game
+from games import Game, Outcome, Termination, colour_result_text, make_game
+from games.go import PASS as GO_PASS
+from games.go import Go
 from games.mnk import MNKGame
 from games.reversi import PASS, Reversi
 from protocol.messages import Depth, Evaluation, PrincipalVariation, Visits
@@ -68,7 +77,9 @@ class _MoveInfo(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
 
 
 def sgf_game_number(game: Game[Any, Any]) -> int | None:
-    """SGF's GM number for this game (4 for the m,n,k family, 2 for reversi), or None."""
+    """SGF's GM number for this game (4 for the m,n,k family, 2 for reversi, 1 for go), or None."""
+    if isinstance(game, Go):
+        return 1
     if isinstance(game, MNKGame):
         return 4
     if isinstance(game, Reversi):
@@ -79,7 +90,7 @@ def sgf_game_number(game: Game[Any, Any]) -> int | None:
 def _board(game: Game[Any, Any]) -> tuple[int, int]:
     if isinstance(game, MNKGame):
         return game.width, game.height
-    if isinstance(game, Reversi):
+    if isinstance(game, Reversi | Go):
         return game.size, game.size
     raise RecordError(f"game {game.name!r} has no SGF standard")
 
@@ -94,22 +105,22 @@ def _point(move: int, width: int) -> str:
 
 
 def _result_text(entry: GameEntry) -> str:
+    """``RE``'s value: `colour_result_text` (``B+3.5``, ``W+R``, ``B+T``, ``W+F``, ``0``)."""
     result = entry.result
     if result is None or result.scores is None:
         return "Void" if entry.status == "aborted" else "?"
-    if result.winner is None:
-        return "0"
-    side = _COLORS[result.winner]
-    termination = result.termination or ""
-    if termination == "resignation":
-        return f"{side}+R"
-    if termination == "timeout":
-        return f"{side}+T"
-    if termination in ("illegal_move", "disconnect", "protocol_error", "withdrawn", "aborted"):
-        return f"{side}+F"
-    if result.points is not None:
-        return f"{side}+{abs(result.points[result.winner]):g}"
-    return f"{side}+"
+    try:
+        termination = Termination(result.termination)
+    except ValueError:
+        termination = Termination.LINE  # a result we cannot name: a plain win
+    points = None if result.points is None else tuple(result.points)
+    return colour_result_text(Outcome(tuple(result.scores), result.winner, termination, points))
+
+
+def _is_pass(game: Game[Any, Any], move: int) -> bool:
+    return (isinstance(game, Reversi) and move == PASS) or (
+        isinstance(game, Go) and move == GO_PASS
+    )
 
 
 def entry_to_sgf(entry: GameEntry) -> str:
@@ -118,7 +129,7 @@ def entry_to_sgf(entry: GameEntry) -> str:
     number = sgf_game_number(game)
     if number is None:
         raise RecordError(
-            f"game {entry.game!r} has no SGF standard (SGF covers the m,n,k games and reversi)"
+            f"game {entry.game!r} has no SGF standard (SGF covers go, reversi and the m,n,k games)"
         )
     width, height = _board(game)
     size = f"{width}" if width == height else f"{width}:{height}"
@@ -130,6 +141,7 @@ def entry_to_sgf(entry: GameEntry) -> str:
         "CA[UTF-8]",
         "AP[mcts-arena:1]",
         f"SZ[{size}]",
+        *([f"KM[{game.komi:g}]", "RU[Chinese]"] if isinstance(game, Go) else []),
         f"GN[{_escape(entry.id)}]",
         f"PB[{_escape(entry.players[0])}]",
         f"PW[{_escape(entry.players[1])}]",
@@ -139,7 +151,7 @@ def entry_to_sgf(entry: GameEntry) -> str:
     ]
     lines = ["(;" + "".join(root)]
     for move in entry.moves:
-        point = "" if move.move == PASS and number == 2 else _point(int(move.move), width)
+        point = "" if _is_pass(game, int(move.move)) else _point(int(move.move), width)
         node = f";{_COLORS[move.seat]}[{point}]XT[{float(move.think_time)!r}]"
         if move.at is not None:
             node += f"XW[{float(move.at)!r}]"
@@ -264,6 +276,16 @@ def _single(node: SgfNode, ident: str) -> str | None:
 
 def _game_from_root(root: SgfNode) -> tuple[str, dict[str, Any]]:
     number, size = _single(root, "GM") or "1", _single(root, "SZ")
+    if number == "1":
+        for setup in ("AB", "AW", "AE"):
+            if setup in root:
+                raise RecordError(
+                    f"the root places stones ({setup}): only games played from the empty"
+                    " board can be imported (a handicap game, or a position such as GNU Go's"
+                    " printsgf writes, is not a game record)"
+                )
+        komi = _single(root, "KM")
+        return "go", {"size": int(size or 19), "komi": float(komi or 0)}
     if number == "2":
         return "reversi", {"size": int(size or 8)}
     if number == "4":
@@ -277,7 +299,9 @@ def _game_from_root(root: SgfNode) -> tuple[str, dict[str, Any]]:
                 {"width": w, "height": h, "k": 5},
             )
         )
-    raise RecordError(f"GM[{number}] is not a game we play (GM[4] m,n,k games, GM[2] reversi)")
+    raise RecordError(
+        f"GM[{number}] is not a game we play (GM[1] go, GM[2] reversi, GM[4] m,n,k games)"
+    )
 
 
 def _foreign_header(root: SgfNode, text: str) -> GameEntry:
@@ -313,6 +337,8 @@ def _moves(game: Game[Any, Any], nodes: list[SgfNode]) -> list[MoveEntry]:
         point = _single(node, color) or ""
         if point == "" and isinstance(game, Reversi):
             move = PASS
+        elif isinstance(game, Go) and (point == "" or (point == "tt" and width <= 19)):
+            move = GO_PASS
         elif len(point) == 2 and point[0] in _LETTERS[:width] and point[1] in _LETTERS[:height]:
             move = _LETTERS.index(point[1]) * width + _LETTERS.index(point[0])
         else:
@@ -342,7 +368,10 @@ def entry_from_sgf(text: str, nodes: list[SgfNode]) -> GameEntry:
     """The exchange record of one parsed SGF game (`parse_sgf`); check it with `check_entry`.
 
     Move notation is filled in from the rules; a foreign file's result is
-    taken from its final position by the replay (see `records.replay`).
+    taken from its final position by the replay (see `records.replay`), or
+    from its ``RE`` when that says the game ended early (``W+R``, ``B+T``,
+    ``W+F``). Passes after a Go game has ended (GNU Go writes two more) are
+    left out.
     """
     root, move_nodes = nodes[0], nodes[1:]
     if any(color in root for color in _COLORS):
@@ -369,11 +398,50 @@ def entry_from_sgf(text: str, nodes: list[SgfNode]) -> GameEntry:
         for m in moves
     ]
     if meta is None:
-        entry = msgspec.structs.replace(entry, result=_result_from_replay(game, moves))
+        if isinstance(game, Go):
+            moves = _without_passes_after_the_end(game, moves)
+        result = _result_from_replay(game, moves, _single(root, "RE"))
+        entry = msgspec.structs.replace(entry, result=result)
     return msgspec.structs.replace(entry, moves=moves)
 
 
-def _result_from_replay(game: Game[Any, Any], moves: list[MoveEntry]) -> ResultEntry | None:
+def _without_passes_after_the_end(game: Go, moves: list[MoveEntry]) -> list[MoveEntry]:
+    """The moves up to the two passes that end the game, when only passes follow them."""
+    state = game.initial_state()
+    for index, move in enumerate(moves):
+        if game.is_terminal(state):
+            rest = moves[index:]
+            return moves[:index] if all(m.move == GO_PASS for m in rest) else moves
+        try:
+            state = game.play(state, game.decode_move(move.move))
+        except ValueError:
+            return moves  # the replay check reports it
+    return moves
+
+
+#: the endings a foreign ``RE`` can state for a game whose board is not over
+_STATED_ENDINGS = {
+    "R": Termination.RESIGNATION,
+    "RESIGN": Termination.RESIGNATION,
+    "T": Termination.TIMEOUT,
+    "TIME": Termination.TIMEOUT,
+    "F": Termination.ILLEGAL_MOVE,
+    "FORFEIT": Termination.ILLEGAL_MOVE,
+}
+
+
+def _stated_ending(stated: str | None) -> tuple[int, Termination] | None:
+    """The winner and ending of ``RE[W+R]``, ``RE[B+Time]``...; None for any other result."""
+    side, plus, how = (stated or "").strip().partition("+")
+    if not plus or side.upper() not in _COLORS:
+        return None
+    ending = _STATED_ENDINGS.get(how.upper())
+    return None if ending is None else (_COLORS.index(side.upper()), ending)
+
+
+def _result_from_replay(
+    game: Game[Any, Any], moves: list[MoveEntry], stated: str | None
+) -> ResultEntry | None:
     state = game.initial_state()
     for move in moves:
         if game.is_terminal(state):
@@ -384,11 +452,39 @@ def _result_from_replay(game: Game[Any, Any], moves: list[MoveEntry]) -> ResultE
             return None
     outcome = game.outcome(state)
     if outcome is None:
-        raise RecordError(f"the game is not over after {len(moves)} plies and has no XA result")
+        ending = _stated_ending(stated)
+        if ending is None:
+            raise RecordError(
+                f"the game is not over after {len(moves)} plies, and its result"
+                f" RE[{stated or ''}] does not say how it ended (W+R, B+T, W+F)"
+            )
+        winner, termination = ending
+        scores = [1.0 if seat == winner else 0.0 for seat in range(2)]
+        return ResultEntry(scores, winner, termination.value, f"RE[{stated}]", None)
     return ResultEntry(
         scores=list(outcome.scores),
         winner=outcome.winner,
         termination=outcome.termination.value,
-        reason="",
+        reason=_disagreement(outcome, stated),
         points=None if outcome.points is None else list(outcome.points),
     )
+
+
+def _disagreement(outcome: Outcome, stated: str | None) -> str:
+    """ "" when the file's ``RE`` agrees with our count (or states none), else both results.
+
+    Ours stands (the board counted by our rules); the file's is kept in the reason.
+    """
+    if not stated or stated.strip() in ("?", ""):
+        return ""
+    ours = colour_result_text(outcome)
+    side, plus, margin = stated.strip().partition("+")
+    try:
+        same = (
+            stated.strip() == ours
+            or (stated.strip() in ("0", "Draw", "draw") and ours == "0")
+            or (plus and f"{side}+{float(margin):g}" == ours)
+        )
+    except ValueError:
+        same = False
+    return "" if same else f"the file says RE[{stated.strip()}]; counted here {ours}"

@@ -338,7 +338,7 @@ class Match:
                 observer.send_frame(end_frame)
         self._log.info(
             "match_end",
-            result=outcome.result(),
+            result=self.game.result_text(outcome),
             winner=outcome.winner,
             termination=outcome.termination.value,
             reason=self.reason,

@@ -49,6 +49,8 @@ class StoredGame:
     termination: str
     match_id: str
     plies: int
+    #: game points per seat (Go's margin), from the match: the tournament tables keep none
+    points: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -433,6 +433,7 @@ class TournamentDirector:
             end.termination,
             end.match,
             end.ply,
+            None if end.points is None else tuple(end.points),
         )
         self._record(result)
         if failed(result.termination, end.ply, len(scheduled.opening), len(scheduled.seats)):

@@ -17,8 +17,10 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
+from games import Game, stored_result_text
 from store.interface import Database, StoredGame
 from tournament.config import TournamentConfig
 
@@ -36,6 +38,12 @@ class GameResult(StoredGame):
 
     def score_of(self, name: str) -> float:
         return self.scores[self.seats.index(name)]
+
+    def result_text(self, game: Game[Any, Any] | None) -> str:
+        """The result as `game` writes it (``1-0``; Go's ``B+3.5``, ``W+R``)."""
+        winners = [seat for seat, score in enumerate(self.scores) if score == 1.0]
+        winner = winners[0] if len(winners) == 1 else None
+        return stored_result_text(game, self.scores, winner, self.termination, self.points)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +120,9 @@ class TournamentRecords:
             1_000_000, status="finished", tournament=tournament_id
         ):
             index = record.tags.index
+            known = None if index is None else results.get(index)
+            if known is not None and known.match_id == record.id and record.points is not None:
+                results[known.index] = replace(known, points=tuple(record.points))  # the match's
             seats = record.tags.seats or record.players
             if index is not None and index not in results and record.scores is not None:
                 result = GameResult(
@@ -121,6 +132,7 @@ class TournamentRecords:
                     record.termination or "",
                     record.id,
                     record.plies,
+                    None if record.points is None else tuple(record.points),
                 )
                 self.add_result(tournament_id, result)
                 results[index] = result

@@ -176,6 +176,7 @@ def results_document(
                 "seats": list(g.seats),
                 "scores": list(g.scores),
                 "termination": g.termination,
+                "result": g.result_text(game),
                 "match": g.match_id,
                 "plies": g.plies,
                 **({"opening": openings[g.index]} if g.index in openings else {}),

@@ -19,7 +19,7 @@ from typing import Any
 
 import structlog
 
-from games.base import Game
+from games.base import Game, Outcome, Termination
 from player.agent import Agent, MoveInfo, SearchLimit
 from player.engines.config import PROTOCOLS, RESTARTS, EngineConfig, build_config
 from player.engines.errors import EngineError, EngineIllegalMove, EngineInterrupted, quote
@@ -61,6 +61,8 @@ class EngineAgent(Agent):
         self.last_answer: Answer | None = None
         #: the last process started, running or ended: its stderr explains a fault
         self.last_process: EngineProcess | None = None
+        #: a GTP engine's own count of the last counted Go game (`final_score`), if it gave one
+        self.engine_score: str | None = None
 
     # --- the process ------------------------------------------------------------------
 
@@ -191,6 +193,38 @@ class EngineAgent(Agent):
         )
         return answer.move
 
+    def finish(self, outcome: Outcome | None) -> None:
+        """A counted Go game: ask a GTP engine's own count (``final_score``) and log it
+        beside ours when the two disagree. Ours stands: the board as it stands is what
+        Tromp–Taylor counts, while an engine's count takes out the stones it thinks dead."""
+        self.engine_score = None
+        session, game = self._session, self.game
+        if (
+            outcome is None
+            or outcome.termination is not Termination.SCORE
+            or not isinstance(session, GtpSession)
+            or game is None
+            or game.name != "go"
+        ):
+            return
+        self._abort.clear()  # the match's end interrupted any think; this asks afresh
+        try:
+            said = session.final_score(self.history, self._movers)
+        except EngineError as exc:
+            self._end_process()
+            log.warning("engine_fault", engine=self.config.label, reason=str(exc))
+            return
+        ours = game.result_text(outcome)
+        self.engine_score = said
+        if said is not None and not same_count(said, ours):
+            log.warning(
+                "engine_final_score",
+                engine=self.config.label,
+                engine_says=said,
+                ours=ours,
+                stands="ours",
+            )
+
     def interrupt(self) -> None:
         self._abort.set()
 
@@ -203,6 +237,17 @@ class EngineAgent(Agent):
     def close(self) -> None:
         self._abort.set()
         self._end_process()
+
+
+def same_count(theirs: str, ours: str) -> bool:
+    """Whether two Go results agree: ``W+12.0`` and ``W+12``; ``0`` and ``Draw``."""
+    if theirs.strip().upper() in ("0", "DRAW", "JIGO"):
+        return ours == "0"
+    side, plus, margin = theirs.strip().partition("+")
+    try:
+        return bool(plus) and f"{side.upper()}+{float(margin):g}" == ours
+    except ValueError:
+        return False
 
 
 def _engine(**options: Any) -> EngineAgent:

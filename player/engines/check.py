@@ -4,6 +4,10 @@ Start and handshake, then one game on each seat against a seeded `random`
 player at a fixed budget, every answer timed and checked for legality, then
 the engine's end (and that nothing of its process group is left). Each step is
 reported as it happens; the run stops at the first failed step.
+
+Go adds a warning (not a failure): a GTP engine that passes while its own
+``final_status_list dead`` lists stones leaves them on a board that
+Tromp–Taylor counts as it stands, and gives those points away.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from games.base import Game
 from player.agent import SearchLimit
 from player.baselines import RandomAgent
 from player.engines.agent import EngineAgent
+from player.engines.errors import EngineError
+from player.engines.gtp import GtpSession
 from player.engines.process import EngineProcess
 from player.errors import AgentError, ResignMatch
 
@@ -33,6 +39,8 @@ class Step:
     ok: bool
     detail: str
     stderr: tuple[str, ...] = ()
+    #: passed, with something the user should know (a Go engine that passes with dead stones)
+    warning: bool = False
 
 
 class CheckFailed(Exception):
@@ -55,12 +63,12 @@ def check_engine(
     failed = False
     launched: list[EngineProcess] = []
 
-    def step(name: str, ok: bool, detail: str) -> None:
+    def step(name: str, ok: bool, detail: str, warning: bool = False) -> None:
         nonlocal failed
         failed = failed or not ok
         process = agent.last_process
         stderr = () if ok or process is None else process.stderr_tail()
-        report(Step(name, ok, detail, stderr))
+        report(Step(name, ok, detail, stderr, warning))
         if not ok:
             raise CheckFailed(name)
 
@@ -89,7 +97,7 @@ def check_engine(
 def _run(
     agent: EngineAgent,
     game: Game[Any, Any],
-    step: Callable[[str, bool, str], None],
+    step: Callable[..., None],
     move_time: float,
     seed: int,
     launched: list[EngineProcess],
@@ -127,6 +135,7 @@ def _run(
         state = game.initial_state()
         thinks: list[float] = []
         ply = 0
+        warned = False
         while (outcome := game.outcome(state)) is None:
             seat = game.to_move(state)
             if seat == engine_seat:
@@ -145,6 +154,8 @@ def _run(
                     f"{game.format_move(move)} in {_ms(think)}"
                     + (f", over its budget of {_ms(move_time)}" if over else ""),
                 )
+                if not warned and game.name == "go" and game.format_move(move) == "pass":
+                    warned = _dead_stones_warning(agent, f"{label} ply {ply + 1}", step)
             else:
                 move = opponent.choose(state, limit)
             new_state = game.play(state, move)
@@ -160,3 +171,27 @@ def _run(
             f" plies; answers mean {_ms(mean)}, max {_ms(max(thinks, default=0.0))}",
         )
         agent.finish(outcome)
+
+
+def _dead_stones_warning(agent: EngineAgent, name: str, step: Callable[..., None]) -> bool:
+    """Warn if the engine just passed with stones it counts dead on the board; True if so."""
+    session = agent.session
+    if not isinstance(session, GtpSession):
+        return False
+    try:
+        dead = session.dead_stones()
+    except EngineError:
+        return False  # not a compliance failure: the command is optional
+    if not dead:
+        return False
+    shown = " ".join(dead[:12]) + (" ..." if len(dead) > 12 else "")
+    step(
+        name,
+        True,
+        f"warning: it passed while its own final_status_list dead lists {len(dead)}"
+        f" stone{'s' if len(dead) != 1 else ''} ({shown}); the arena counts the board as"
+        " it stands (Tromp-Taylor), so they count for their owner: give the engine its"
+        " option to capture dead stones before passing (GNU Go: --capture-all-dead)",
+        warning=True,
+    )
+    return True

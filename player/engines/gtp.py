@@ -95,18 +95,31 @@ class GtpSession(Session):
         self.known = []
 
     def _time(self, turn: Turn) -> None:
-        if "time_settings" not in self.commands:
+        """Tell the engine its time: per move as byo-yomi of one stone, a clock as main time.
+
+        ``kgs-time_settings`` where the engine lists it (it names the system,
+        so an engine cannot mistake a per-move budget for absolute time), else
+        ``time_settings``; nothing for an engine that lists neither.
+        """
+        kgs = "kgs-time_settings" in self.commands
+        if not kgs and "time_settings" not in self.commands:
             return
         seconds = max(1, int(turn.movetime))
         if turn.clocks is None:
             timing: tuple[Any, ...] = ("move", seconds)
             if timing != self._timing:
-                self.command(f"time_settings 0 {seconds} 1")
+                self.command(
+                    f"kgs-time_settings byoyomi 0 {seconds} 1"
+                    if kgs
+                    else f"time_settings 0 {seconds} 1"
+                )
         else:
             timing = ("clock",)
             if timing != self._timing:
                 main = max(1, int(turn.clocks[0][turn.seat]))  # its own clock
-                self.command(f"time_settings {main} 0 0")
+                self.command(
+                    f"kgs-time_settings absolute {main}" if kgs else f"time_settings {main} 0 0"
+                )
             if "time_left" in self.commands:
                 left = max(1, int(turn.clocks[0][turn.seat]))
                 self.command(f"time_left {COLOURS[turn.seat]} {left} 0")
@@ -124,6 +137,23 @@ class GtpSession(Session):
                 colour = COLOURS[movers[index] % 2]
                 self.expect(f"play {colour} {mapping.vertex(move)}")
             self.known.append(move)
+
+    def final_score(self, moves: Sequence[Any], movers: Sequence[int]) -> str | None:
+        """The engine's own count of the game (``W+12.0``) after `moves`, if it lists
+        ``final_score`` and answers it; None otherwise."""
+        if "final_score" not in self.commands:
+            return None
+        self.sync(moves, movers)
+        ok, text = self.command("final_score")
+        return text.split()[0] if ok and text.split() else None
+
+    def dead_stones(self) -> list[str] | None:
+        """The vertices of the stones the engine itself counts as dead on its board
+        (``final_status_list dead``), or None if it does not list the command."""
+        if "final_status_list" not in self.commands:
+            return None
+        ok, text = self.command("final_status_list dead")
+        return text.split() if ok else None
 
     def think(self, turn: Turn) -> Answer:
         mapping = self.mapping

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -17,10 +18,11 @@ from records.schema import RecordError, entry_from_store, entry_to_store
 from records.sgf import entry_from_sgf, entry_to_sgf, parse_sgf, sgf_game_number
 from tests.records.fixtures import random_match
 
-SGF_GAMES = {
+SGF_GAMES: dict[str, dict[str, Any]] = {
     "tictactoe": {},
     "gomoku": {"width": 9, "height": 7, "k": 4},  # non-square: SZ[9:7]
     "reversi": {"size": 6},
+    "go": {"size": 7, "komi": 4.5},
 }
 
 
@@ -134,7 +136,10 @@ def test_grammar_errors(text: str, message: str) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("(;FF[4]GM[1]SZ[19];B[aa])", r"GM\[1\] is not a game we play"),
+        ("(;FF[4]GM[3]SZ[8];B[aa])", r"GM\[3\] is not a game we play"),
+        ("(;FF[4]GM[1]SZ[9]AB[cc];W[aa])", r"the root places stones \(AB\)"),
+        ("(;FF[4]GM[1]SZ[21])", "option 'size' must be <= 19"),
+        ("(;FF[4]GM[1]SZ[9];B[ee])", r"its result RE\[\] does not say how it ended"),
         ("(;FF[4]GM[4]SZ[3];B[zz])", r"ply 1: B\[zz\] is not a point"),
         ("(;FF[4]GM[4]SZ[3];B[aa]W[bb])", "exactly one of B or W"),
         ("(;FF[4]GM[4]SZ[3];B[aa])", "is not over after 1 plies"),
