@@ -19,7 +19,7 @@ from player.mcts import fast
 from player.mcts.interface import SearchEngine
 from player.mcts.options import agent_options, check_options, default
 from player.mcts.parallel import WorkerPool
-from player.mcts.resist import longest_resistance
+from player.mcts.resist import NODE_BUDGET, longest_resistance
 from player.mcts.search import (
     MoveStat,
     Search,
@@ -398,7 +398,11 @@ class MCTSAgent(Agent):
             stats, untried = merge_stats(results)
         if result.root_proven == 0.0:  # lost: the search chooses among the longest defences
             clock = self._clock or time.perf_counter
-            keep = longest_resistance(game, state, moves, deadline=deadline, clock=clock)
+            # on a clock the time left bounds it; without one, the effort the search just made
+            effort = NODE_BUDGET if deadline is not None else max(1_000, result.iterations)
+            keep = longest_resistance(
+                game, state, moves, deadline=deadline, clock=clock, budget=min(NODE_BUDGET, effort)
+            )
             stats = tuple(s for s in stats if s.move in keep)
             known = {s.move for s in stats}
             untried = tuple(m for m in keep if m not in known)
