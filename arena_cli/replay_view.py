@@ -11,7 +11,7 @@ from games import GameError, make_game
 from games import result_text as scores_text
 from records.moveinfo import describe_move_info
 from records.schema import opening_of
-from store.records import MatchRecord, MoveRecord
+from store.matches import MatchRecord, MoveRecord
 
 
 def _when(timestamp: float | None) -> str:

@@ -38,8 +38,8 @@ from store.open import is_postgres_url
 from tournament.config import TournamentConfig
 from tournament.director import TournamentError
 from tournament.openings import OpeningError
-from tournament.records import TournamentRecords, TournamentRunning
 from tournament.report import results_document
+from tournament.results import TournamentRecords, TournamentRunning
 
 EXAMPLE = """examples:
   arena tournament connect4 -p mcts:time=0.5 -p mcts:time=0.5,c=2.0 -p random --games-per-pair 10

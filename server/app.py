@@ -44,7 +44,7 @@ from store import (
     Database,
     Journal,
     Recorder,
-    Store,
+    SqliteDatabase,
     StoreError,
     import_journal,
 )
@@ -472,7 +472,7 @@ def journal_path(store: Database, port: int) -> str:
     directory, named after the database and this server's port, so that each
     node of a shared arena keeps its own journal and finds it again on restart.
     """
-    if isinstance(store, Store):
+    if isinstance(store, SqliteDatabase):
         return f"{store.path}.unwritten.jsonl"
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", store.path.split("://", 1)[-1]).strip("_")
     return f"arena-{name}-{port}.unwritten.jsonl"

@@ -57,7 +57,7 @@ from server.connection import Connection, LazyFlusher
 from server.fanout import Fanout
 from server.match_ids import new_match_id
 from store import Recorder
-from store.records import ClockTag, MatchRecord, MatchTags, ResultRecord
+from store.matches import ClockTag, MatchRecord, MatchTags, ResultRecord
 
 log = structlog.get_logger("arena.server")
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 
+from store.errors import StoreError
 from store.interface import Database
-from store.records import StoreError
 
 
 def is_postgres_url(target: str) -> bool:
@@ -32,9 +32,9 @@ def open_database(target: str, *, check: bool = False, create: bool = True) -> D
         return PostgresDatabase(target)
     if not create and not os.path.exists(target):
         raise StoreError(f"no records database at {target!r} (use --db or $ARENA_DB)")
-    from store.sqlite import Store
+    from store.sqlite import SqliteDatabase
 
-    return Store(target, check=check)
+    return SqliteDatabase(target, check=check)
 
 
 def describe(target: str) -> str:

@@ -30,7 +30,7 @@ from server.lobby import Lobby
 from server.remote_watch import RemoteWatch
 from store import Recorder
 from store.interface import MatchProgress, RunningMatch
-from store.records import ClockTag, MatchRecord, MatchTags, MoveRecord
+from store.matches import ClockTag, MatchRecord, MatchTags, MoveRecord
 
 _decoder = server_message_decoder()
 

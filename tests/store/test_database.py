@@ -26,8 +26,8 @@ from store import (
     move_row,
 )
 from store.interface import Database, PoolClaim, PoolSeeker, StoredGame
+from store.matches import ClockTag, MatchTags
 from store.open import open_database
-from store.records import ClockTag, MatchTags
 from tests.postgres import postgres_server as postgres_server
 
 

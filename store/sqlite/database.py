@@ -23,15 +23,14 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
-from store.records import (
+from store.errors import MatchSuperseded, StoreError
+from store.matches import (
     BatchReport,
     MatchRecord,
-    MatchSuperseded,
     MatchWrite,
     MoveRecord,
     MoveRow,
     ResultRecord,
-    StoreError,
     like_prefix,
     move_row,
     own_match,
@@ -46,11 +45,11 @@ from store.rows import (
     move_from_row,
     result_of,
 )
-from store.schema import SCHEMA_VERSION, check_compatible, migrate
-from store.sqlite_accounts import AccountBook
-from store.sqlite_nodes import SQLiteNodes
-from store.sqlite_pools import SQLitePools
-from store.sqlite_tournaments import SQLiteTournaments
+from store.sqlite.accounts import AccountBook
+from store.sqlite.nodes import SQLiteNodes
+from store.sqlite.pools import SQLitePools
+from store.sqlite.schema import check_compatible, migrate
+from store.sqlite.tournaments import SQLiteTournaments
 
 #: how long a write waits for another process's lock before it counts as failed
 BUSY_TIMEOUT = 1.0
@@ -95,7 +94,7 @@ def describe_error(path: str, exc: BaseException) -> str:
     return f"database {path}: {text}"
 
 
-class Store:
+class SqliteDatabase:
     """The SQLite records database. Thread-safe: one lock per connection.
 
     `check` runs SQLite's ``quick_check`` on open (the server does; reading
@@ -247,11 +246,11 @@ class Store:
     @staticmethod
     def _write_one(db: sqlite3.Connection, item: MatchWrite) -> None:
         if item.record is not None:
-            Store._insert_match(db, item.record)
+            SqliteDatabase._insert_match(db, item.record)
         if item.moves:
             _insert_moves(db, item.moves)
         if item.result is not None:
-            Store._finish_match(db, item.result, running=own_match(item))
+            SqliteDatabase._finish_match(db, item.result, running=own_match(item))
 
     @staticmethod
     def _insert_match(db: sqlite3.Connection, record: MatchRecord) -> None:
@@ -412,4 +411,4 @@ def _insert_moves(db: sqlite3.Connection, rows: Sequence[MoveRow]) -> None:
     db.execute(_INSERT_MOVES_JSON, (_json_rows(rows).decode(),))
 
 
-__all__ = ["SCHEMA_VERSION", "Store", "describe_error"]
+__all__ = ["SqliteDatabase", "describe_error"]

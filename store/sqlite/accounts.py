@@ -12,7 +12,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 
-from store.records import StoreError
+from store.errors import StoreError
 
 
 class AccountBook:

@@ -22,25 +22,24 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from store.errors import MatchRefused, MatchSuperseded, StoreError
 from store.interface import AccountTable, NodeTable, PoolTables, TournamentTables
-from store.postgres_nodes import PostgresNodes
-from store.postgres_pools import PostgresPools
-from store.postgres_schema import migrate
-from store.postgres_tables import PostgresAccounts, PostgresTournaments, pg_program
-from store.records import (
+from store.matches import (
     BatchReport,
     MatchRecord,
-    MatchSuperseded,
     MatchWrite,
     MoveRecord,
     MoveRow,
     ResultRecord,
-    StoreError,
     like_prefix,
     move_row,
     own_match,
     to_json,
 )
+from store.postgres.nodes import PostgresNodes
+from store.postgres.pools import PostgresPools
+from store.postgres.schema import migrate
+from store.postgres.tables import PostgresAccounts, PostgresTournaments, pg_program
 from store.rows import (
     MATCH_COLUMNS,
     MOVE_COLUMNS,
@@ -50,7 +49,7 @@ from store.rows import (
     move_from_row,
     result_of,
 )
-from store.schema import SCHEMA_VERSION
+from store.version import SCHEMA_VERSION
 
 try:
     import psycopg
@@ -84,10 +83,6 @@ _FINISH_MATCH = (
 #: a result of this server's own match: refused once the match has ended otherwise (a node
 #: that declared this one dead aborted it)
 _FINISH_RUNNING = _FINISH_MATCH + " AND status='running'"
-
-
-class _MatchRefused(Exception):
-    """One match's records cannot be written (its savepoint is rolled back)."""
 
 
 def display_url(url: str) -> str:
@@ -246,7 +241,7 @@ class PostgresDatabase:
                     with db.transaction():
                         _write_all(db, batch)
                     return BatchReport(frozenset(item.match_id for item in batch))
-                except (_MatchRefused, MatchSuperseded, psycopg.IntegrityError, psycopg.DataError):
+                except (MatchRefused, MatchSuperseded, psycopg.IntegrityError, psycopg.DataError):
                     pass  # rolled back: find the match that fails, alone
                 return _write_each(db, batch)
         except psycopg_pool.PoolTimeout:
@@ -265,7 +260,7 @@ class PostgresDatabase:
                     _insert_moves(db, [move_row(move) for move in moves])
                 if record.status != "running" and record.scores is not None:
                     _finish_match(db, result_of(record))
-        except (StoreError, _MatchRefused) as exc:
+        except (StoreError, MatchRefused) as exc:
             raise StoreError(f"cannot store match {record.id!r}: {exc}") from None
         return True
 
@@ -416,7 +411,7 @@ def _write_each(db: Any, batch: Sequence[MatchWrite]) -> BatchReport:
             except MatchSuperseded:
                 superseded.append(item.match_id)
                 continue
-            except (_MatchRefused, psycopg.IntegrityError, psycopg.DataError) as exc:
+            except (MatchRefused, psycopg.IntegrityError, psycopg.DataError) as exc:
                 error = error or f"match {item.match_id}: {exc}"
                 continue
             committed.append(item.match_id)
@@ -471,7 +466,7 @@ def _finish_match(db: Any, result: ResultRecord, *, running: bool = False) -> No
             and db.execute("SELECT 1 FROM matches WHERE id=%s", (result.match_id,)).fetchone()
         ):
             raise MatchSuperseded(result.match_id)
-        raise _MatchRefused(f"no match row {result.match_id!r} to finish")
+        raise MatchRefused(f"no match row {result.match_id!r} to finish")
 
 
 __all__ = ["PostgresDatabase", "describe_error", "display_url"]

@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 
 from store.interface import PoolClaim, PoolSeeker
-from store.sqlite_tournaments import Connections
+from store.sqlite.tournaments import Connections
 
 _COLUMNS = "id, pool, node, name, secret, terms"
 

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from store.interface import StoredGame, StoredTournament, TaggedTournament
-from store.records import like_prefix
+from store.matches import like_prefix
 
 
 class Connections(Protocol):
-    """What the tables need of `store.sqlite.Store`: its path, its writer and its reader."""
+    """What the tables need of `store.sqlite.SqliteDatabase`: its path, its writer and its reader."""
 
     path: str
 
@@ -32,7 +32,7 @@ class Connections(Protocol):
 
 
 class SQLiteTournaments:
-    """`TournamentTables` on a `store.sqlite.Store` (its writer and reader connections)."""
+    """`TournamentTables` on a `store.sqlite.SqliteDatabase` (its writer and reader connections)."""
 
     def __init__(self, store: Connections) -> None:
         self.store = store

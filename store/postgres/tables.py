@@ -1,7 +1,7 @@
 """The tournament and account tables of the PostgreSQL backend (`store.interface`).
 
-Same meaning as their SQLite twins (`store.sqlite_tournaments`,
-`store.sqlite_accounts`), in PostgreSQL's dialect, over the backend's pool.
+Same meaning as their SQLite twins (`store.sqlite.tournaments`,
+`store.sqlite.accounts`), in PostgreSQL's dialect, over the backend's pool.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from store.interface import StoredGame, StoredTournament, TaggedTournament
-from store.records import like_prefix
+from store.matches import like_prefix
 
 #: Debian keeps PostgreSQL's programs here, off PATH (newest version first)
 _PG_BIN_DIRS = sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)
@@ -158,7 +158,7 @@ class PostgresTournaments:
         """
         import psycopg
 
-        from store.records import StoreError
+        from store.errors import StoreError
 
         try:
             session = psycopg.connect(self.db.conninfo, autocommit=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from store.interface import MatchProgress, NodeRow, RunningMatch, WaitingSeek
-from store.postgres_tables import Connections
+from store.postgres.tables import Connections
 from store.rows import MATCH_COLUMNS, MOVE_COLUMNS, match_from_row, move_from_row
 
 _NOW = "extract(epoch from clock_timestamp())"
@@ -161,7 +161,7 @@ class PostgresNodes:
         import psycopg
         from psycopg import sql
 
-        from store.records import StoreError
+        from store.errors import StoreError
 
         try:
             session = psycopg.connect(self.db.conninfo, autocommit=True)

@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from store.errors import StoreError
 from store.interface import MatchProgress, NodeRow, RunningMatch, WaitingSeek
-from store.records import StoreError
 from store.rows import MATCH_COLUMNS, MOVE_COLUMNS, match_from_row, move_from_row
-from store.sqlite_tournaments import Connections
+from store.sqlite.tournaments import Connections
 
 
 class SQLiteNodes:

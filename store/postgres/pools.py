@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from store.interface import PoolClaim, PoolSeeker
-from store.postgres_tables import Connections
+from store.postgres.tables import Connections
 
 _NOW = "extract(epoch from clock_timestamp())"
 _COLUMNS = "id, pool, node, name, secret, terms"
