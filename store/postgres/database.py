@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from store.account_table import AccountRows
 from store.errors import MatchRefused, MatchSuperseded, StoreError
 from store.interface import AccountTable, NodeTable, PoolTables, TournamentTables
 from store.matches import (
@@ -36,10 +37,10 @@ from store.matches import (
     own_match,
     to_json,
 )
+from store.pool_table import PoolRows
 from store.postgres.nodes import PostgresNodes
-from store.postgres.pools import PostgresPools
 from store.postgres.schema import migrate
-from store.postgres.tables import PostgresAccounts, PostgresTournaments, pg_program
+from store.postgres.tables import DIALECT, PostgresTournaments, pg_program
 from store.rows import (
     MATCH_COLUMNS,
     MOVE_COLUMNS,
@@ -108,6 +109,8 @@ def describe_error(name: str, exc: BaseException) -> str:
 class PostgresDatabase:
     """A `store.interface.Database` on PostgreSQL. Thread-safe (a connection pool)."""
 
+    dialect = DIALECT
+
     def __init__(self, url: str, *, pool_size: int = POOL_SIZE) -> None:
         if psycopg is None:
             raise StoreError("PostgreSQL needs psycopg: pip install 'mcts-arena[postgresql]'")
@@ -139,9 +142,9 @@ class PostgresDatabase:
         except psycopg_pool.PoolTimeout:
             raise StoreError(f"cannot connect to {self.path}") from None
         self._tournaments = PostgresTournaments(self)
-        self._accounts = PostgresAccounts(self)
+        self._accounts = AccountRows(self)
         self._nodes = PostgresNodes(self)
-        self._pools = PostgresPools(self)
+        self._pools = PoolRows(self)
         #: several servers may share it (`store.interface.NodeTable`)
         self.shared = True
 

@@ -1,9 +1,9 @@
-"""The nodes table on PostgreSQL: servers sharing one database, each alive while its lease runs.
+"""The nodes table on PostgreSQL: the shared `store.node_table.NodeRows`, and what only it does.
 
-Every time is the database server's clock (``clock_timestamp()``), so hosts
-whose clocks disagree still agree on who is dead. `reap` deletes an expired
-node and aborts its running matches in one transaction: the DELETE locks the
-row, so when two survivors reap at once, exactly one of them finds it.
+Leases, reaping and the rest are decided in `store.node_table` on the
+database server's clock. Here: concurrent seek offers take turns and pair in
+one statement, progress is read in one snapshot, and a node is told things
+over ``NOTIFY``/``LISTEN``.
 """
 
 from __future__ import annotations
@@ -11,82 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from store.interface import MatchProgress, NodeRow, RunningMatch, WaitingSeek
-from store.postgres.tables import Connections
+from store.interface import MatchProgress, WaitingSeek
+from store.node_table import NodeRows
+from store.postgres.tables import NOW as _NOW
+from store.postgres.tables import PostgresConnections
 from store.rows import MATCH_COLUMNS, MOVE_COLUMNS, match_from_row, move_from_row
 
-_NOW = "extract(epoch from clock_timestamp())"
 #: the first key of the per-terms seek locks (pg_advisory_xact_lock(int, int)); "sk"
 _SEEK_LOCKS = 0x736B
 
 
-class PostgresNodes:
+class PostgresNodes(NodeRows):
     """`NodeTable` on PostgreSQL."""
 
-    def __init__(self, db: Connections) -> None:
-        self.db = db
-
-    def register(self, node: str, address: str, lease: float) -> None:
-        with self.db.transaction() as db:
-            db.execute(
-                f"INSERT INTO nodes (id, address, started_at, lease_until) VALUES"
-                f" (%s, %s, {_NOW}, {_NOW} + %s) ON CONFLICT (id) DO UPDATE SET"
-                " address = EXCLUDED.address, lease_until = EXCLUDED.lease_until",
-                (node, address, lease),
-            )
-
-    def renew(self, node: str, lease: float) -> bool:
-        with self.db.transaction() as db:
-            cursor = db.execute(
-                f"UPDATE nodes SET lease_until = {_NOW} + %s WHERE id = %s", (lease, node)
-            )
-            return int(cursor.rowcount) == 1
-
-    def leave(self, node: str) -> None:
-        with self.db.transaction() as db:
-            db.execute("DELETE FROM nodes WHERE id = %s", (node,))
-
-    def live(self) -> list[NodeRow]:
-        with self.db.connection() as db:
-            rows = db.execute(
-                "SELECT id, address, started_at, lease_until FROM nodes"
-                f" WHERE lease_until >= {_NOW} ORDER BY started_at, id"
-            ).fetchall()
-        return [NodeRow(*row) for row in rows]
-
-    def reap(self, reason: str) -> dict[str, int]:
-        reaped: dict[str, int] = {}
-        with self.db.transaction() as db:
-            dead = [
-                row[0]
-                for row in db.execute(
-                    f"DELETE FROM nodes WHERE lease_until < {_NOW} RETURNING id"
-                ).fetchall()
-            ]
-            for node in dead:
-                cursor = db.execute(
-                    "UPDATE matches SET status = 'aborted', termination = 'aborted',"
-                    f" reason = %s, ended_at = {_NOW}"
-                    " WHERE status = 'running' AND tags::jsonb->>'node' = %s",
-                    (reason, node),
-                )
-                reaped[node] = int(cursor.rowcount)
-                db.execute("DELETE FROM seeks WHERE node = %s", (node,))
-                db.execute("DELETE FROM pool_seeks WHERE node = %s", (node,))
-                db.execute(
-                    f"UPDATE pools SET node = '', idle_since = {_NOW} WHERE node = %s", (node,)
-                )
-        return reaped
-
-    def running(self, exclude: str | None = None) -> list[RunningMatch]:
-        with self.db.connection() as db:
-            rows = db.execute(
-                f"SELECT {MATCH_COLUMNS}, (SELECT count(*) FROM moves v WHERE v.match_id = m.id)"
-                " FROM matches m WHERE status = 'running'"
-                " AND coalesce(tags::jsonb->>'node', '') <> %s ORDER BY started_at, id",
-                (exclude or "",),
-            ).fetchall()
-        return [_running(row) for row in rows]
+    def __init__(self, db: PostgresConnections) -> None:
+        super().__init__(db)
+        self.pg = db
 
     def progress(self, since: Mapping[str, int], limit: int) -> list[MatchProgress]:
         """One statement (one snapshot): each match row with its new moves beside it."""
@@ -131,27 +71,6 @@ class PostgresNodes:
         result: WaitingSeek | None = self.db.query(offer)
         return result
 
-    def withdraw_seek(self, seek: str) -> bool:
-        deleted = self.db.query(
-            lambda db: db.execute("DELETE FROM seeks WHERE id = %s", (seek,)).rowcount
-        )
-        return int(deleted) == 1
-
-    def waiting_seeks(self) -> list[WaitingSeek]:
-        rows = self.db.query(
-            lambda db: db.execute(
-                "SELECT id, node, name FROM seeks ORDER BY created_at, id"
-            ).fetchall()
-        )
-        return [WaitingSeek(*row) for row in rows]
-
-    def withdraw_node_seeks(self, node: str) -> int:
-        with self.db.transaction() as db:
-            plain = db.execute("DELETE FROM seeks WHERE node = %s", (node,)).rowcount
-            pooled = db.execute("DELETE FROM pool_seeks WHERE node = %s", (node,)).rowcount
-            db.execute(f"UPDATE pools SET node = '', idle_since = {_NOW} WHERE node = %s", (node,))
-            return int(plain) + int(pooled)
-
     def notify(self, node: str, payload: str) -> None:
         # a retry may deliver twice: a second redirect finds no seeker and is dropped
         self.db.query(lambda db: db.execute("SELECT pg_notify(%s, %s)", (_channel(node), payload)))
@@ -164,7 +83,7 @@ class PostgresNodes:
         from store.errors import StoreError
 
         try:
-            session = psycopg.connect(self.db.conninfo, autocommit=True)
+            session = psycopg.connect(self.pg.conninfo, autocommit=True)
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to {self.db.path}: {exc}") from None
         with session:
@@ -198,5 +117,4 @@ def _channel(node: str) -> str:
     return f"arena_{node}"[:63]
 
 
-def _running(row: Any) -> RunningMatch:
-    return RunningMatch(match_from_row(row[:-1]), int(row[-1]))
+__all__ = ["PostgresNodes"]

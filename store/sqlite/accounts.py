@@ -1,70 +1,52 @@
-"""The accounts table of the SQLite database (`store.interface.AccountTable`).
+"""The connections the SQLite accounts table uses: one short connection per call.
 
-The server's policy (who may use a name, hashing, rate limits) is
-`server.accounts`; this is only the table, one short connection a call, every
-database error a `StoreError`.
+The table itself is the shared `store.account_table.AccountRows`. Accounts are
+read and written by the server's request handlers while the writer holds its
+connection, so each call opens its own (waiting up to 5 s for a lock), and
+every database error is a `StoreError` naming the file.
 """
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
-import time
-from collections.abc import Iterator
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from store.account_table import AccountRows
+from store.dialect import Dialect
 from store.errors import StoreError
 
+T = TypeVar("T")
 
-class AccountBook:
-    """The accounts table of a records database (blocking; one short connection per call)."""
 
-    def __init__(self, path: str) -> None:
+class ShortConnections:
+    """`store.dialect.Connections` on a fresh autocommit connection per call."""
+
+    def __init__(self, path: str, dialect: Dialect) -> None:
         self.path = path
+        self.dialect = dialect
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        """A short connection; a database error is a `StoreError` naming it."""
+    def transact(self, work: Callable[[Any], T]) -> T:
+        """`work` on a short connection (the accounts' calls are one statement each)."""
         try:
             db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open {self.path}: {exc}") from None
         try:
             db.execute("PRAGMA busy_timeout=5000")
-            yield db
+            return work(db)
         except sqlite3.Error as exc:
             raise StoreError(str(exc)) from None
         finally:
             db.close()
 
-    def password_hash(self, name: str) -> str | None:
-        with self._connect() as db:
-            row = db.execute("SELECT password_hash FROM accounts WHERE name=?", (name,)).fetchone()
-        return None if row is None else str(row[0])
+    def query(self, read: Callable[[Any], T]) -> T:
+        return self.transact(read)
 
-    def add(self, name: str, password_hash: str) -> bool:
-        """Register `name`; False if it is registered already."""
-        with self._connect() as db:
-            cursor = db.execute(
-                "INSERT OR IGNORE INTO accounts (name, password_hash, created_at) VALUES (?,?,?)",
-                (name, password_hash, time.time()),
-            )
-            return cursor.rowcount == 1
 
-    def remove(self, name: str) -> bool:
-        with self._connect() as db:
-            return db.execute("DELETE FROM accounts WHERE name=?", (name,)).rowcount == 1
+def accounts(path: str, dialect: Dialect) -> AccountRows:
+    """The accounts table of the SQLite database at `path`."""
+    return AccountRows(ShortConnections(path, dialect))
 
-    def set_password(self, name: str, password_hash: str) -> bool:
-        with self._connect() as db:
-            cursor = db.execute(
-                "UPDATE accounts SET password_hash=? WHERE name=?", (password_hash, name)
-            )
-            return cursor.rowcount == 1
 
-    def names(self) -> list[str]:
-        return [name for name, _ in self.entries()]
-
-    def entries(self) -> list[tuple[str, float]]:
-        with self._connect() as db:
-            rows = db.execute("SELECT name, created_at FROM accounts ORDER BY name").fetchall()
-        return [(str(name), float(created)) for name, created in rows]
+__all__ = ["ShortConnections", "accounts"]

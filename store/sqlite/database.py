@@ -19,10 +19,12 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 import msgspec
 
+from store.dialect import Dialect
 from store.errors import MatchSuperseded, StoreError
 from store.matches import (
     BatchReport,
@@ -36,6 +38,7 @@ from store.matches import (
     own_match,
     to_json,
 )
+from store.pool_table import PoolRows
 from store.rows import (
     MATCH_COLUMNS,
     MOVE_COLUMNS,
@@ -45,14 +48,27 @@ from store.rows import (
     move_from_row,
     result_of,
 )
-from store.sqlite.accounts import AccountBook
-from store.sqlite.nodes import SQLiteNodes
-from store.sqlite.pools import SQLitePools
+from store.sqlite.accounts import accounts
+from store.sqlite.nodes import SqliteNodes
 from store.sqlite.schema import check_compatible, migrate
-from store.sqlite.tournaments import SQLiteTournaments
+from store.sqlite.tournaments import SqliteTournaments
+
+T = TypeVar("T")
 
 #: how long a write waits for another process's lock before it counts as failed
 BUSY_TIMEOUT = 1.0
+
+#: SQLite's spelling of what differs (`store.dialect`): the clock is this host's
+#: (``arena_now()``, `time.time`, defined on each connection); a transaction holds the
+#: whole database (``BEGIN IMMEDIATE``), so rows need no lock of their own
+DIALECT = Dialect(
+    name="sqlite",
+    mark="?",
+    now="arena_now()",
+    tag_pattern="json_extract(tags, '$.{key}')",
+    for_update="",
+    skip_locked="",
+)
 
 _INSERT_MATCH = (
     "INSERT INTO matches (id, game, options, move_time, lag_margin, players, status, plies,"
@@ -103,6 +119,8 @@ class SqliteDatabase:
     `StoreError` with one readable line, and nothing is overwritten.
     """
 
+    dialect = DIALECT
+
     def __init__(self, path: str, *, check: bool = False, busy_timeout: float = BUSY_TIMEOUT):
         self.path = path
         self.busy_timeout = busy_timeout
@@ -132,10 +150,10 @@ class SqliteDatabase:
         self._lock = threading.Lock()
         self._read_lock = threading.Lock()
         self._broken = False
-        self.tournaments = SQLiteTournaments(self)
-        self.accounts = AccountBook(path)
-        self.nodes = SQLiteNodes(self)
-        self.pools = SQLitePools(self)
+        self.tournaments = SqliteTournaments(self)
+        self.accounts = accounts(path, DIALECT)
+        self.nodes = SqliteNodes(self)
+        self.pools = PoolRows(self)
         #: one server at a time: it aborts every running match when it starts
         self.shared = False
 
@@ -152,6 +170,7 @@ class SqliteDatabase:
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
             db.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+            db.create_function("arena_now", 0, _now)
         except BaseException:
             db.close()
             raise
@@ -183,6 +202,16 @@ class SqliteDatabase:
     def reading(self) -> Iterator[sqlite3.Connection]:
         with self._read_lock:
             yield self._reader
+
+    def transact(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work` in one `transaction` (`store.dialect.Connections`)."""
+        with self.transaction() as db:
+            return work(db)
+
+    def query(self, read: Callable[[sqlite3.Connection], T]) -> T:
+        """`read` on the reader connection (`store.dialect.Connections`)."""
+        with self.reading() as db:
+            return read(db)
 
     def _rollback_quietly(self) -> None:
         if self._db.in_transaction:
@@ -402,6 +431,11 @@ class SqliteDatabase:
 
 
 _json_rows = msgspec.json.Encoder().encode
+
+
+def _now() -> float:
+    """``arena_now()`` in SQL: this host's clock (looked up each call, so tests can move it)."""
+    return time.time()
 
 
 def _insert_moves(db: sqlite3.Connection, rows: Sequence[MoveRow]) -> None:
