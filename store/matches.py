@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from protocol.messages import Clock
+
 _json_encode = msgspec.json.encode
 _json_decode = msgspec.json.decode
 
@@ -23,13 +25,6 @@ def to_json(value: Any) -> str:
 
 def from_json(text: str | bytes | None) -> Any:
     return None if text is None else _json_decode(text)
-
-
-class ClockTag(msgspec.Struct, frozen=True):
-    """A match played on a clock: seconds each seat starts with, seconds added a move."""
-
-    initial: float
-    increment: float = 0.0
 
 
 class MatchTags(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -48,7 +43,8 @@ class MatchTags(msgspec.Struct, frozen=True, omit_defaults=True):
     pool: str | None = None
     owner: str | None = None
     opening: tuple[Any, ...] = ()
-    clock: ClockTag | None = None
+    #: the clock it was played on: the wire's own type, as the seek asked for it
+    clock: Clock | None = None
     room: str | None = None
     #: the server (node) that runs the match, when several share one database
     node: str | None = None

@@ -60,8 +60,9 @@ def test_missing_database_and_match_give_clear_errors(
 def _record(match_id: str, players: list[str]) -> Any:
     import time
 
+    from protocol.messages import Clock
     from store import MatchRecord
-    from store.matches import ClockTag, MatchTags
+    from store.matches import MatchTags
 
     return MatchRecord(
         id=match_id,
@@ -80,7 +81,7 @@ def _record(match_id: str, players: list[str]) -> Any:
         started_at=time.time(),
         ended_at=time.time(),
         tournament=None,
-        tags=MatchTags(clock=ClockTag(300.0, 3.0)),
+        tags=MatchTags(clock=Clock(300.0, 3.0)),
     )
 
 

@@ -269,7 +269,8 @@ def test_backup_while_a_writer_is_busy(tmp_path: Path) -> None:
 
 
 def test_a_version_5_database_gets_typed_tags(tmp_path: Path) -> None:
-    from store.matches import ClockTag, MatchTags
+    from protocol.messages import Clock
+    from store.matches import MatchTags
     from store.sqlite.schema import MIGRATIONS
 
     path = str(tmp_path / "v5.sqlite")
@@ -295,7 +296,7 @@ def test_a_version_5_database_gets_typed_tags(tmp_path: Path) -> None:
         store.close()
     assert tags == {
         "m-old": MatchTags(index=3, owner="k", opening=(4, 0)),
-        "m-clock": MatchTags(clock=ClockTag(300.0, 3.0), room="r1"),
+        "m-clock": MatchTags(clock=Clock(300.0, 3.0), room="r1"),
         "m-bad": MatchTags(seats=("a", "b")),  # a value of the wrong type is dropped, alone
     }
     with sqlite3.connect(path) as db:

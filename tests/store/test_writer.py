@@ -14,8 +14,9 @@ from typing import Any, TypeVar
 import msgspec
 import pytest
 
+from protocol.messages import Clock
 from store import MatchRecord, MatchWrite, MoveRecord, ResultRecord, SqliteDatabase, move_row
-from store.matches import ClockTag, MatchTags
+from store.matches import MatchTags
 from store.writer import ProcessWriter, _decode_batch, _decode_report, _encode, _Report
 
 T = TypeVar("T")
@@ -142,7 +143,7 @@ def test_every_record_crosses_the_pipe_unchanged() -> None:
         plies=17, started_at=1_700_000_000.25, ended_at=1_700_000_060.5, tournament="t-1",
         tags=MatchTags(
             index=3, seats=("ann", "bob"), pool="p", owner="0f" * 16, opening=(3, 4),
-            clock=ClockTag(300.0, 3.0), room="r1",
+            clock=Clock(300.0, 3.0), room="r1",
         ),
     )  # fmt: skip
     move = _every_field_set(

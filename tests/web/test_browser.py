@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from games import make_game
+from protocol.messages import Clock
 from store import MatchRecord, MoveRecord, SqliteDatabase
-from store.matches import ClockTag, MatchTags
+from store.matches import MatchTags
 from tests.web.browser import WebServer, chromium_path, screenshot, start_player, web_server
 from tests.web.test_api import add_tournament
 
@@ -329,7 +330,7 @@ def test_replay_says_the_result_once_with_colours_date_and_time_control(
         started_at=now - 30,
         ended_at=now,
         tournament=None,
-        tags=MatchTags(clock=ClockTag(60.0, 2.0)),
+        tags=MatchTags(clock=Clock(60.0, 2.0)),
     )
     cells = [4, 0, 8, 2, 1, 7, 6, 3, 5]  # a full board, nobody's line
     moves = [
