@@ -92,8 +92,8 @@ def _change(args: argparse.Namespace, store: Database) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from store.errors import StoreError
     from store.open import open_database
-    from store.records import StoreError
 
     try:
         store = open_database(db_path(args.db), create=args.action == "add")

@@ -16,7 +16,7 @@ import sys
 
 from arena_cli.options import DB_HELP
 from arena_cli.records_cmd import open_existing
-from store import Store, StoreError
+from store import SqliteDatabase, StoreError
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,7 +40,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     try:
         store = open_existing(args.db)
-        sqlite = isinstance(store, Store)
+        sqlite = isinstance(store, SqliteDatabase)
         try:
             name = store.path if sqlite else "arena.pgdump"
             dest = _destination(args.dest, name, force=args.force)
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             store.close()
         if sqlite:
-            copy = Store(dest)
+            copy = SqliteDatabase(dest)
             matches = len(copy.list_matches(limit=-1))
             copy.close()
     except StoreError as exc:

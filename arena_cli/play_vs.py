@@ -152,10 +152,11 @@ async def vs_session(
     async with trio.open_nursery() as nursery:
         host, port = config.host, config.port
         if settings.embedded:
-            from server.app import ArenaServer, open_store
+            from server.app import ArenaServer
             from server.config import ServerConfig
+            from store.open import open_database
 
-            store = open_store(db)
+            store = None if db is None else open_database(db, check=True, make_directory=True)
             server_config = ServerConfig(host="127.0.0.1", port=settings.serve_port, db=db)
             server = ArenaServer(server_config, store=store)
             host, port = "127.0.0.1", await nursery.start(server.serve)

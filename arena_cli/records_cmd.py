@@ -19,7 +19,7 @@ from arena_cli.options import db_path as db_path
 
 if TYPE_CHECKING:
     from store.interface import Database
-    from store.records import MatchRecord
+    from store.matches import MatchRecord
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -94,7 +94,7 @@ def _as_json(record: MatchRecord) -> dict[str, Any]:
 
 
 def _open(args: argparse.Namespace, command: str) -> Database | None:
-    from store.records import StoreError
+    from store.errors import StoreError
 
     try:
         return open_existing(args.db)

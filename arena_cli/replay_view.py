@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from games import GameError, make_game, stored_result_text
 from records.moveinfo import describe_move_info
 from records.schema import opening_of
-from store.records import MatchRecord, MoveRecord
+from store.matches import MatchRecord, MoveRecord
 
 
 def _when(timestamp: float | None) -> str:

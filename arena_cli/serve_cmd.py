@@ -18,7 +18,7 @@ from arena_cli.options import (
     check_port_free,
     env_setting,
 )
-from server.app import ArenaServer, TlsError, open_store, tls_context
+from server.app import ArenaServer, TlsError, tls_context
 from server.config import build_config, parse_clock
 from server.web import serve_web
 from server.web.config import (
@@ -29,6 +29,7 @@ from server.web.config import (
     parse_web_address,
 )
 from store import StoreError
+from store.open import open_database
 
 log = structlog.get_logger("arena.server")
 
@@ -301,7 +302,9 @@ def run(args: argparse.Namespace) -> int:
         web = web_config(args, config.host)
         if web is not None:
             check_port_free(web.host, web.port, "--web")
-        store = open_store(config.db)
+        store = (
+            None if config.db is None else open_database(config.db, check=True, make_directory=True)
+        )
     except (ValueError, StoreError, OSError, TlsError) as exc:
         print(f"arena serve: {exc}", file=sys.stderr)
         return 2

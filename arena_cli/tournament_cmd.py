@@ -32,14 +32,13 @@ from arena_cli.tournament_config import resolve_config, validate_specs
 from arena_cli.tournament_config import server_address as parse_server
 from arena_cli.tournament_run import Run, run_tournament
 from games import make_game
-from server.app import open_store
 from store import StoreError
-from store.open import is_postgres_url
+from store.open import is_postgres_url, open_database
 from tournament.config import TournamentConfig
 from tournament.director import TournamentError
 from tournament.openings import OpeningError
-from tournament.records import TournamentRecords, TournamentRunning
 from tournament.report import results_document
+from tournament.results import TournamentRecords, TournamentRunning
 
 EXAMPLE = """examples:
   arena tournament connect4 -p mcts:time=0.5 -p mcts:time=0.5,c=2.0 -p random --games-per-pair 10
@@ -238,8 +237,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"no records database at {db_path!r} (use --db or $ARENA_DB)")
     created = local and not os.path.exists(db_path)
     try:
-        store = open_store(db_path)
-        assert store is not None
+        store = open_database(db_path, check=True, make_directory=True)
         records = TournamentRecords(store)
     except (StoreError, OSError) as exc:
         return _fail(str(exc))

@@ -16,7 +16,7 @@ from games import make_game, parse_options
 from tournament.adjudication import Adjudication
 from tournament.config import TournamentConfig, TournamentPlayer
 from tournament.openings import FileOpenings, RandomOpenings, load_opening_file
-from tournament.records import TournamentRecords
+from tournament.results import TournamentRecords
 from tournament.sprt import parse_sprt
 
 __all__ = ["player_names", "resolve_config", "server_address", "validate_specs"]

@@ -26,7 +26,7 @@ from server.config import MatchPolicy, ServerConfig
 from store.open import open_database
 from tournament.config import TournamentConfig, TournamentPlayer
 from tournament.director import FAILURES, TournamentDirector, TournamentError
-from tournament.records import GameResult, TournamentRecords
+from tournament.results import GameResult, TournamentRecords
 
 __all__ = ["Outcome", "Run", "player_command", "run_tournament"]
 

@@ -26,8 +26,8 @@ from games import Game, make_game
 from tournament.config import TournamentConfig
 from tournament.director import TournamentDirector
 from tournament.ratings import standings
-from tournament.records import GameResult, Listed
 from tournament.report import rated, sprt_state
+from tournament.results import GameResult, Listed
 from tournament.schedule import planned_total as planned_total
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Several servers on one PostgreSQL: what a node spends per move, alone and beside another.
 
-Each round starts a throwaway PostgreSQL cluster's database (`store.pgcluster`,
+Each round starts a throwaway PostgreSQL cluster's database (`store.postgres.cluster`,
 or ``--db URL``), then measures, at the same load (``--matches`` concurrent
 matches of random movers, every move durable):
 
@@ -253,7 +253,7 @@ def main() -> None:
         "--db", default=None, help="a PostgreSQL URL (default: a throwaway cluster)"
     )
     args = parser.parse_args()
-    from store import pgcluster
+    from store.postgres import cluster as pgcluster
 
     cluster = None
     if args.db is None:

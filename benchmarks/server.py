@@ -15,7 +15,7 @@ next, so each level alternates server and echo `--rounds` times and prints
 medians, with the spread of the server's rate.
 
 With ``--postgres`` (a throwaway PostgreSQL cluster started for the run,
-`store.pgcluster`) or ``--db postgresql://...``, every level also runs on
+`store.postgres.cluster`) or ``--db postgresql://...``, every level also runs on
 PostgreSQL, and the table shows its rate as a share of SQLite's in the same
 round (target: at least 70% at 100 matches, every move durable).
 
@@ -238,7 +238,7 @@ def main() -> None:
     NO_DB, STORE_WRITER = args.no_db, args.store_writer
     cluster = None
     if args.postgres and args.db is None:
-        from store import pgcluster
+        from store.postgres import cluster as pgcluster
 
         reason = pgcluster.available()
         if reason is not None:

@@ -57,10 +57,10 @@ def extract(revision: str, into: Path) -> None:
 
 def make_db(path: Path) -> None:
     """A records database with a few matches (what `arena matches` reads)."""
-    from store.records import MatchRecord
-    from store.sqlite import Store
+    from store.matches import MatchRecord
+    from store.sqlite import SqliteDatabase
 
-    store = Store(str(path))
+    store = SqliteDatabase(str(path))
     try:
         for index in range(20):
             record = MatchRecord(

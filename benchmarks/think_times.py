@@ -9,7 +9,7 @@ and whether anyone lost on time::
 
 Per player: games, W/D/L, score, moves, mean / median / max think time,
 moves over ``--over`` seconds, and losses on time, read from the records
-file through `store.sqlite.Store`: played games only. A withdrawn player's
+file through `store.sqlite.SqliteDatabase`: played games only. A withdrawn player's
 remaining games (``--max-failures``) are scored by the tournament without
 being played; they have no match record and are not counted here, so
 compare the game count with the tournament's.
@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from store.sqlite import Store
+from store.sqlite import SqliteDatabase
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Player:
 
 def collect(db: str, tournament: str | None) -> dict[str, Player]:
     """Totals per player name of `tournament` (default: the last one) in the records file `db`."""
-    store = Store(db)
+    store = SqliteDatabase(db)
     try:
         if tournament is None:
             recent = [m for m in store.list_matches(limit=1000) if m.tournament is not None]

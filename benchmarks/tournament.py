@@ -24,7 +24,7 @@ import trio
 
 from arena_cli import tournament_cmd
 from benchmarks.server import measure_arena
-from store import Store
+from store import SqliteDatabase
 
 
 def main() -> None:
@@ -52,7 +52,7 @@ def main() -> None:
     wall = time.perf_counter() - start
     if code != 0:
         raise SystemExit(f"tournament failed with exit code {code}")
-    store = Store(db)
+    store = SqliteDatabase(db)
     records = [r for r in store.list_matches(10_000) if r.tournament]
     records.sort(key=lambda r: r.started_at)
     moves = sum(r.plies for r in records)

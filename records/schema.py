@@ -19,7 +19,7 @@ import msgspec
 
 from protocol.messages import Depth, Evaluation, PrincipalVariation, Visits
 from store import MatchRecord, MoveRecord
-from store.records import MatchTags
+from store.matches import MatchTags
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -159,7 +159,7 @@ def entry_from_store(record: MatchRecord, moves: Sequence[MoveRecord]) -> GameEn
 
 
 def entry_to_store(entry: GameEntry) -> tuple[MatchRecord, list[MoveRecord]]:
-    """The store's records of an exchange record (for `Store.import_match`)."""
+    """The store's records of an exchange record (for `SqliteDatabase.import_match`)."""
     tags = msgspec.structs.replace(entry.extra, opening=tuple(entry.opening.moves))
     result = entry.result
     record = MatchRecord(

@@ -19,8 +19,8 @@ import secrets
 
 import trio
 
+from store.errors import StoreError
 from store.interface import AccountTable
-from store.records import StoreError
 
 #: scrypt cost parameters (n = 2**14, r = 8: the interactive-login setting of the scrypt paper)
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 1 << 14, 8, 1

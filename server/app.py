@@ -8,7 +8,6 @@ session is logged and contained, never allowed to reach the server's nursery.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import secrets
 import ssl
@@ -44,11 +43,9 @@ from store import (
     Database,
     Journal,
     Recorder,
-    Store,
-    StoreError,
+    SqliteDatabase,
     import_journal,
 )
-from store.open import is_postgres_url, open_database
 from store.writer import ProcessWriter
 
 log = structlog.get_logger("arena.server")
@@ -472,25 +469,7 @@ def journal_path(store: Database, port: int) -> str:
     directory, named after the database and this server's port, so that each
     node of a shared arena keeps its own journal and finds it again on restart.
     """
-    if isinstance(store, Store):
+    if isinstance(store, SqliteDatabase):
         return f"{store.path}.unwritten.jsonl"
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", store.path.split("://", 1)[-1]).strip("_")
     return f"arena-{name}-{port}.unwritten.jsonl"
-
-
-def open_store(path: str | None, *, check: bool = True) -> Database | None:
-    """The records database `path` names (an SQLite file, created if missing, or a
-    ``postgresql://`` URL), checked; None for no records.
-
-    Raises `StoreError` with one readable line when it cannot be used.
-    """
-    if path is None:
-        return None
-    if is_postgres_url(path):
-        return open_database(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as exc:
-        raise StoreError(f"cannot create the directory of {path}: {exc.strerror}") from None
-    return open_database(path, check=check)

@@ -40,8 +40,8 @@ import structlog
 import trio
 
 from protocol.messages import MatchInfo
+from store.errors import StoreError
 from store.interface import Database, RunningMatch
-from store.records import StoreError
 
 log = structlog.get_logger("arena.cluster")
 

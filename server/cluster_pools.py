@@ -47,8 +47,8 @@ from protocol.messages import Direct, Pair, PoolStatus, Redirect
 from server.errors import RequestError
 from server.pool_desk import not_available
 from server.pools import Pool, PooledSeek, new_owner_key, owner_digest, secret_digest
+from store.errors import StoreError
 from store.interface import PoolSeeker
-from store.records import StoreError
 
 if TYPE_CHECKING:
     from games import Game

@@ -33,8 +33,8 @@ import structlog
 import trio
 
 from protocol.messages import Clock, Redirect, Seek, Seeking
+from store.errors import StoreError
 from store.interface import WaitingSeek
-from store.records import StoreError
 
 if TYPE_CHECKING:
     from games import Game

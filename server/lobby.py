@@ -33,7 +33,7 @@ from server.membership import Membership
 from server.pool_desk import PoolDesk
 from server.pools import Pool, PooledSeek
 from store import Recorder
-from store.records import MatchTags
+from store.matches import MatchTags
 
 log = structlog.get_logger("arena.server")
 

@@ -57,7 +57,7 @@ from server.connection import Connection, LazyFlusher
 from server.fanout import Fanout
 from server.match_ids import new_match_id
 from store import Recorder
-from store.records import ClockTag, MatchRecord, MatchTags, ResultRecord
+from store.matches import MatchRecord, MatchTags, ResultRecord
 
 log = structlog.get_logger("arena.server")
 
@@ -127,9 +127,7 @@ class Match:
             None if clock is None else GameClock(clock, policy.lag_margin, game.num_players)
         )
         if clock is not None:
-            self.tags = msgspec.structs.replace(
-                self.tags, clock=ClockTag(clock.initial, clock.increment)
-            )
+            self.tags = msgspec.structs.replace(self.tags, clock=clock)
         self.stats = stats
         self.seed = seed
         self.aborted = False

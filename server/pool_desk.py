@@ -25,7 +25,7 @@ from games import Game, InvalidMoveError, Termination
 from protocol.messages import Adjudicate, Direct, Directing, MatchEnd, Pair, Paired, PoolStatus
 from server.errors import RequestError
 from server.pools import Pool, PooledSeek, new_owner_key, owner_digest
-from store.records import MatchTags
+from store.matches import MatchTags
 
 if TYPE_CHECKING:
     from server.config import MatchPolicy, ServerConfig

@@ -42,8 +42,9 @@ from protocol.messages import Clock as WireClock
 from server.clock import GameClock
 from server.errors import RequestError
 from server.fanout import Fanout
+from store.errors import StoreError
 from store.interface import MatchProgress, RunningMatch
-from store.records import MatchRecord, MoveRecord, StoreError
+from store.matches import MatchRecord, MoveRecord
 
 if TYPE_CHECKING:
     from server.cluster import Cluster

@@ -1,16 +1,21 @@
-"""The records database as the rest of the project sees it: `Database` and its two tables.
+"""The records database as the rest of the project sees it: `Database` and its tables.
 
 Everything outside `store/` that reads or writes records goes through these
 protocols: the server (through `store.recorder.Recorder`), the tournament
-director (`tournament.records`), import/export and backup (`arena_cli`), and
-the web app. A backend implements all of them: SQLite (`store.sqlite.Store`,
-the embedded default) and PostgreSQL (`store.postgres.PostgresDatabase`,
-selected by a ``postgresql://`` URL) implement the same methods with the
-same meaning, and the store test suite runs against each backend.
+director (`tournament.results`), import/export and backup (`arena_cli`), and
+the web app. A backend implements all of them: SQLite
+(`store.sqlite.SqliteDatabase`, the embedded default) and PostgreSQL
+(`store.postgres.PostgresDatabase`, selected by a ``postgresql://`` URL)
+implement the same methods with the same meaning, and the store test suite
+runs against each backend.
+
+`MatchWriter` is the part of a `Database` that the recorder uses (writing
+matches); the server's writer process (`store.writer.ProcessWriter`) is one
+too, without being a whole database.
 
 Every call blocks: the server makes them from a worker thread (or the writer
-process), never on its event loop. A call fails with `store.records.StoreError`
-carrying one readable line, except `Database.write`, which reports a failed
+process), never on its event loop. A call fails with `store.errors.StoreError`
+carrying one readable line, except `MatchWriter.write`, which reports a failed
 write in its `BatchReport` instead of raising, so that the recorder can keep,
 retry and journal what did not commit.
 """
@@ -22,7 +27,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
-from store.records import BatchReport, MatchRecord, MatchWrite, MoveRecord
+from store.matches import BatchReport, MatchRecord, MatchWrite, MoveRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,13 +327,45 @@ class AccountTable(Protocol):
         ...
 
 
-class Database(Protocol):
-    """A records database: matches and their moves, tournaments, accounts.
+class MatchWriter(Protocol):
+    """What the recorder needs of a records database: write matches, find a played game.
+
+    Every `Database` is one; so is the server's writer process
+    (`store.writer.ProcessWriter`), which writes through a child process.
+    """
+
+    #: names the database in messages (a file path, or a URL without its password)
+    path: str
+
+    def write(self, batch: Sequence[MatchWrite]) -> BatchReport:
+        """Write each match's records in its own (sub)transaction; never raises for a write error.
+
+        The report names the matches that committed and the first error: a
+        result counts as acknowledged only once its match is in `committed`.
+        """
+        ...
+
+    def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool:
+        """Store a whole match in one transaction; False (nothing written) if its id exists."""
+        ...
+
+    def abort_running(self, reason: str) -> int:
+        """Mark matches left 'running' by a crash or shutdown as aborted; return how many."""
+        ...
+
+    def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
+        """The finished game `index` of `tournament` paired by the pool owner `owner`."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Database(MatchWriter, Protocol):
+    """A records database: matches and their moves, tournaments, accounts, nodes and pools.
 
     `path` names it in messages (a file path, or a URL without its password).
     """
 
-    path: str
     #: the schema version the database had when it was opened (0: created now)
     upgraded_from: int
 
@@ -355,24 +392,6 @@ class Database(Protocol):
     #: whether several servers may use this database at once (PostgreSQL: True)
     shared: bool
 
-    # --- writes ------------------------------------------------------------------
-
-    def write(self, batch: Sequence[MatchWrite]) -> BatchReport:
-        """Write each match's records in its own (sub)transaction; never raises for a write error.
-
-        The report names the matches that committed and the first error: a
-        result counts as acknowledged only once its match is in `committed`.
-        """
-        ...
-
-    def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool:
-        """Store a whole match in one transaction; False (nothing written) if its id exists."""
-        ...
-
-    def abort_running(self, reason: str) -> int:
-        """Mark matches left 'running' by a crash or shutdown as aborted; return how many."""
-        ...
-
     # --- reads -------------------------------------------------------------------
 
     def list_matches(
@@ -393,10 +412,6 @@ class Database(Protocol):
         """Every recorded ply of the match, in order, with the movers' move info."""
         ...
 
-    def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
-        """The finished game `index` of `tournament` paired by the pool owner `owner`."""
-        ...
-
     # --- maintenance -------------------------------------------------------------
 
     def backup(self, destination: str) -> None:
@@ -407,13 +422,12 @@ class Database(Protocol):
         """The backend's own consistency check: ``["ok"]`` for a sound database."""
         ...
 
-    def close(self) -> None: ...
-
 
 __all__ = [
     "AccountTable",
     "Database",
     "MatchProgress",
+    "MatchWriter",
     "NodeRow",
     "NodeTable",
     "PoolClaim",

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from store.records import MatchRecord, MatchWrite, ResultRecord, tags_from_dict
+from store.matches import MatchRecord, MatchWrite, ResultRecord, tags_from_dict
 
 
 class Journal:

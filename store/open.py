@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 
+from store.errors import StoreError
 from store.interface import Database
-from store.records import StoreError
 
 
 def is_postgres_url(target: str) -> bool:
@@ -18,13 +18,16 @@ def is_postgres_url(target: str) -> bool:
     return target.startswith(("postgresql://", "postgres://"))
 
 
-def open_database(target: str, *, check: bool = False, create: bool = True) -> Database:
-    """The database named by `target` (created or upgraded as needed).
+def open_database(
+    target: str, *, check: bool = False, create: bool = True, make_directory: bool = False
+) -> Database:
+    """The database named by `target` (created or upgraded as needed): the one way to open one.
 
     `check` runs the backend's quick consistency check (SQLite's
-    ``quick_check``); `create=False` refuses an SQLite file that does not
-    exist (reading commands must not create one). Raises `StoreError` with
-    one readable line.
+    ``quick_check``; a server does); `create=False` refuses an SQLite file
+    that does not exist (reading commands must not create one);
+    `make_directory` creates the SQLite file's directory first (a server
+    does). Raises `StoreError` with one readable line.
     """
     if is_postgres_url(target):
         from store.postgres import PostgresDatabase
@@ -32,9 +35,15 @@ def open_database(target: str, *, check: bool = False, create: bool = True) -> D
         return PostgresDatabase(target)
     if not create and not os.path.exists(target):
         raise StoreError(f"no records database at {target!r} (use --db or $ARENA_DB)")
-    from store.sqlite import Store
+    if make_directory:
+        directory = os.path.dirname(os.path.abspath(target))
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the directory of {target}: {exc.strerror}") from None
+    from store.sqlite import SqliteDatabase
 
-    return Store(target, check=check)
+    return SqliteDatabase(target, check=check)
 
 
 def describe(target: str) -> str:

@@ -29,16 +29,16 @@ import msgspec
 import structlog
 import trio
 
+from store.errors import StoreError, StoreUnavailable
+from store.interface import MatchWriter
 from store.journal import Journal
-from store.records import (
-    Backend,
+from store.matches import (
     BatchReport,
     MatchRecord,
     MatchWrite,
     MoveInfoFields,
     MoveRow,
     ResultRecord,
-    StoreError,
     row_of_move,
     with_info,
 )
@@ -53,10 +53,6 @@ MOVE_FLUSH = 1.0
 RETRY_FIRST, RETRY_FACTOR, RETRY_MAX = 0.05, 2.0, 2.0
 #: at shutdown, how long to keep trying before journaling what is left
 SHUTDOWN_WRITE_TIME = 5.0
-
-
-class StoreUnavailable(Exception):
-    """The store cannot answer now (reads failing, or too many unwritten results)."""
 
 
 @dataclass
@@ -110,7 +106,7 @@ class Recorder:
 
     def __init__(
         self,
-        store: Backend | None,
+        store: MatchWriter | None,
         *,
         journal: Journal | None = None,
         max_pending_results: int = 10_000,
@@ -424,7 +420,7 @@ def _game_key(record: MatchRecord) -> tuple[str, str, int]:
     )
 
 
-def import_journal(store: Backend, journal: Journal) -> tuple[int, int]:
+def import_journal(store: MatchWriter, journal: Journal) -> tuple[int, int]:
     """Write every journaled match into `store` (blocking); returns (imported, torn lines).
 
     The journal is emptied only once everything in it has committed, or was superseded

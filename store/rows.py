@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from store.records import (
+from store.matches import (
     MatchRecord,
     MoveRecord,
     ResultRecord,

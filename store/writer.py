@@ -7,9 +7,9 @@ server about a third of its moves per second. A child process writes the
 same batches on its own interpreter and only the batch (a few kilobytes of
 msgpack a few times a second) crosses a pipe.
 
-Nothing else changes: `ProcessWriter` is a `Backend` whose `write` hands the
+Nothing else changes: `ProcessWriter` is a `MatchWriter` whose `write` hands the
 batch to the child and returns the child's `BatchReport`; everything else
-(reads, tournament lookups, imports) uses the server's own `Store`. The
+(reads, tournament lookups, imports) uses the server's own `SqliteDatabase`. The
 durability contract holds because the child answers only after its COMMIT
 returned (WAL, synchronous=FULL).
 
@@ -39,7 +39,8 @@ from typing import IO, Any
 
 import msgspec
 
-from store.records import BatchReport, MatchRecord, MatchWrite, MoveRecord, StoreError
+from store.errors import StoreError
+from store.matches import BatchReport, MatchRecord, MatchWrite, MoveRecord
 
 _HEADER = struct.Struct(">I")
 #: the environment variable naming the child's database
@@ -79,7 +80,7 @@ def _receive(stream: IO[bytes]) -> bytes | None:
 
 
 class ProcessWriter:
-    """A `Backend` that writes through a child process and reads through `store`."""
+    """A `MatchWriter` that writes through a child process and reads through `store`."""
 
     def __init__(
         self, store: Any, *, target: str | None = None, command: Sequence[str] | None = None

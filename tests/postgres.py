@@ -1,4 +1,4 @@
-"""A real PostgreSQL for the tests: one throwaway cluster per session (`store.pgcluster`).
+"""A real PostgreSQL for the tests: one throwaway cluster per session (`store.postgres.cluster`).
 
 About a second to start; each test gets a database of its own. Without
 PostgreSQL the tests that need it skip and say why, unless
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from store.pgcluster import PostgresServer, available
+from store.postgres.cluster import PostgresServer, available
 
 __all__ = ["PostgresServer", "frozen", "postgres_server", "postgres_url"]
 

@@ -44,7 +44,7 @@ from protocol.messages import (
 )
 from tournament.adjudication import Proof, prove
 from tournament.config import TournamentConfig
-from tournament.records import GameResult
+from tournament.results import GameResult
 from tournament.schedule import Plan, ScheduledGame, make_plan
 
 __all__ = ["FAILURES", "TournamentDirector", "TournamentError"]

@@ -28,7 +28,7 @@ from games import Game
 from tournament.config import TournamentConfig
 from tournament.ratings import GameResult as RatedGame
 from tournament.ratings import Standing, crosstable, standings
-from tournament.records import GameResult
+from tournament.results import GameResult
 from tournament.schedule import ScheduledGame, build_schedule, opening_book
 from tournament.sprt import SprtState
 from tournament.stats import MatchStats, Pentanomial, Wdl, margin_or_none

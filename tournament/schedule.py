@@ -49,7 +49,7 @@ class ScheduledGame:
 
 
 class _Scored(Protocol):
-    """What a plan needs of a result (`tournament.records.GameResult` has it)."""
+    """What a plan needs of a result (`tournament.results.GameResult` has it)."""
 
     @property
     def seats(self) -> tuple[str, ...]: ...

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from store import Store
+from store import SqliteDatabase
 from tests.arena_cli.cli import clean_env, free_port, run
 
 
@@ -29,7 +29,7 @@ def busy_port() -> Iterator[int]:
 
 def test_every_bad_input_is_one_line_naming_it_and_exit_2(tmp_path: Path) -> None:
     db = tmp_path / "records.sqlite"
-    Store(str(db)).close()
+    SqliteDatabase(str(db)).close()
     players = ["connect4", "-p", "random", "-p", "greedy"]
     with busy_port() as taken:
         # (arguments, extra environment, words the one line must contain)

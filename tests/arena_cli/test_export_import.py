@@ -1,7 +1,7 @@
 """`arena export` then `arena import` on real SQLite files: every game comes back identical.
 
 Source records are random games played through the rules and stored with
-`Store.import_match` (no server needed).
+`SqliteDatabase.import_match` (no server needed).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 
 from arena_cli.main import main
 from games import make_game
-from store import MatchRecord, MoveRecord, Store
+from store import MatchRecord, MoveRecord, SqliteDatabase
 from tests.records.fixtures import GAME_SETUPS, random_match
 
 SGF_GAMES = ("gomoku", "reversi", "tictactoe")
@@ -34,7 +34,7 @@ def _source_matches(names: tuple[str, ...]) -> list[tuple[MatchRecord, list[Move
 
 def _make_db(path: Path, names: tuple[str, ...]) -> list[tuple[MatchRecord, list[MoveRecord]]]:
     matches = _source_matches(names)
-    store = Store(str(path))
+    store = SqliteDatabase(str(path))
     try:
         for record, moves in matches:
             assert store.import_match(record, moves)
@@ -44,7 +44,7 @@ def _make_db(path: Path, names: tuple[str, ...]) -> list[tuple[MatchRecord, list
 
 
 def _contents(path: Path) -> dict[str, tuple[MatchRecord, list[MoveRecord]]]:
-    store = Store(str(path))
+    store = SqliteDatabase(str(path))
     try:
         return {r.id: (r, store.get_moves(r.id)) for r in store.list_matches(10_000)}
     finally:

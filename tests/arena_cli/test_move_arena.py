@@ -11,9 +11,9 @@ import pytest
 
 from store import MatchRecord, MoveRecord
 from store.interface import Database, StoredGame
+from store.matches import MatchTags
 from store.open import open_database
-from store.postgres_tables import pg_program
-from store.records import MatchTags
+from store.postgres.tables import pg_program
 from tests.arena_cli.cli import run
 from tests.postgres import PostgresServer
 

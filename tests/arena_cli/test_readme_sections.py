@@ -24,7 +24,7 @@ import pytest
 
 from arena_cli.main import COMMANDS
 from games import available_games
-from store import Store
+from store import SqliteDatabase
 from tests.arena_cli.cli import ROOT, Arena, arena, clean_env, free_port
 from tests.arena_cli.examples import argv, shim, substitute
 from tests.records.fixtures import random_match
@@ -91,7 +91,7 @@ def served(words: list[str], cwd: Path, env: dict[str, str]) -> Iterator[Arena]:
 
 def seed(db: Path) -> dict[str, str]:
     """Two loose games (connect four, gomoku) and a tictactoe/reversi tournament."""
-    store = Store(str(db))
+    store = SqliteDatabase(str(db))
     try:
         for record, moves in (
             random_match("connect4", 1),

@@ -50,9 +50,9 @@ def test_missing_database_and_match_give_clear_errors(
     assert main(["matches", "--db", str(tmp_path / "nope.sqlite")]) == 2
     assert "no records database" in capsys.readouterr().err
     db = tmp_path / "empty.sqlite"
-    from store import Store
+    from store import SqliteDatabase
 
-    Store(str(db)).close()
+    SqliteDatabase(str(db)).close()
     assert main(["show", "m9999", "--db", str(db)]) == 2  # bad input
     assert "no match 'm9999'" in capsys.readouterr().err
 
@@ -60,8 +60,9 @@ def test_missing_database_and_match_give_clear_errors(
 def _record(match_id: str, players: list[str]) -> Any:
     import time
 
+    from protocol.messages import Clock
     from store import MatchRecord
-    from store.records import ClockTag, MatchTags
+    from store.matches import MatchTags
 
     return MatchRecord(
         id=match_id,
@@ -80,17 +81,17 @@ def _record(match_id: str, players: list[str]) -> Any:
         started_at=time.time(),
         ended_at=time.time(),
         tournament=None,
-        tags=MatchTags(clock=ClockTag(300.0, 3.0)),
+        tags=MatchTags(clock=Clock(300.0, 3.0)),
     )
 
 
 def test_prefixes_json_and_a_table_that_fits(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from store import Store
+    from store import SqliteDatabase
 
     db = str(tmp_path / "a.sqlite")
-    store = Store(db)
+    store = SqliteDatabase(db)
     long_name = "mcts:time=0.5,c=1.4,metric=uct,workers=2,reuse=true@a-very-long-host-name"
     for match_id in ("m1abc0001", "m1abc0002", "m1xyz0003"):
         store.import_match(_record(match_id, [long_name, "random@host"]), [])
@@ -120,10 +121,10 @@ ENGINE = "engine:cmd=./first.js,protocol=text@vm"
 
 
 def _long_names_db(tmp_path: Path) -> str:
-    from store import Store
+    from store import SqliteDatabase
 
     db = str(tmp_path / "long.sqlite")
-    store = Store(db)
+    store = SqliteDatabase(db)
     store.import_match(_record("m1long0001", [ENGINE, "mcts:time=0.2,c=3.0@host"]), [])
     store.import_match(_record("m1long0002", ["random@host", ENGINE]), [])
     store.close()

@@ -52,9 +52,9 @@ def test_every_command_spells_a_draw_as_pgn_does(tmp_path: Path) -> None:
     from dataclasses import replace
 
     from arena_cli.replay_view import result_line
-    from store import Store
+    from store import SqliteDatabase
 
-    store = Store(db)
+    store = SqliteDatabase(db)
     try:
         record = store.get_match(match["id"])
     finally:

@@ -14,8 +14,8 @@ from arena_cli.result_files import write_outputs
 from arena_cli.tournament_view import print_results
 from games import make_game
 from tournament.config import TournamentConfig, TournamentPlayer
-from tournament.records import GameResult
 from tournament.report import results_document
+from tournament.results import GameResult
 from tournament.sprt import SPRT
 
 GAME = make_game("tictactoe", {})

@@ -8,7 +8,7 @@ from typing import Any
 
 from games import Game, make_game
 from store import MatchRecord, MoveRecord
-from store.records import MatchTags
+from store.matches import MatchTags
 
 #: every built-in game, with small options where the default board is slow to fill
 GAME_SETUPS: dict[str, dict[str, Any]] = {

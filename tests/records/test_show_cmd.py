@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from arena_cli.main import main
-from store import Store
+from store import SqliteDatabase
 from tests.records.fixtures import random_match
 
 
@@ -27,7 +27,7 @@ def test_an_aborted_match_is_shown_as_aborted_not_as_a_draw(
         termination="aborted",
         reason="the server shut down",
     )
-    store = Store(db)
+    store = SqliteDatabase(db)
     assert store.import_match(aborted, moves)
     store.close()
     assert main(["matches", "--db", db]) == 0
@@ -47,7 +47,7 @@ def test_show_prints_the_opening_and_marks_its_plies(
         record,
         tags=msgspec.structs.replace(record.tags, opening=(moves[0].move, moves[1].move), index=3),
     )
-    store = Store(db)
+    store = SqliteDatabase(db)
     assert store.import_match(record, moves)
     store.close()
     assert main(["show", record.id, "--db", db]) == 0
@@ -67,7 +67,7 @@ def test_show_prints_what_the_engine_said_beside_its_moves(
         moves[0], eval=0.62, depth=14, visits=35_210, pv=(moves[0].notation, "e6", "f4")
     )
     moves[2] = dataclasses.replace(moves[2], visits=1)
-    store = Store(db)
+    store = SqliteDatabase(db)
     assert store.import_match(record, moves)
     store.close()
     assert main(["show", record.id, "--db", db]) == 0

@@ -25,7 +25,7 @@ from protocol.messages import (
 )
 from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
-from store import Store
+from store import SqliteDatabase
 
 RECEIVE_LIMIT = 30.0
 
@@ -99,7 +99,7 @@ class RawClient:
 async def _server(
     start: str, db: str | None, policy: MatchPolicy | None, config: dict[str, Any]
 ) -> AsyncIterator[ArenaServer]:
-    store = Store(db) if db else None
+    store = SqliteDatabase(db) if db else None
     server = ArenaServer(
         ServerConfig(port=0, db=db, policy=policy or MatchPolicy(), **config), store=store
     )

@@ -33,8 +33,8 @@ from typing import Any
 
 import pytest
 
+from store.matches import MatchRecord
 from store.open import open_database
-from store.records import MatchRecord
 from tests.arena_cli.cli import Arena, clean_env, free_port
 from tests.server.serverproc import ServerProcess, start_server
 

@@ -31,8 +31,8 @@ from protocol.messages import (
     Turn,
     Update,
 )
+from store.matches import MatchRecord, MoveRecord
 from store.open import open_database
-from store.records import MatchRecord, MoveRecord
 from tests.server.harness import RawClient
 from tests.server.serverproc import ServerProcess, start_server
 

@@ -10,7 +10,7 @@ import trio
 
 from protocol.messages import Error, Illegal, MatchEnd, MatchStart, Turn, Update, Welcome
 from server.config import MatchPolicy
-from store import Store
+from store import SqliteDatabase
 from tests.server.harness import RawClient, memory_server, running_server, start_pair
 
 
@@ -93,7 +93,7 @@ async def test_wrong_typed_move_field_closes_only_that_connection(tmp_path: Path
         end: MatchEnd = await seats[1].expect(MatchEnd, skip=(Update,))
         assert end.termination == "protocol_error" and end.winner == 1
         assert turn.ply == 0
-    record = Store(db).get_match(match)
+    record = SqliteDatabase(db).get_match(match)
     assert record is not None and record.status == "finished" and record.winner == 1
 
 

@@ -30,7 +30,7 @@ from server.lobby import Lobby
 from server.remote_watch import RemoteWatch
 from store import Recorder
 from store.interface import MatchProgress, RunningMatch
-from store.records import ClockTag, MatchRecord, MatchTags, MoveRecord
+from store.matches import MatchRecord, MatchTags, MoveRecord
 
 _decoder = server_message_decoder()
 
@@ -268,7 +268,7 @@ async def test_a_clocked_match_shows_the_clocks_replayed_from_the_think_times(
     watch, nodes, lobby = setup
     record = nodes.start("clocked")
     nodes.records["clocked"] = dataclasses.replace(
-        record, tags=msgspec.structs.replace(record.tags, clock=ClockTag(60.0, 2.0))
+        record, tags=msgspec.structs.replace(record.tags, clock=Clock(60.0, 2.0))
     )
     view(watch, nodes)
     spectator = conn("s")

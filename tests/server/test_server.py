@@ -14,7 +14,7 @@ import trio
 from games import make_game
 from protocol.messages import Error, MatchEnd, MatchStart, Seeking, Turn, Update
 from server.config import MatchPolicy
-from store import Store
+from store import SqliteDatabase
 from tests.server.harness import RawClient, running_server, seek_and_play, start_pair
 
 
@@ -40,7 +40,7 @@ async def test_two_clients_play_tictactoe_to_the_end(tmp_path: Path) -> None:
         ends = [await c.expect(MatchEnd, skip=(Update,)) for c in clients]
         assert ends[0].winner == 0 and ends[0].scores == [1.0, 0.0]
         assert ends[0].termination == "line"
-    store = Store(db)
+    store = SqliteDatabase(db)
     record = store.get_match(match_id)
     assert record is not None and record.status == "finished" and record.winner == 0
     assert [m.move for m in store.get_moves(match_id)] == script
@@ -55,10 +55,10 @@ async def test_shutdown_records_open_matches_as_aborted(tmp_path: Path) -> None:
         await seats[0].expect(Turn)
         await seats[0].send({"type": "move", "match": match_id, "ply": 0, "move": 4})
         await seats[1].expect(Turn, skip=(Update,))
-    record = Store(db).get_match(match_id)
+    record = SqliteDatabase(db).get_match(match_id)
     assert record is not None
     assert record.status == "aborted" and record.termination == "aborted" and record.plies == 1
-    assert [m.notation for m in Store(db).get_moves(match_id)] == ["b2"]
+    assert [m.notation for m in SqliteDatabase(db).get_moves(match_id)] == ["b2"]
 
 
 async def test_twenty_concurrent_matches_record_correct_outcomes(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ async def test_twenty_concurrent_matches_record_correct_outcomes(tmp_path: Path)
         async with trio.open_nursery() as nursery:
             for i in range(40):
                 nursery.start_soon(one_player, i)
-    store = Store(db)
+    store = SqliteDatabase(db)
     matches = {m.id: m for m in store.list_matches(limit=100)}
     assert len(matches) == 20
     for (match_id, _seat), end in ends.items():
@@ -184,7 +184,7 @@ async def test_move_info_is_relayed_and_recorded_with_the_move(tmp_path: Path) -
         await second.expect(Turn, skip=(Update,))
         await second.send({"type": "resign", "match": match})
         assert (await first.expect(MatchEnd, skip=(Update,))).recorded
-    store = Store(db)  # what the writer process committed, read from the file
+    store = SqliteDatabase(db)  # what the writer process committed, read from the file
     moves = store.get_moves(match)
     store.close()
     assert [(m.eval, m.depth, m.visits, m.pv) for m in moves] == [

@@ -19,7 +19,7 @@ from protocol.messages import (
     Update,
 )
 from records.schema import opening_of
-from store import Store
+from store import SqliteDatabase
 from tests.server.harness import RawClient, play_randomly, running_server
 
 OWNER_KEY = "the-tournament-owner-key"  # a director keeps its pool's key across restarts
@@ -137,7 +137,7 @@ async def test_a_pair_with_an_opening_starts_after_it_and_stores_it(tmp_path: Pa
                 nursery.start_soon(play_randomly, player, i)
         end: MatchEnd = await director.expect(MatchEnd, skip=(PoolStatus, Directing))
         assert end.recorded and end.ply > 3
-    store = Store(db)
+    store = SqliteDatabase(db)
     record = store.get_match(paired.match)
     assert record is not None and opening_of(record) == [4, 0, 8]
     moves = store.get_moves(paired.match)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from protocol.messages import Clock
 from store import (
     SCHEMA_VERSION,
     MatchRecord,
@@ -26,8 +27,8 @@ from store import (
     move_row,
 )
 from store.interface import Database, PoolClaim, PoolSeeker, StoredGame
+from store.matches import MatchTags
 from store.open import open_database
-from store.records import ClockTag, MatchTags
 from tests.postgres import postgres_server as postgres_server
 
 
@@ -101,7 +102,7 @@ _INFOS: list[dict[str, Any]] = [
 
 def test_a_whole_match_is_imported_once(database: Database) -> None:
     moves = [MoveRecord("imported-1", 0, 0, 4, "b2", 0.5, 1.5)]
-    tagged = record("imported-1", tags=MatchTags(room="r1", clock=ClockTag(60.0, 1.0)))
+    tagged = record("imported-1", tags=MatchTags(room="r1", clock=Clock(60.0, 1.0)))
     assert database.import_match(tagged, moves)
     assert not database.import_match(tagged, moves)  # already there: nothing written
     assert database.get_match("imported-1") == tagged

@@ -11,10 +11,10 @@ import time
 import psycopg
 import pytest
 
+from store.errors import StoreError
 from store.open import open_database
-from store.postgres_schema import MIGRATIONS
-from store.records import StoreError
-from store.schema import SCHEMA_VERSION
+from store.postgres.schema import MIGRATIONS
+from store.version import SCHEMA_VERSION
 from tests.postgres import PostgresServer
 
 

@@ -22,7 +22,7 @@ from store import (
     MatchWrite,
     MoveRecord,
     ResultRecord,
-    Store,
+    SqliteDatabase,
     StoreError,
     import_journal,
     move_row,
@@ -61,7 +61,7 @@ _INFOS: list[dict[str, Any]] = [
 
 
 def test_move_info_comes_back_exactly_as_written(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "arena.sqlite"))
+    store = SqliteDatabase(str(tmp_path / "arena.sqlite"))
     moves = [
         MoveRecord("m", ply, ply % 2, ply, f"n{ply}", 0.1, 1e9 + ply, **_INFOS[ply % len(_INFOS)])
         for ply in range(12)
@@ -86,7 +86,7 @@ def test_the_journal_carries_move_info_into_the_database(tmp_path: Path) -> None
     journal = Journal(str(tmp_path / "arena.sqlite.unwritten.jsonl"))
     write = MatchWrite("j", _record("j"), [move_row(m) for m in moves], _result("j"))
     journal.append([write])
-    store = Store(str(tmp_path / "arena.sqlite"))
+    store = SqliteDatabase(str(tmp_path / "arena.sqlite"))
     assert import_journal(store, journal) == (1, 0)
     assert store.get_moves("j") == moves
     store.close()
@@ -135,7 +135,7 @@ def test_a_database_of_the_first_release_is_upgraded(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
     with sqlite3.connect(path) as old:  # the schema version 1 wrote (PRAGMA journal_mode=WAL)
         old.executescript(_V1_SCHEMA)
-    store = Store(str(path), check=True)
+    store = SqliteDatabase(str(path), check=True)
     assert store.upgraded_from == 1
     record = store.get_match("m0001")
     assert (
@@ -145,7 +145,7 @@ def test_a_database_of_the_first_release_is_upgraded(tmp_path: Path) -> None:
     assert found is not None and found.id == "m0001-aaaaaa"
     assert store.get_moves(record.id) == [MoveRecord(record.id, 0, 0, 4, "b2", 0.1, 1.5)]
     store.close()
-    again = Store(str(path))
+    again = SqliteDatabase(str(path))
     assert again.upgraded_from == SCHEMA_VERSION
     again.close()
 
@@ -171,7 +171,7 @@ def test_a_version_4_database_gains_the_move_info_columns(tmp_path: Path) -> Non
     path = tmp_path / "v4.sqlite"
     with sqlite3.connect(path) as old:
         old.executescript(_V4_SCHEMA)
-    store = Store(str(path), check=True)
+    store = SqliteDatabase(str(path), check=True)
     assert store.upgraded_from == 4
     with store.reading() as db:
         columns = [row[1] for row in db.execute("PRAGMA table_info(moves)")]
@@ -214,7 +214,7 @@ def test_unusable_databases_get_one_clear_line_and_are_not_touched(
     make(path)
     before = path.read_bytes() if path.is_file() else None
     with pytest.raises(StoreError, match=message) as caught:
-        Store(str(path), check=True)
+        SqliteDatabase(str(path), check=True)
     assert "\n" not in str(caught.value)
     if before is not None:
         assert path.read_bytes() == before
@@ -222,13 +222,13 @@ def test_unusable_databases_get_one_clear_line_and_are_not_touched(
 
 def test_a_locked_database_is_reported_as_locked(tmp_path: Path) -> None:
     path = tmp_path / "arena.sqlite"
-    Store(str(path)).close()
+    SqliteDatabase(str(path)).close()
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("PRAGMA journal_mode=DELETE")  # so that a lock blocks readers too
     holder.execute("BEGIN EXCLUSIVE")
     try:
         with pytest.raises(StoreError, match="locked"):
-            Store(str(path), busy_timeout=0.1)
+            SqliteDatabase(str(path), busy_timeout=0.1)
     finally:
         holder.execute("ROLLBACK")
         holder.close()
@@ -251,7 +251,7 @@ def test_serve_refuses_a_bad_database_with_one_line(tmp_path: Path) -> None:
 
 def test_backup_while_a_writer_is_busy(tmp_path: Path) -> None:
     path, copy_path = tmp_path / "arena.sqlite", tmp_path / "copy.sqlite"
-    store = Store(str(path))
+    store = SqliteDatabase(str(path))
     for i in range(50):
         store.import_match(_replace(_record(f"m{i}"), id=f"m{i}"), [])
     writer = sqlite3.connect(path, isolation_level=None)
@@ -261,7 +261,7 @@ def test_backup_while_a_writer_is_busy(tmp_path: Path) -> None:
     writer.execute("COMMIT")
     assert result.returncode == 0, result.stderr
     assert "50 matches" in result.stdout
-    copy = Store(str(copy_path))
+    copy = SqliteDatabase(str(copy_path))
     assert copy.integrity_check() == ["ok"] and len(copy.list_matches(100)) == 50
     assert copy.get_match("m0").reason == "X wins (line)"  # type: ignore[union-attr]
     again = _arena("backup", str(copy_path), "--db", str(path))
@@ -269,8 +269,9 @@ def test_backup_while_a_writer_is_busy(tmp_path: Path) -> None:
 
 
 def test_a_version_5_database_gets_typed_tags(tmp_path: Path) -> None:
-    from store.records import ClockTag, MatchTags
-    from store.schema import MIGRATIONS
+    from protocol.messages import Clock
+    from store.matches import MatchTags
+    from store.sqlite.schema import MIGRATIONS
 
     path = str(tmp_path / "v5.sqlite")
     with sqlite3.connect(path) as db:
@@ -288,14 +289,14 @@ def test_a_version_5_database_gets_typed_tags(tmp_path: Path) -> None:
                 " VALUES (?, 'tictactoe', '{}', 1.0, 0.2, '[\"a\",\"b\"]', 'running', 0, 1.0, 't', ?)",
                 (match_id, json.dumps(extra)),
             )
-    store = Store(path)
+    store = SqliteDatabase(path)
     try:
         tags = {m.id: m.tags for m in store.list_matches()}
     finally:
         store.close()
     assert tags == {
         "m-old": MatchTags(index=3, owner="k", opening=(4, 0)),
-        "m-clock": MatchTags(clock=ClockTag(300.0, 3.0), room="r1"),
+        "m-clock": MatchTags(clock=Clock(300.0, 3.0), room="r1"),
         "m-bad": MatchTags(seats=("a", "b")),  # a value of the wrong type is dropped, alone
     }
     with sqlite3.connect(path) as db:

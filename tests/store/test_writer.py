@@ -14,8 +14,9 @@ from typing import Any, TypeVar
 import msgspec
 import pytest
 
-from store import MatchRecord, MatchWrite, MoveRecord, ResultRecord, Store, move_row
-from store.records import ClockTag, MatchTags
+from protocol.messages import Clock
+from store import MatchRecord, MatchWrite, MoveRecord, ResultRecord, SqliteDatabase, move_row
+from store.matches import MatchTags
 from store.writer import ProcessWriter, _decode_batch, _decode_report, _encode, _Report
 
 T = TypeVar("T")
@@ -47,7 +48,7 @@ def _info(ply: int) -> dict[str, Any]:
 
 @pytest.fixture
 def writer(tmp_path: Path) -> Iterator[ProcessWriter]:
-    writer = ProcessWriter(Store(str(tmp_path / "arena.sqlite")))
+    writer = ProcessWriter(SqliteDatabase(str(tmp_path / "arena.sqlite")))
     yield writer
     writer.close()
 
@@ -99,7 +100,7 @@ def test_stop_ends_the_child_and_writes_start_it_again(writer: ProcessWriter) ->
 
 
 def test_the_child_refuses_an_unusable_database_with_one_line(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "arena.sqlite"))
+    store = SqliteDatabase(str(tmp_path / "arena.sqlite"))
     writer = ProcessWriter(store, command=[sys.executable, "-m", "store.writer", "a", "b"])
     report = writer.write([_write("m")])  # usage error: exits 2 before answering
     assert report.error is not None and "exited with 2" in report.error
@@ -142,7 +143,7 @@ def test_every_record_crosses_the_pipe_unchanged() -> None:
         plies=17, started_at=1_700_000_000.25, ended_at=1_700_000_060.5, tournament="t-1",
         tags=MatchTags(
             index=3, seats=("ann", "bob"), pool="p", owner="0f" * 16, opening=(3, 4),
-            clock=ClockTag(300.0, 3.0), room="r1",
+            clock=Clock(300.0, 3.0), room="r1",
         ),
     )  # fmt: skip
     move = _every_field_set(

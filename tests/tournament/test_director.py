@@ -35,11 +35,11 @@ from protocol.messages import (
     Welcome,
 )
 from records.schema import opening_of
-from store import Store
+from store import SqliteDatabase
 from tests.server.harness import RawClient, running_server
 from tournament.config import TournamentConfig, TournamentPlayer
 from tournament.director import TournamentDirector, TournamentError
-from tournament.records import GameResult, TournamentRecords
+from tournament.results import GameResult, TournamentRecords
 
 THINK = 0.3  # seconds a player takes per move: time for the solver to land first
 
@@ -112,7 +112,7 @@ async def test_proven_positions_are_adjudicated_and_recorded(tmp_path: Path) -> 
         assert result.plies < 9
         assert sum(result.scores) == 1.0
     assert director.adjudicated == 2
-    store = Store(str(tmp_path / "arena.sqlite"))
+    store = SqliteDatabase(str(tmp_path / "arena.sqlite"))
     for result in results.values():
         record = store.get_match(result.match_id)
         assert record is not None and record.termination == "proven"
@@ -127,13 +127,13 @@ def test_a_tournaments_owner_key_is_made_once_and_kept(tmp_path: Path) -> None:
         options={},
         players=(TournamentPlayer("p0", None), TournamentPlayer("p1", None)),
     )
-    store = Store(str(tmp_path / "arena.sqlite"))
+    store = SqliteDatabase(str(tmp_path / "arena.sqlite"))
     records = TournamentRecords(store)
     records.save(config, "running")
     key = records.owner_key(config.id)
     assert len(key) >= 24 and records.owner_key(config.id) == key
     store.close()
-    again = Store(str(tmp_path / "arena.sqlite"))  # a resumed director reads the same key
+    again = SqliteDatabase(str(tmp_path / "arena.sqlite"))  # a resumed director reads the same key
     assert TournamentRecords(again).owner_key(config.id) == key
     again.close()
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from games import make_game
 from tournament.config import TournamentConfig, TournamentPlayer
-from tournament.records import GameResult
 from tournament.report import pairing_stats, results_document, sprt_state
+from tournament.results import GameResult
 from tournament.schedule import build_schedule
 from tournament.sprt import SPRT
 

@@ -9,7 +9,7 @@ import pytest
 
 from games import make_game
 from tournament.config import TournamentConfig, TournamentPlayer
-from tournament.records import GameResult
+from tournament.results import GameResult
 from tournament.schedule import SprtPlan, build_schedule, make_plan
 from tournament.sprt import SPRT
 

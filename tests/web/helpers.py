@@ -15,9 +15,10 @@ import msgspec
 import trio
 from trio_websocket import WebSocketConnection, open_websocket_url
 
-from server.app import ArenaServer, open_store
+from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
 from server.web import WebConfig, serve_web
+from store.open import open_database
 
 
 @dataclass
@@ -35,7 +36,7 @@ async def running_web(
     db: Path | None, *, move_time: float = 1.0, **web: Any
 ) -> AsyncIterator[Running]:
     """An arena server with its web app, both on free ports, in this Trio run."""
-    store = open_store(None if db is None else str(db))
+    store = None if db is None else open_database(str(db), check=True, make_directory=True)
     config = ServerConfig(port=0, db=None if db is None else str(db), policy=MatchPolicy(move_time))
     server = ArenaServer(config, store=store)
     try:

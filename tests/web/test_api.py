@@ -10,7 +10,7 @@ from typing import Any
 import trio
 
 from store import Database, MatchRecord, MoveRecord
-from store.records import MatchTags
+from store.matches import MatchTags
 from tests.web.helpers import Client, get, play_out, post, running_web, ws_client
 
 

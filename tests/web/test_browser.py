@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from games import make_game
-from store import MatchRecord, MoveRecord, Store
-from store.records import ClockTag, MatchTags
+from protocol.messages import Clock
+from store import MatchRecord, MoveRecord, SqliteDatabase
+from store.matches import MatchTags
 from tests.web.browser import WebServer, chromium_path, screenshot, start_player, web_server
 from tests.web.test_api import add_tournament
 
@@ -264,7 +265,7 @@ def test_every_builtin_board_renders_pieces_and_legal_moves(
 
 
 def test_tournament_standings_and_crosstable(server: WebServer, page: Any) -> None:
-    store = Store(str(server.db))
+    store = SqliteDatabase(str(server.db))
     try:
         add_tournament(store)
     finally:
@@ -310,7 +311,7 @@ def test_replay_says_the_result_once_with_colours_date_and_time_control(
     server: WebServer, page: Any
 ) -> None:
     """A drawn tic-tac-toe on a 1+2 clock: "Draw · board full", not the termination twice."""
-    store = Store(str(server.db))
+    store = SqliteDatabase(str(server.db))
     now = time.time()
     record = MatchRecord(
         id="m-drawn",
@@ -329,7 +330,7 @@ def test_replay_says_the_result_once_with_colours_date_and_time_control(
         started_at=now - 30,
         ended_at=now,
         tournament=None,
-        tags=MatchTags(clock=ClockTag(60.0, 2.0)),
+        tags=MatchTags(clock=Clock(60.0, 2.0)),
     )
     cells = [4, 0, 8, 2, 1, 7, 6, 3, 5]  # a full board, nobody's line
     moves = [
@@ -396,7 +397,7 @@ def test_a_finished_game_of_every_builtin_game_at_its_watch_address(
         ended_at=now,
         tournament=None,
     )
-    store = Store(str(server.db))
+    store = SqliteDatabase(str(server.db))
     try:
         assert store.import_match(record, moves)
     finally:

@@ -11,7 +11,7 @@ from player.baselines import RandomAgent
 from player.runtime import PlayerClient, PlayerConfig
 from player.spec import make_agent
 from server.config import MatchPolicy
-from store import Store
+from store import SqliteDatabase
 from tests.server.harness import running_server
 
 
@@ -38,7 +38,7 @@ async def play_pair(
 
 
 def records(db: Path) -> list[tuple[str | None, str | None, list[str]]]:
-    store = Store(str(db))
+    store = SqliteDatabase(str(db))
     try:
         found = store.list_matches(limit=100)
         return [
@@ -88,7 +88,7 @@ async def test_what_an_engine_says_is_stored_with_its_moves(
     async with running_server(db=str(db), policy=MatchPolicy(move_time=1.0)) as server:
         assert server.port is not None
         await play_pair(server.port, f"engine:cmd={engines['text_engine']}", 1, 1.0)
-    store = Store(str(db))
+    store = SqliteDatabase(str(db))
     try:
         [match] = store.list_matches()
         moves = store.get_moves(match.id)
@@ -110,7 +110,7 @@ async def test_gnu_go_plays_9x9_go_through_a_real_server(gnugo: str, tmp_path: P
     async with running_server(db=str(db), policy=MatchPolicy(move_time=1.0)) as server:
         assert server.port is not None
         await play_pair(server.port, spec, 1, 1.0, game="go")
-    store = Store(str(db))
+    store = SqliteDatabase(str(db))
     try:
         [match] = store.list_matches()
         moves = store.get_moves(match.id)

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from store.postgres_tables import pg_program
+from store.postgres.tables import pg_program
 
 
 def available() -> str | None:

@@ -19,47 +19,46 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import msgspec
 
-from store.records import (
+from store.dialect import Dialect
+from store.errors import MatchRefused, MatchSuperseded, StoreError
+from store.match_table import MatchReads, import_into, match_sql, write_one
+from store.matches import (
     BatchReport,
     MatchRecord,
-    MatchSuperseded,
     MatchWrite,
     MoveRecord,
     MoveRow,
-    ResultRecord,
-    StoreError,
-    like_prefix,
-    move_row,
-    own_match,
-    to_json,
 )
-from store.rows import (
-    MATCH_COLUMNS,
-    MOVE_COLUMNS,
-    list_query,
-    match_from_row,
-    match_params,
-    move_from_row,
-    result_of,
-)
-from store.schema import SCHEMA_VERSION, check_compatible, migrate
-from store.sqlite_accounts import AccountBook
-from store.sqlite_nodes import SQLiteNodes
-from store.sqlite_pools import SQLitePools
-from store.sqlite_tournaments import SQLiteTournaments
+from store.pool_table import PoolRows
+from store.sqlite.accounts import accounts
+from store.sqlite.nodes import SqliteNodes
+from store.sqlite.schema import check_compatible, migrate
+from store.sqlite.tournaments import SqliteTournaments
+
+T = TypeVar("T")
 
 #: how long a write waits for another process's lock before it counts as failed
 BUSY_TIMEOUT = 1.0
 
-_INSERT_MATCH = (
-    "INSERT INTO matches (id, game, options, move_time, lag_margin, players, status, plies,"
-    " started_at, tournament, tags, game_index) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
-    " ON CONFLICT(id) DO NOTHING"
+#: SQLite's spelling of what differs (`store.dialect`): the clock is this host's
+#: (``arena_now()``, `time.time`, defined on each connection); a transaction holds the
+#: whole database (``BEGIN IMMEDIATE``), so rows need no lock of their own
+DIALECT = Dialect(
+    name="sqlite",
+    mark="?",
+    now="arena_now()",
+    tag_pattern="json_extract(tags, '$.{key}')",
+    for_update="",
+    skip_locked="",
 )
+
+_SQL = match_sql(DIALECT)
+
 #: a match's moves in one statement: one array of rows (see `_insert_moves`); a row
 #: without move info has 7 elements (the missing ones read as NULL), and a `pv` array
 #: is stored as its JSON text
@@ -72,12 +71,6 @@ _INSERT_MOVES_JSON = (
     " json_extract(value, '$[8]'), json_extract(value, '$[9]'), json_extract(value, '$[10]')"
     " FROM json_each(?)"
 )
-_FINISH_MATCH = (
-    "UPDATE matches SET status=?, scores=?, winner=?, termination=?, reason=?, points=?,"
-    " plies=?, ended_at=? WHERE id=?"
-)
-#: a result of this server's own match: refused once the match has ended otherwise
-_FINISH_RUNNING = _FINISH_MATCH + " AND status='running'"
 
 
 def describe_error(path: str, exc: BaseException) -> str:
@@ -95,7 +88,7 @@ def describe_error(path: str, exc: BaseException) -> str:
     return f"database {path}: {text}"
 
 
-class Store:
+class SqliteDatabase(MatchReads):
     """The SQLite records database. Thread-safe: one lock per connection.
 
     `check` runs SQLite's ``quick_check`` on open (the server does; reading
@@ -103,6 +96,8 @@ class Store:
     the current schema; anything else that is wrong with it raises
     `StoreError` with one readable line, and nothing is overwritten.
     """
+
+    dialect = DIALECT
 
     def __init__(self, path: str, *, check: bool = False, busy_timeout: float = BUSY_TIMEOUT):
         self.path = path
@@ -133,10 +128,10 @@ class Store:
         self._lock = threading.Lock()
         self._read_lock = threading.Lock()
         self._broken = False
-        self.tournaments = SQLiteTournaments(self)
-        self.accounts = AccountBook(path)
-        self.nodes = SQLiteNodes(self)
-        self.pools = SQLitePools(self)
+        self.tournaments = SqliteTournaments(self)
+        self.accounts = accounts(path, DIALECT)
+        self.nodes = SqliteNodes(self)
+        self.pools = PoolRows(self)
         #: one server at a time: it aborts every running match when it starts
         self.shared = False
 
@@ -153,6 +148,7 @@ class Store:
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
             db.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+            db.create_function("arena_now", 0, _now)
         except BaseException:
             db.close()
             raise
@@ -184,6 +180,16 @@ class Store:
     def reading(self) -> Iterator[sqlite3.Connection]:
         with self._read_lock:
             yield self._reader
+
+    def transact(self, work: Callable[[Any], T]) -> T:
+        """`work` in one `transaction` (`store.dialect.Connections`)."""
+        with self.transaction() as db:
+            return work(db)
+
+    def query(self, read: Callable[[Any], T]) -> T:
+        """`read` on the reader connection (`store.dialect.Connections`)."""
+        with self.reading() as db:
+            return read(db)
 
     def _rollback_quietly(self) -> None:
         if self._db.in_transaction:
@@ -221,13 +227,13 @@ class Store:
                 for item in batch:
                     db.execute("SAVEPOINT one_match")
                     try:
-                        self._write_one(db, item)
+                        write_one(db, _SQL, item, _insert_moves)
                     except MatchSuperseded:
                         db.execute("ROLLBACK TO one_match")
                         db.execute("RELEASE one_match")
                         superseded.append(item.match_id)
                         continue
-                    except sqlite3.Error as exc:
+                    except (sqlite3.Error, MatchRefused) as exc:
                         if not db.in_transaction:
                             raise  # SQLite rolled the whole transaction back
                         db.execute("ROLLBACK TO one_match")
@@ -244,46 +250,6 @@ class Store:
                 return BatchReport(frozenset(), describe_error(self.path, exc))
         return BatchReport(frozenset(committed), error, frozenset(superseded))
 
-    @staticmethod
-    def _write_one(db: sqlite3.Connection, item: MatchWrite) -> None:
-        if item.record is not None:
-            Store._insert_match(db, item.record)
-        if item.moves:
-            _insert_moves(db, item.moves)
-        if item.result is not None:
-            Store._finish_match(db, item.result, running=own_match(item))
-
-    @staticmethod
-    def _insert_match(db: sqlite3.Connection, record: MatchRecord) -> None:
-        db.execute(_INSERT_MATCH, match_params(record))
-
-    @staticmethod
-    def _finish_match(
-        db: sqlite3.Connection, result: ResultRecord, *, running: bool = False
-    ) -> None:
-        """Write a match's end; `running`: only over a running match (else `MatchSuperseded`)."""
-        cursor = db.execute(
-            _FINISH_RUNNING if running else _FINISH_MATCH,
-            (
-                result.status,
-                to_json(list(result.scores)),
-                result.winner,
-                result.termination,
-                result.reason,
-                None if result.points is None else to_json(list(result.points)),
-                result.plies,
-                result.ended_at,
-                result.match_id,
-            ),
-        )
-        if cursor.rowcount != 1:
-            if (
-                running
-                and db.execute("SELECT 1 FROM matches WHERE id=?", (result.match_id,)).fetchone()
-            ):
-                raise MatchSuperseded(result.match_id)
-            raise sqlite3.IntegrityError(f"no match row {result.match_id!r} to finish")
-
     def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool:
         """Store a whole match (e.g. read back by `arena import`) in one transaction.
 
@@ -292,28 +258,11 @@ class Store:
         """
         try:
             with self.transaction() as db:
-                if db.execute("SELECT 1 FROM matches WHERE id=?", (record.id,)).fetchone():
-                    return False
-                self._insert_match(db, record)
-                if moves:
-                    _insert_moves(db, [move_row(move) for move in moves])
-                if record.status != "running" and record.scores is not None:
-                    self._finish_match(db, result_of(record))
-        except sqlite3.Error as exc:
+                return import_into(db, _SQL, record, moves, _insert_moves)
+        except (sqlite3.Error, MatchRefused) as exc:
             raise StoreError(
                 f"cannot store match {record.id!r}: {describe_error(self.path, exc)}"
             ) from None
-        return True
-
-    def abort_running(self, reason: str) -> int:
-        """Mark matches left 'running' (by a crash or shutdown) as aborted; return how many."""
-        with self.transaction() as db:
-            cursor = db.execute(
-                "UPDATE matches SET status='aborted', termination='aborted', reason=?,"
-                " ended_at=? WHERE status='running'",
-                (reason, time.time()),
-            )
-            return cursor.rowcount
 
     def backup(self, destination: str) -> None:
         """Copy the database to `destination` with SQLite's online backup (safe while writing).
@@ -348,61 +297,13 @@ class Store:
         with self.reading() as db:
             return [row[0] for row in db.execute("PRAGMA integrity_check")]
 
-    # --- reads -----------------------------------------------------------------
-
-    def list_matches(
-        self, limit: int = 50, *, status: str | None = None, tournament: str | None = None
-    ) -> list[MatchRecord]:
-        """Most recent matches first."""
-        query, params = list_query("?", limit, status, tournament)
-        with self.reading() as db:
-            rows = db.execute(query, params).fetchall()
-        return [match_from_row(row) for row in rows]
-
-    def get_match(self, match_id: str) -> MatchRecord | None:
-        """The match with this id, or with this unique id prefix."""
-        with self.reading() as db:
-            rows = db.execute(
-                f"SELECT {MATCH_COLUMNS} FROM matches WHERE id=? OR id LIKE ? ESCAPE '\\' LIMIT 2",
-                (match_id, like_prefix(match_id)),
-            ).fetchall()
-        exact = [row for row in rows if row[0] == match_id]
-        if exact:
-            return match_from_row(exact[0])
-        return match_from_row(rows[0]) if len(rows) == 1 else None
-
-    def match_ids(self, prefix: str, limit: int = 10) -> list[str]:
-        """Up to `limit` match ids starting with `prefix`, in order (to resolve a prefix)."""
-        with self.reading() as db:
-            rows = db.execute(
-                "SELECT id FROM matches WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?",
-                (like_prefix(prefix), limit),
-            ).fetchall()
-        return [row[0] for row in rows]
-
-    def get_moves(self, match_id: str) -> list[MoveRecord]:
-        """Every recorded ply of the match, in order, with the movers' move info."""
-        with self.reading() as db:
-            rows = db.execute(
-                f"SELECT {MOVE_COLUMNS} FROM moves WHERE match_id=? ORDER BY ply",
-                (match_id,),
-            ).fetchall()
-        return [move_from_row(row) for row in rows]
-
-    def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
-        """The finished game `index` of `tournament` paired by the pool owner `owner` (a digest;
-        "" for games paired in pools without an owner, as before owners existed)."""
-        with self.reading() as db:
-            row = db.execute(
-                f"SELECT {MATCH_COLUMNS} FROM matches WHERE tournament=? AND game_index=?"
-                " AND status='finished' AND coalesce(json_extract(tags, '$.owner'), '') = ?"
-                " ORDER BY ended_at LIMIT 1",
-                (tournament, index, owner),
-            ).fetchone()
-        return None if row is None else match_from_row(row)
-
 
 _json_rows = msgspec.json.Encoder().encode
+
+
+def _now() -> float:
+    """``arena_now()`` in SQL: this host's clock (looked up each call, so tests can move it)."""
+    return time.time()
 
 
 def _insert_moves(db: sqlite3.Connection, rows: Sequence[MoveRow]) -> None:
@@ -412,4 +313,4 @@ def _insert_moves(db: sqlite3.Connection, rows: Sequence[MoveRow]) -> None:
     db.execute(_INSERT_MOVES_JSON, (_json_rows(rows).decode(),))
 
 
-__all__ = ["SCHEMA_VERSION", "Store", "describe_error"]
+__all__ = ["SqliteDatabase", "describe_error"]

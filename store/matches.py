@@ -1,18 +1,19 @@
-"""The record types every storage backend reads and writes, and the backend interface.
+"""What the store holds of a match: its record, tags, moves and result, and a write batch.
 
-Why an interface: match code talks to the `Recorder` only, and the recorder
-to a `Backend`. Two backends implement these few methods: SQLite
-(`store.sqlite`, the default) and PostgreSQL (`store.postgres`, for several
-servers sharing one database); nothing above them knows which one it has.
+Plain values, the same for both backends (`store.sqlite`, `store.postgres`):
+the server builds them, a backend stores and reads them back (`store.rows`
+maps them to rows), and the exporters (`records`) turn them into files.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
+
+from protocol.messages import Clock
 
 _json_encode = msgspec.json.encode
 _json_decode = msgspec.json.decode
@@ -24,13 +25,6 @@ def to_json(value: Any) -> str:
 
 def from_json(text: str | bytes | None) -> Any:
     return None if text is None else _json_decode(text)
-
-
-class ClockTag(msgspec.Struct, frozen=True):
-    """A match played on a clock: seconds each seat starts with, seconds added a move."""
-
-    initial: float
-    increment: float = 0.0
 
 
 class MatchTags(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -49,7 +43,8 @@ class MatchTags(msgspec.Struct, frozen=True, omit_defaults=True):
     pool: str | None = None
     owner: str | None = None
     opening: tuple[Any, ...] = ()
-    clock: ClockTag | None = None
+    #: the clock it was played on: the wire's own type, as the seek asked for it
+    clock: Clock | None = None
     room: str | None = None
     #: the server (node) that runs the match, when several share one database
     node: str | None = None
@@ -86,10 +81,6 @@ def tags_from_dict(value: Any) -> MatchTags:
                 continue
             kept[key] = value[key]
     return msgspec.convert(kept, MatchTags)
-
-
-class StoreError(Exception):
-    """The database cannot be opened, is not an arena database, or cannot be used."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,20 +214,16 @@ class MatchWrite:
     result: ResultRecord | None = None
 
 
-class MatchSuperseded(Exception):
-    """A result for a match that the database already holds as ended (`BatchReport`)."""
-
-
 def own_match(item: MatchWrite) -> bool:
     """Whether `item`'s result ends a match that this server plays (its row is running), so
-    that a result over an end already written is refused (`MatchSuperseded`), rather than a
+    that a result over an end already written is refused (`store.errors.MatchSuperseded`), rather than a
     whole ended match being written (an import)."""
     return item.record is None or item.record.status == "running"
 
 
 @dataclass(frozen=True, slots=True)
 class BatchReport:
-    """The outcome of `Backend.write`: which matches committed, and the error if any failed.
+    """The outcome of `MatchWriter.write`: which matches committed, and the error if any failed.
 
     `superseded`: matches whose result was refused because the database already
     holds their end, written by another node that declared this one dead
@@ -246,26 +233,6 @@ class BatchReport:
     committed: frozenset[str]
     error: str | None = None
     superseded: frozenset[str] = frozenset()
-
-
-class Backend(Protocol):
-    """A records database. Calls block: the server makes them from a worker thread."""
-
-    path: str
-
-    def write(self, batch: Sequence[MatchWrite]) -> BatchReport:
-        """Write each match's records in its own (sub)transaction; never raises for a write error."""
-        ...
-
-    def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
-        """The finished match recorded for this tournament game, if there is one."""
-        ...
-
-    def import_match(self, record: MatchRecord, moves: Sequence[MoveRecord]) -> bool: ...
-
-    def abort_running(self, reason: str) -> int: ...
-
-    def close(self) -> None: ...
 
 
 def like_prefix(text: str) -> str:

@@ -1,9 +1,9 @@
-"""The PostgreSQL schema and its migrations (the SQLite ones are `store.schema`).
+"""The PostgreSQL schema and its migrations (the SQLite ones are `store.sqlite.schema`).
 
-Both backends share one version number (`store.schema.SCHEMA_VERSION`): a
+Both backends share one version number (`store.version.SCHEMA_VERSION`): a
 change to the records is a migration in each. PostgreSQL support began at
 version 6, so its first migration creates the whole version-6 schema; each
-later change adds ``MIGRATIONS[n]`` here and ``_Vn`` in `store.schema`.
+later change adds ``MIGRATIONS[n]`` here and ``_Vn`` in `store.sqlite.schema`.
 
 The version lives in the table ``arena_schema``. Several servers may open
 the database at once: a migration runs under a transaction-level advisory
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from store.schema import ARENA_TABLES as SQLITE_TABLES
-from store.schema import SCHEMA_VERSION
+from store.version import ARENA_TABLES as COMMON_TABLES
+from store.version import SCHEMA_VERSION
 
 #: the lock every migration holds (an arbitrary constant: "arena" in ASCII)
 MIGRATION_LOCK = 0x6172656E61
@@ -134,8 +134,8 @@ FIRST_VERSION = min(MIGRATIONS)
 assert max(MIGRATIONS) == SCHEMA_VERSION, "every schema version needs a PostgreSQL migration"
 
 #: tables of an arena database (any other table means the database belongs to something else):
-#: SQLite's, and the schema version's own table
-ARENA_TABLES = SQLITE_TABLES | {"arena_schema"}
+#: the common ones, and the schema version's own table
+ARENA_TABLES = COMMON_TABLES | {"arena_schema"}
 
 
 def migrate(db: Any, name: str) -> int:

@@ -1,4 +1,4 @@
-"""The SQLite schema and its migrations.
+"""The SQLite schema and its migrations (PostgreSQL's are `store.postgres.schema`).
 
 `PRAGMA user_version` holds the schema version. Each migration takes a
 database from version N-1 to N inside one transaction, so an upgrade either
@@ -10,6 +10,8 @@ refused rather than misread.
 from __future__ import annotations
 
 import sqlite3
+
+from store.version import ARENA_TABLES, SCHEMA_VERSION
 
 #: the tables of version 1 (the first release)
 _V1 = """
@@ -151,22 +153,7 @@ CREATE TABLE IF NOT EXISTS pools (
 """
 
 MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
-SCHEMA_VERSION = len(MIGRATIONS)
-
-#: tables of an arena database (any other table means the file belongs to something else)
-ARENA_TABLES = frozenset(
-    {
-        "matches",
-        "moves",
-        "tournaments",
-        "tournament_games",
-        "accounts",
-        "nodes",
-        "seeks",
-        "pool_seeks",
-        "pools",
-    }
-)
+assert len(MIGRATIONS) == SCHEMA_VERSION, "every schema version needs an SQLite migration"
 
 
 def check_compatible(db: sqlite3.Connection, path: str) -> int:

@@ -18,39 +18,31 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from store.account_table import AccountRows
+from store.errors import MatchRefused, MatchSuperseded, StoreError
 from store.interface import AccountTable, NodeTable, PoolTables, TournamentTables
-from store.postgres_nodes import PostgresNodes
-from store.postgres_pools import PostgresPools
-from store.postgres_schema import migrate
-from store.postgres_tables import PostgresAccounts, PostgresTournaments, pg_program
-from store.records import (
+from store.match_table import MatchReads, finish_match, import_into, match_sql, write_one
+from store.matches import (
     BatchReport,
     MatchRecord,
-    MatchSuperseded,
     MatchWrite,
     MoveRecord,
     MoveRow,
-    ResultRecord,
-    StoreError,
-    like_prefix,
-    move_row,
     own_match,
     to_json,
 )
+from store.pool_table import PoolRows
+from store.postgres.nodes import PostgresNodes
+from store.postgres.schema import migrate
+from store.postgres.tables import DIALECT, PostgresTournaments, pg_program
 from store.rows import (
-    MATCH_COLUMNS,
     MOVE_COLUMNS,
-    list_query,
-    match_from_row,
     match_params,
-    move_from_row,
-    result_of,
 )
-from store.schema import SCHEMA_VERSION
+from store.version import SCHEMA_VERSION
 
 try:
     import psycopg
@@ -66,28 +58,13 @@ CONNECT_TIMEOUT = 5.0
 #: connections a server keeps (the recorder writes from one thread; reads take the rest)
 POOL_SIZE = 8
 
-_INSERT_MATCH = (
-    "INSERT INTO matches (id, game, options, move_time, lag_margin, players, status, plies,"
-    " started_at, tournament, tags, game_index) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
-    " ON CONFLICT (id) DO NOTHING"
-)
+_SQL = match_sql(DIALECT)
 _INSERT_MOVE = (
     f"INSERT INTO moves ({MOVE_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
     " ON CONFLICT (match_id, ply) DO UPDATE SET seat=EXCLUDED.seat, move=EXCLUDED.move,"
     " notation=EXCLUDED.notation, think_time=EXCLUDED.think_time, at=EXCLUDED.at,"
     " eval=EXCLUDED.eval, depth=EXCLUDED.depth, visits=EXCLUDED.visits, pv=EXCLUDED.pv"
 )
-_FINISH_MATCH = (
-    "UPDATE matches SET status=%s, scores=%s, winner=%s, termination=%s, reason=%s, points=%s,"
-    " plies=%s, ended_at=%s WHERE id=%s"
-)
-#: a result of this server's own match: refused once the match has ended otherwise (a node
-#: that declared this one dead aborted it)
-_FINISH_RUNNING = _FINISH_MATCH + " AND status='running'"
-
-
-class _MatchRefused(Exception):
-    """One match's records cannot be written (its savepoint is rolled back)."""
 
 
 def display_url(url: str) -> str:
@@ -110,8 +87,10 @@ def describe_error(name: str, exc: BaseException) -> str:
     return f"database {name}: {text}"
 
 
-class PostgresDatabase:
+class PostgresDatabase(MatchReads):
     """A `store.interface.Database` on PostgreSQL. Thread-safe (a connection pool)."""
+
+    dialect = DIALECT
 
     def __init__(self, url: str, *, pool_size: int = POOL_SIZE) -> None:
         if psycopg is None:
@@ -144,9 +123,9 @@ class PostgresDatabase:
         except psycopg_pool.PoolTimeout:
             raise StoreError(f"cannot connect to {self.path}") from None
         self._tournaments = PostgresTournaments(self)
-        self._accounts = PostgresAccounts(self)
+        self._accounts = AccountRows(self)
         self._nodes = PostgresNodes(self)
-        self._pools = PostgresPools(self)
+        self._pools = PoolRows(self)
         #: several servers may share it (`store.interface.NodeTable`)
         self.shared = True
 
@@ -246,7 +225,7 @@ class PostgresDatabase:
                     with db.transaction():
                         _write_all(db, batch)
                     return BatchReport(frozenset(item.match_id for item in batch))
-                except (_MatchRefused, MatchSuperseded, psycopg.IntegrityError, psycopg.DataError):
+                except (MatchRefused, MatchSuperseded, psycopg.IntegrityError, psycopg.DataError):
                     pass  # rolled back: find the match that fails, alone
                 return _write_each(db, batch)
         except psycopg_pool.PoolTimeout:
@@ -258,81 +237,9 @@ class PostgresDatabase:
         """Store a whole match in one transaction; False (nothing written) if its id exists."""
         try:
             with self.transaction() as db:
-                if db.execute("SELECT 1 FROM matches WHERE id=%s", (record.id,)).fetchone():
-                    return False
-                _insert_match(db, record)
-                if moves:
-                    _insert_moves(db, [move_row(move) for move in moves])
-                if record.status != "running" and record.scores is not None:
-                    _finish_match(db, result_of(record))
-        except (StoreError, _MatchRefused) as exc:
+                return import_into(db, _SQL, record, moves, _insert_moves)
+        except StoreError as exc:
             raise StoreError(f"cannot store match {record.id!r}: {exc}") from None
-        return True
-
-    def abort_running(self, reason: str) -> int:
-        """Mark matches left 'running' as aborted; return how many."""
-        with self.transaction() as db:
-            cursor = db.execute(
-                "UPDATE matches SET status='aborted', termination='aborted', reason=%s,"
-                " ended_at=%s WHERE status='running'",
-                (reason, time.time()),
-            )
-            return int(cursor.rowcount)
-
-    # --- reads -------------------------------------------------------------------
-
-    def list_matches(
-        self, limit: int = 50, *, status: str | None = None, tournament: str | None = None
-    ) -> list[MatchRecord]:
-        """Most recent matches first."""
-        query, params = list_query("%s", limit, status, tournament)
-        rows = self.query(lambda db: db.execute(query, params).fetchall())
-        return [match_from_row(row) for row in rows]
-
-    def get_match(self, match_id: str) -> MatchRecord | None:
-        """The match with this id, or with this unique id prefix."""
-        rows = self.query(
-            lambda db: db.execute(
-                f"SELECT {MATCH_COLUMNS} FROM matches WHERE id=%s OR id LIKE %s ESCAPE '\\'"
-                " LIMIT 2",
-                (match_id, like_prefix(match_id)),
-            ).fetchall()
-        )
-        exact = [row for row in rows if row[0] == match_id]
-        if exact:
-            return match_from_row(exact[0])
-        return match_from_row(rows[0]) if len(rows) == 1 else None
-
-    def match_ids(self, prefix: str, limit: int = 10) -> list[str]:
-        """Up to `limit` match ids starting with `prefix`, in order."""
-        rows = self.query(
-            lambda db: db.execute(
-                "SELECT id FROM matches WHERE id LIKE %s ESCAPE '\\' ORDER BY id LIMIT %s",
-                (like_prefix(prefix), limit),
-            ).fetchall()
-        )
-        return [row[0] for row in rows]
-
-    def get_moves(self, match_id: str) -> list[MoveRecord]:
-        """Every recorded ply of the match, in order, with the movers' move info."""
-        rows = self.query(
-            lambda db: db.execute(
-                f"SELECT {MOVE_COLUMNS} FROM moves WHERE match_id=%s ORDER BY ply", (match_id,)
-            ).fetchall()
-        )
-        return [move_from_row(row) for row in rows]
-
-    def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
-        """The finished game `index` of `tournament` paired by the pool owner `owner`."""
-        row = self.query(
-            lambda db: db.execute(
-                f"SELECT {MATCH_COLUMNS} FROM matches WHERE tournament=%s AND game_index=%s"
-                " AND status='finished' AND coalesce(tags::jsonb->>'owner', '') = %s"
-                " ORDER BY ended_at LIMIT 1",
-                (tournament, index, owner),
-            ).fetchone()
-        )
-        return None if row is None else match_from_row(row)
 
     # --- maintenance -------------------------------------------------------------
 
@@ -394,13 +301,13 @@ def _write_all(db: Any, batch: Sequence[MatchWrite]) -> None:
     records = [item.record for item in batch if item.record is not None]
     if records:
         with db.cursor() as cursor:
-            cursor.executemany(_INSERT_MATCH, [match_params(record) for record in records])
+            cursor.executemany(_SQL.insert_match, [match_params(record) for record in records])
     moves = [row for item in batch for row in item.moves]
     if moves:
         _insert_moves(db, moves)
     for item in batch:
         if item.result is not None:
-            _finish_match(db, item.result, running=own_match(item))
+            finish_match(db, _SQL, item.result, running=own_match(item))
 
 
 def _write_each(db: Any, batch: Sequence[MatchWrite]) -> BatchReport:
@@ -412,28 +319,15 @@ def _write_each(db: Any, batch: Sequence[MatchWrite]) -> BatchReport:
         for item in batch:
             try:
                 with db.transaction():
-                    _write_one(db, item)
+                    write_one(db, _SQL, item, _insert_moves)
             except MatchSuperseded:
                 superseded.append(item.match_id)
                 continue
-            except (_MatchRefused, psycopg.IntegrityError, psycopg.DataError) as exc:
+            except (MatchRefused, psycopg.IntegrityError, psycopg.DataError) as exc:
                 error = error or f"match {item.match_id}: {exc}"
                 continue
             committed.append(item.match_id)
     return BatchReport(frozenset(committed), error, frozenset(superseded))
-
-
-def _write_one(db: Any, item: MatchWrite) -> None:
-    if item.record is not None:
-        _insert_match(db, item.record)
-    if item.moves:
-        _insert_moves(db, item.moves)
-    if item.result is not None:
-        _finish_match(db, item.result, running=own_match(item))
-
-
-def _insert_match(db: Any, record: MatchRecord) -> None:
-    db.execute(_INSERT_MATCH, match_params(record))
 
 
 def _insert_moves(db: Any, rows: Sequence[MoveRow]) -> None:
@@ -447,31 +341,6 @@ def _insert_moves(db: Any, rows: Sequence[MoveRow]) -> None:
             _INSERT_MOVE,
             [(*row, None, None, None, None) if len(row) == 7 else row for row in padded],
         )
-
-
-def _finish_match(db: Any, result: ResultRecord, *, running: bool = False) -> None:
-    """Write a match's end; `running`: only over a running match (else `MatchSuperseded`)."""
-    cursor = db.execute(
-        _FINISH_RUNNING if running else _FINISH_MATCH,
-        (
-            result.status,
-            to_json(list(result.scores)),
-            result.winner,
-            result.termination,
-            result.reason,
-            None if result.points is None else to_json(list(result.points)),
-            result.plies,
-            result.ended_at,
-            result.match_id,
-        ),
-    )
-    if cursor.rowcount != 1:
-        if (
-            running
-            and db.execute("SELECT 1 FROM matches WHERE id=%s", (result.match_id,)).fetchone()
-        ):
-            raise MatchSuperseded(result.match_id)
-        raise _MatchRefused(f"no match row {result.match_id!r} to finish")
 
 
 __all__ = ["PostgresDatabase", "describe_error", "display_url"]
