@@ -611,10 +611,16 @@ class Go(Game[GoState, int]):
             raise InvalidStateError("'history' lacks the empty board or the current position")
         return (black, white, ply, passes, key, history, last, captures[0], captures[1])
 
-    def render(self, state: GoState) -> str:
-        """The board with coordinates on every side; the last stone played in parentheses."""
+    def render(self, state: GoState, *, dead: frozenset[int] | None = None) -> str:
+        """The board with coordinates on every side; the last stone played in parentheses.
+
+        `dead` (while people mark dead stones): those stones in lower case (``x``,
+        ``o``), and the count with them taken off.
+        """
         n = self.size
         symbols = self._symbols(state)
+        for move in dead or ():
+            symbols[move] = symbols[move].lower()
         letters = " ".join(LETTERS[:n])
         pad = len(str(n))
         last = state[6]
@@ -630,7 +636,15 @@ class Go(Game[GoState, int]):
         captured = f"captures: Black (X) {state[7]}, White (O) {state[8]}"
         played = "" if last == NO_MOVE else f"; last move {self.format_move(last)}"
         outcome = self.outcome(state)
-        if outcome is None:
+        if dead is not None:
+            counted = self.removing(state, dead)
+            black_area, white_area = self.area(counted)
+            lines.append(f"{captured}; komi {self.komi:g}{played}")
+            lines.append(
+                f"marking dead stones (x, o): {len(dead)} marked; counted without them: area"
+                f" Black {black_area}, White {white_area}: {result_text(self.score(counted))}"
+            )
+        elif outcome is None:
             side = self.seat_names[state[2] & 1]
             lines.append(f"{captured}; komi {self.komi:g}{played}; {side} to move")
         else:

@@ -676,6 +676,12 @@ class Match:
         if isinstance(message, Resume):
             self._resume(seat_index)
             return
+        self._log.info(
+            "marking",
+            seat=seat_index,
+            request=type(message).__struct_config__.tag,
+            point=getattr(message, "point", None),
+        )
         try:
             if isinstance(message, Mark):
                 marking.toggle(message.point)
