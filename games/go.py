@@ -42,6 +42,7 @@ legal-position counts of 2×2 and 3×3); the registry never does.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -640,10 +641,18 @@ class Go(Game[GoState, int]):
             counted = self.removing(state, dead)
             black_area, white_area = self.area(counted)
             lines.append(f"{captured}; komi {self.komi:g}{played}")
-            lines.append(
-                f"marking dead stones (x, o): {len(dead)} marked; counted without them: area"
-                f" Black {black_area}, White {white_area}: {result_text(self.score(counted))}"
+            count = (
+                f"area Black {black_area}, White {white_area}: {result_text(self.score(counted))}"
             )
+            if self.is_terminal(state):  # the count the two people agreed on
+                lines.append(
+                    f"game over: {len(dead)} dead stone{'s' if len(dead) != 1 else ''} (x, o)"
+                    f" taken off; {count}"
+                )
+            else:
+                lines.append(
+                    f"marking dead stones (x, o): {len(dead)} marked; counted without them: {count}"
+                )
         elif outcome is None:
             side = self.seat_names[state[2] & 1]
             lines.append(f"{captured}; komi {self.komi:g}{played}; {side} to move")
@@ -654,6 +663,29 @@ class Go(Game[GoState, int]):
                 f"game over: area Black {black_area}, White {white_area}: {result_text(outcome)}"
             )
         return "\n".join(lines)
+
+
+#: how a result's reason names the dead stones two people agreed on (docs/PROTOCOL.md)
+_TAKEN_OFF = re.compile(r"with \d+ dead stones? taken off \(([A-HJ-Z0-9 ]+)\)")
+
+
+def taken_off_text(game: Go, dead: frozenset[int]) -> str:
+    """``with 2 dead stones taken off (A3 B3)``: the agreed dead stones, as a result's
+    reason keeps them (`agreed_dead` reads them back)."""
+    stones = " ".join(game.format_move(point) for point in sorted(dead))
+    return f"with {len(dead)} dead stone{'s' if len(dead) != 1 else ''} taken off ({stones})"
+
+
+def agreed_dead(game: Go, reason: str | None) -> frozenset[int]:
+    """The dead stones a stored result's `reason` says were taken off (none if it names
+    none, or names a point that is not on this board)."""
+    found = _TAKEN_OFF.search(reason or "")
+    if found is None:
+        return frozenset()
+    try:
+        return frozenset(game.parse_move(word) for word in found.group(1).split())
+    except InvalidMoveError:
+        return frozenset()
 
 
 def default_komi(size: int) -> float:

@@ -47,7 +47,7 @@ import structlog
 import trio
 
 from games import Game, InvalidMoveError, Outcome, Termination
-from games.go import PASS, Go
+from games.go import PASS, Go, taken_off_text
 from protocol.codec import encode_message
 from protocol.messages import (
     Accept,
@@ -714,9 +714,7 @@ class Match:
         assert isinstance(game, Go)
         outcome = game.score(game.removing(marking.state, dead))
         if dead:
-            stones = " ".join(game.format_move(point) for point in sorted(dead))
-            count = f"{len(dead)} dead stone{'s' if len(dead) > 1 else ''}"
-            taken = f"with {count} taken off ({stones})"
+            taken = taken_off_text(game, dead)
         else:
             taken = "with no dead stones" if how == "both agreed" else "as the board stands"
         self.reason = f"{_board_reason(game, outcome)} {taken}: {how}"

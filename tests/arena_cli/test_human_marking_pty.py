@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pexpect
 
-from tests.arena_cli.cli import seen, terminal
+from tests.arena_cli.cli import run, seen, terminal
 from tests.server.serverproc import server_process
 
 MOVE_PROMPT = r"left\] move> "
@@ -78,7 +78,9 @@ def test_two_people_at_terminals_mark_resume_and_agree(tmp_path: Path) -> None:
             black.sendline("accept")
             for child, verdict in ((black, "you win"), (white, "you lose")):
                 # the final board is counted without the agreed dead stone
-                child.expect(r"1 marked; counted without them: area Black 15, White 10: B\+4\.5")
+                child.expect(
+                    r"game over: 1 dead stone \(x, o\) taken off; area Black 15, White 10: B\+4\.5"
+                )
                 child.expect(rf"=== game over: {verdict} \((B\+4\.5|1-0), score\) ===")
             for child in (black, white):
                 child.expect(pexpect.EOF)
@@ -89,3 +91,13 @@ def test_two_people_at_terminals_mark_resume_and_agree(tmp_path: Path) -> None:
     log = (tmp_path / "server.log").read_text()
     assert "marking_resumed" in log
     assert "with 1 dead stone taken off (A3): both agreed" in log
+    # `arena show` counts the stored game's final board without the agreed dead stone
+    match = re.search(r'"match": "(m[0-9a-z]+)"', log)
+    assert match is not None
+    shown = run("show", "--db", str(tmp_path / "arena.db"), match.group(1))
+    assert shown.returncode == 0, shown.stderr
+    assert "game over: 1 dead stone (x, o) taken off; area Black 15, White 10: B+4.5" in (
+        shown.stdout
+    )
+    assert "3 o . X O . 3" in shown.stdout
+    assert "with 1 dead stone taken off (A3): both agreed" in shown.stdout
