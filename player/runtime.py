@@ -348,6 +348,7 @@ class PlayerClient:
             nursery.cancel_scope.cancel()
         self.play.session_scope = None
         self.play.cancel_think()
+        self.play.end_marking()  # a rejoin gets the marking afresh (match_start, scoring)
         # the agent's failure first, then the handler's, then the connection's
         for error in (self.play.failure, failure, self._reader_failure):
             if error is not None:
