@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from games import GameError, make_game, stored_result_text
+from games.go import Go, agreed_dead
 from records.moveinfo import describe_move_info
 from records.schema import opening_of
 from store.matches import MatchRecord, MoveRecord
@@ -101,6 +102,12 @@ def print_replay(record: MatchRecord, moves: Sequence[MoveRecord]) -> int:
             f"\n{move.ply + 1}. {label} ({record.players[move.seat]}) plays {move.notation}"
             f"  [{timing}]" + (f"  ({said})" if said else "")
         )
+        if isinstance(game, Go) and move is moves[-1] and record.termination == "score":
+            # two people agreed on dead stones: the final board counted without them
+            dead = agreed_dead(game, record.reason)
+            if dead:
+                print(game.render(state, dead=dead))
+                continue
         print(game.render(state))
     print()
     print(result_line(record))

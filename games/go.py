@@ -42,6 +42,7 @@ legal-position counts of 2×2 and 3×3); the registry never does.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -616,10 +617,16 @@ class Go(Game[GoState, int]):
             raise InvalidStateError("'history' lacks the empty board or the current position")
         return (black, white, ply, passes, key, history, last, captures[0], captures[1])
 
-    def render(self, state: GoState) -> str:
-        """The board with coordinates on every side; the last stone played in parentheses."""
+    def render(self, state: GoState, *, dead: frozenset[int] | None = None) -> str:
+        """The board with coordinates on every side; the last stone played in parentheses.
+
+        `dead` (while people mark dead stones): those stones in lower case (``x``,
+        ``o``), and the count with them taken off.
+        """
         n = self.size
         symbols = self._symbols(state)
+        for move in dead or ():
+            symbols[move] = symbols[move].lower()
         letters = " ".join(LETTERS[:n])
         pad = len(str(n))
         last = state[6]
@@ -635,7 +642,23 @@ class Go(Game[GoState, int]):
         captured = f"captures: Black (X) {state[7]}, White (O) {state[8]}"
         played = "" if last == NO_MOVE else f"; last move {self.format_move(last)}"
         outcome = self.outcome(state)
-        if outcome is None:
+        if dead is not None:
+            counted = self.removing(state, dead)
+            black_area, white_area = self.area(counted)
+            lines.append(f"{captured}; komi {self.komi:g}{played}")
+            count = (
+                f"area Black {black_area}, White {white_area}: {result_text(self.score(counted))}"
+            )
+            if self.is_terminal(state):  # the count the two people agreed on
+                lines.append(
+                    f"game over: {len(dead)} dead stone{'s' if len(dead) != 1 else ''} (x, o)"
+                    f" taken off; {count}"
+                )
+            else:
+                lines.append(
+                    f"marking dead stones (x, o): {len(dead)} marked; counted without them: {count}"
+                )
+        elif outcome is None:
             side = self.seat_names[state[2] & 1]
             lines.append(f"{captured}; komi {self.komi:g}{played}; {side} to move")
         else:
@@ -645,6 +668,29 @@ class Go(Game[GoState, int]):
                 f"game over: area Black {black_area}, White {white_area}: {result_text(outcome)}"
             )
         return "\n".join(lines)
+
+
+#: how a result's reason names the dead stones two people agreed on (docs/PROTOCOL.md)
+_TAKEN_OFF = re.compile(r"with \d+ dead stones? taken off \(([A-HJ-Z0-9 ]+)\)")
+
+
+def taken_off_text(game: Go, dead: frozenset[int]) -> str:
+    """``with 2 dead stones taken off (A3 B3)``: the agreed dead stones, as a result's
+    reason keeps them (`agreed_dead` reads them back)."""
+    stones = " ".join(game.format_move(point) for point in sorted(dead))
+    return f"with {len(dead)} dead stone{'s' if len(dead) != 1 else ''} taken off ({stones})"
+
+
+def agreed_dead(game: Go, reason: str | None) -> frozenset[int]:
+    """The dead stones a stored result's `reason` says were taken off (none if it names
+    none, or names a point that is not on this board)."""
+    found = _TAKEN_OFF.search(reason or "")
+    if found is None:
+        return frozenset()
+    try:
+        return frozenset(game.parse_move(word) for word in found.group(1).split())
+    except InvalidMoveError:
+        return frozenset()
 
 
 def default_komi(size: int) -> float:

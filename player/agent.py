@@ -13,7 +13,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from games.base import Game, Outcome
 
@@ -70,6 +70,33 @@ class MoveInfo:
     pv: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class DeadStonesView:
+    """Go between people after two passes: the dead stones being agreed on (``scoring``).
+
+    `state` is the final board, `dead` the points marked dead, `accepted` by seat
+    whether it accepted this set, `area` and `points` the count with `dead` taken
+    off, `time_left` the seconds left to agree (docs/PROTOCOL.md, "Dead stones").
+    """
+
+    state: Any
+    dead: frozenset[int]
+    accepted: tuple[bool, ...]
+    area: tuple[int, ...]
+    points: tuple[float, ...]
+    time_left: float
+
+
+@dataclass(frozen=True, slots=True)
+class MarkingAction:
+    """What a person does while dead stones are marked: toggle the chain on `point`
+    (``mark``), accept exactly `dead` (``accept``), or play on (``resume``)."""
+
+    kind: Literal["mark", "accept", "resume"]
+    point: int = 0
+    dead: frozenset[int] = frozenset()
+
+
 def mix_seeds(own: int | None, match: int) -> int:
     """One seed from an agent's own seed (None: unset) and a match's seed."""
     if own is None:
@@ -105,6 +132,9 @@ class Agent(ABC):
     seat: int | None = None
     #: the moves of the current match so far, from the initial state (kept by `sync`/`observe`)
     history: list[Any]
+    #: a person plays through this agent: the client says ``hello.human``, and a Go match
+    #: between people marks dead stones (`mark_dead`) instead of counting as it stands
+    human: bool = False
 
     def start(self, game: Game[Any, Any], seat: int) -> None:
         """A new match of `game` begins; this agent plays `seat`."""
@@ -178,6 +208,16 @@ class Agent(ABC):
         visits, principal variation), if anything. The default wraps `evaluation`."""
         evaluation = self.evaluation()
         return None if evaluation is None else MoveInfo(eval=evaluation)
+
+    def mark_dead(self, view: DeadStonesView) -> MarkingAction | None:
+        """(Blocking, a `human` agent) the next thing to do while dead stones are marked;
+        None: nothing more (marking is over). Newer views arrive by `marking_changed`."""
+        return None
+
+    def marking_changed(self, view: DeadStonesView | None) -> None:
+        """The marking changed (None: it is over). Called from the event loop without the
+        agent lock, while `mark_dead` may be waiting: it must not block."""
+        return None  # a hook: nothing to do by default
 
     def finish(self, outcome: Outcome | None) -> None:
         """The match is over (`outcome` is None if it was aborted)."""

@@ -5,6 +5,13 @@ then on its turns prompts with the time left and reads a move in the game's
 notation. Bad syntax and illegal moves are explained and re-prompted without
 losing the turn.
 
+In Go against another person, after two passes both mark the dead stones:
+the board shows them in lower case with the count without them, and the
+person types ``dead D4`` (the whole chain on D4 turns dead, or alive again),
+``accept`` or ``resume`` (docs/PROTOCOL.md, "Go: dead stones between
+people"). The other side's marks arrive while the prompt waits: they wake it
+through the same line queue, so one thread does all the talking.
+
 Why a reader thread: `choose` runs in the runtime's worker thread. Lines are
 read by one daemon thread into a queue, and `choose` waits on that queue with
 its own deadline, so a `choose` abandoned after a timeout gives up by itself
@@ -23,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from games import Game, InvalidMoveError, Outcome
-from player.agent import Agent, SearchLimit
+from player.agent import Agent, DeadStonesView, MarkingAction, SearchLimit
 from player.errors import ResignMatch
 from player.spec import register_agent
 from player.timefmt import clocks_line, format_seconds
@@ -38,6 +45,15 @@ HELP = """commands:
   help     this text"""
 #: the help's indentation of the notation, under its command's description
 HELP_INDENT = " " * 11
+MARKING_HELP = """both passed: mark the dead stones, then both accept the same set
+  dead <point>  toggle the whole chain on <point>: dead, or alive again
+  accept        agree to count with the stones marked now taken off
+  resume        take back the pass and play on
+  board         show the board again
+  resign        give up this match
+  help          this text"""
+#: put in the line queue when the marking changed: the waiting prompt redraws it
+MARKING_CHANGED = "\x00marking"
 
 
 def wrapped(text: str, indent: str = "") -> str:
@@ -63,6 +79,7 @@ class HumanAgent(Agent):
 
     name = "human"
     default_limit = None
+    human = True
 
     def __init__(
         self,
@@ -83,6 +100,10 @@ class HumanAgent(Agent):
         self._eof = False
         self._shown: Any = None
         self._last: str | None = None
+        self._marking: DeadStonesView | None = None
+        self._marking_shown: DeadStonesView | None = None
+        #: the marking as it was when it ended: the count's, if the held pass follows
+        self._agreed: DeadStonesView | None = None
 
     # --- output -------------------------------------------------------------
 
@@ -121,6 +142,12 @@ class HumanAgent(Agent):
         self._last = f"{self._seat_label(mover)} played {game.format_move(move)}"
         self._say()
         self._say(self._last)
+        agreed = self._agreed
+        if agreed is not None and game.outcome(new_state) is not None:
+            # the pass that was held while the dead stones were marked: counted without them
+            self._say(game.render(new_state, dead=agreed.dead))  # type: ignore[call-arg]
+            self._shown = new_state
+            return
         board = self._show_board(new_state)
         if game.outcome(new_state) is None:
             seat = game.to_move(new_state)
@@ -155,7 +182,7 @@ class HumanAgent(Agent):
                 raise ResignMatch("out of time")
             text = line.strip()
             command = text.lower()
-            if not text:
+            if not text or line == MARKING_CHANGED:
                 continue
             if command in {"help", "?"}:
                 notation = game.notation_help or "see arena games"
@@ -174,6 +201,90 @@ class HumanAgent(Agent):
                 move = self._parse(game, text, legal)
                 if move is not None:
                     return move
+
+    # --- dead stones ---------------------------------------------------------------
+
+    def marking_changed(self, view: DeadStonesView | None) -> None:
+        self._agreed = self._marking if view is None else None
+        self._marking = view
+        self._lines.put(MARKING_CHANGED)
+
+    def mark_dead(self, view: DeadStonesView) -> MarkingAction | None:
+        game = self.require_game()
+        view = self.latest_marking() or view  # the runtime's `marking_changed` is the newest
+        if view != self._marking_shown:  # not again after each of this person's own actions
+            self._show_marking(view)
+        deadline = time.monotonic() + view.time_left + self.grace
+        while True:
+            left = max(0.0, deadline - self.grace - time.monotonic())
+            self._output.write(f"[{format_seconds(left)} left] dead> ")
+            self._output.flush()
+            line = self._next_line(deadline)
+            if line is None:
+                self._say("\ntime is up for marking")
+                return None
+            if line == MARKING_CHANGED:
+                latest = self.latest_marking()
+                if latest is None:  # resumed, or the match ended
+                    self._say()
+                    return None
+                view = latest
+                self._say()
+                self._show_marking(view)
+                continue
+            words = line.split()
+            command = words[0].lower() if words else ""
+            if not command:
+                continue
+            if command in {"help", "?"}:
+                self._say(MARKING_HELP)
+            elif command == "board":
+                self._show_marking(view)
+            elif command == "accept":
+                return MarkingAction("accept", dead=view.dead)
+            elif command == "resume":
+                return MarkingAction("resume")
+            elif command == "resign":
+                self._say("you resign")
+                raise ResignMatch("resigned at the prompt")
+            elif command == "quit":
+                self._say("you resign and quit")
+                raise ResignMatch("quit at the prompt", stop=True)
+            elif command in {"dead", "alive", "mark"} and len(words) == 2:
+                point = self._chain_point(game, view, words[1])
+                if point is not None:
+                    return MarkingAction("mark", point=point)
+            else:
+                self._say("type 'dead D4' to mark the chain on D4, 'accept', 'resume' or 'help'")
+
+    def latest_marking(self) -> DeadStonesView | None:
+        """The marking as the server last showed it (None: marking is over)."""
+        return self._marking
+
+    def _chain_point(self, game: Game[Any, Any], view: DeadStonesView, text: str) -> int | None:
+        try:
+            point = game.parse_move(text)
+        except InvalidMoveError as exc:
+            self._say(f"invalid point: {exc}")
+            return None
+        chain = getattr(game, "chain", None)
+        if not isinstance(point, int) or point < 0 or chain is None or not chain(view.state, point):
+            self._say(f"no stone on {text.upper()} to mark")
+            return None
+        return point
+
+    def _show_marking(self, view: DeadStonesView) -> None:
+        self._marking_shown = view
+        game = self.require_game()
+        self._say(game.render(view.state, dead=view.dead))  # type: ignore[call-arg]
+        names = [self._seat_label(seat) for seat in range(len(view.accepted))]
+        said = ", ".join(
+            f"{name} {'accepted' if ok else 'has not accepted'}"
+            for name, ok in zip(names, view.accepted, strict=True)
+        )
+        stones = " ".join(game.format_move(point) for point in sorted(view.dead)) or "none"
+        self._say(f"dead: {stones}; {said}")
+        self._say("type 'dead D4' to toggle a chain, 'accept', 'resume' or 'help'")
 
     def finish(self, outcome: Outcome | None) -> None:
         if outcome is None:

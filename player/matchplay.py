@@ -27,16 +27,20 @@ import structlog
 import trio
 
 from games import Game, InvalidMoveError, InvalidStateError, Outcome, Termination, make_game
-from player.agent import Agent, SearchLimit
+from player.agent import Agent, DeadStonesView, MarkingAction, SearchLimit
 from player.errors import AgentError, ClientError, ResignMatch, ServerProtocolError
 from player.moveinfo import wire_fields
 from player.results import MatchResult
 from protocol.client import Connection
 from protocol.messages import (
+    Accept,
+    Mark,
     MatchEnd,
     MatchStart,
     Move,
     Resign,
+    Resume,
+    Scoring,
     TimeControl,
     Turn,
     Update,
@@ -137,6 +141,10 @@ class MatchPlay:
         #: the agent's failure in this session, if any
         self.failure: ClientError | None = None
         self._choice: Choice | None = None
+        #: while dead stones are marked (Go between people): the latest view, and the
+        #: scope of the task that asks the agent what to do
+        self.marking: DeadStonesView | None = None
+        self._marking_scope: trio.CancelScope | None = None
 
     @property
     def done(self) -> bool:
@@ -333,6 +341,67 @@ class MatchPlay:
             log.warning("agent_move_info_dropped", ply=ply, fields=dropped, info=repr(info))
         return fields
 
+    # --- dead stones (Go between people) --------------------------------------------
+
+    def on_scoring(self, conn: Connection, nursery: trio.Nursery, scoring: Scoring) -> None:
+        """The dead stones being agreed on: the agent is told, or asked what to do."""
+        match = self.match
+        if match is None or scoring.match != match.id:
+            return
+        # the board the held pass ends: the position before it (a pass changes no stone)
+        final = self.marking.state if self.marking is not None else match.state
+        view = DeadStonesView(
+            state=final,
+            dead=frozenset(scoring.dead),
+            accepted=tuple(scoring.accepted),
+            area=tuple(scoring.area),
+            points=tuple(scoring.points),
+            time_left=scoring.time_left,
+        )
+        self.marking = view
+        log.info("scoring", dead=scoring.dead, accepted=scoring.accepted, points=scoring.points)
+        if not self.agent.human:
+            return  # the server never asks an engine; a spectating view is not ours to mark
+        self.agent.marking_changed(view)  # first: a waiting `mark_dead` sees the newest
+        if self._marking_scope is None:
+            scope = self._marking_scope = trio.CancelScope()
+            nursery.start_soon(self._mark, conn, match.id, scope)
+
+    async def _mark(self, conn: Connection, match_id: str, scope: trio.CancelScope) -> None:
+        """Ask the agent for marking actions and send them, until marking ends."""
+        with scope:
+            try:
+                while self.marking is not None:
+                    action: MarkingAction | None = await self._agent_call(
+                        self.agent.mark_dead, self.marking, abandon=True
+                    )
+                    if action is None:
+                        return
+                    if action.kind == "mark":
+                        await conn.send(Mark(match=match_id, point=action.point))
+                    elif action.kind == "accept":
+                        await conn.send(Accept(match=match_id, dead=sorted(action.dead)))
+                    else:
+                        await conn.send(Resume(match=match_id))
+            except ResignMatch as exc:
+                self.stop = self.stop or exc.stop
+                await conn.send(Resign(match=match_id, reason=exc.reason[:200]))
+            except ClientError as exc:
+                self.failure = exc
+                if self.session_scope is not None:
+                    self.session_scope.cancel()
+
+    def end_marking(self) -> None:
+        """Marking is over (resumed, or the match ended): the agent stops asking."""
+        if self.marking is None:
+            return
+        self.marking = None
+        if self.agent.human:
+            self.agent.marking_changed(None)
+        if self._marking_scope is not None:
+            self._marking_scope.cancel()
+            self._marking_scope = None
+
     def cancel_think(self) -> None:
         if self._think_scope is not None:
             self._think_scope.cancel()
@@ -343,6 +412,7 @@ class MatchPlay:
         if match is None or update.match != match.id:
             log.debug("update_for_other_match", update_match=update.match)
             return
+        self.end_marking()  # the held pass played: the dead stones are agreed
         move = self._decode_move(match.game, update.move)
         new_state = self._decode_state(match.game, update.state)
         previous = match.state
@@ -368,6 +438,7 @@ class MatchPlay:
             log.debug("match_end_for_other_match", end_match=end.match)
             return False
         self.cancel_think()
+        self.end_marking()
         self.agent.interrupt()  # a search still running for this match may stop now
         try:
             termination = Termination(end.termination)

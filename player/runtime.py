@@ -54,6 +54,8 @@ from protocol.messages import (
     Pong,
     Redirect,
     Rejoin,
+    Resumed,
+    Scoring,
     Seek,
     Seeking,
     ServerMessage,
@@ -315,7 +317,7 @@ class PlayerClient:
     async def _session(self, conn: Connection) -> None:
         welcome: Welcome | None = None
         with trio.move_on_after(self.config.handshake_timeout):
-            welcome = await conn.handshake(self.config.name, "player")
+            welcome = await conn.handshake(self.config.name, "player", human=self.agent.human)
         if welcome is None:  # a frozen host accepts connections and says nothing
             raise ConnectionLost(
                 f"the server sent no 'welcome' within {self.config.handshake_timeout:g} s"
@@ -346,6 +348,7 @@ class PlayerClient:
             nursery.cancel_scope.cancel()
         self.play.session_scope = None
         self.play.cancel_think()
+        self.play.end_marking()  # a rejoin gets the marking afresh (match_start, scoring)
         # the agent's failure first, then the handler's, then the connection's
         for error in (self.play.failure, failure, self._reader_failure):
             if error is not None:
@@ -411,6 +414,10 @@ class PlayerClient:
             )
         elif isinstance(message, MatchEnd):
             return await self.play.on_match_end(conn, message)
+        elif isinstance(message, Scoring):
+            self.play.on_scoring(conn, nursery, message)
+        elif isinstance(message, Resumed):
+            self.play.end_marking()
         elif isinstance(message, Seeking):
             self.play.pending = None
             log.info(

@@ -36,6 +36,8 @@ from protocol.messages import (
     Matches,
     MatchInfo,
     MatchStart,
+    Resumed,
+    Scoring,
     Spectate,
     TimeControl,
     Update,
@@ -140,6 +142,25 @@ class MatchView:
         labels = [self.seat_label(s) for s in range(len(self.players))]
         return f"{head}\n{self.board()}\n{clocks_line(labels, update.clocks, to_move)}"
 
+    def scoring_text(self, scoring: Scoring) -> str:
+        """Both people passed: the dead stones marked so far and the count without them."""
+        game, state = self.game, self.state
+        dead = frozenset(scoring.dead)
+        if game is not None and state is not None:
+            names = " ".join(game.format_move(point) for point in sorted(dead)) or "none"
+        else:
+            names = " ".join(str(point) for point in sorted(dead)) or "none"
+        accepted = ", ".join(
+            f"{self.seat_label(seat)} {'accepted' if ok else 'has not accepted'}"
+            for seat, ok in enumerate(scoring.accepted)
+        )
+        margin = scoring.points[0] if scoring.points else 0.0
+        count = "0" if margin == 0 else f"{'BW'[margin < 0]}+{abs(margin):g}"
+        return (
+            f"[{self.match}] both passed, dead stones: {names}; counted without them:"
+            f" {count}; {accepted}"
+        )
+
     def end_text(self, end: MatchEnd) -> str:
         if end.winner is None:
             verdict = "draw"
@@ -173,6 +194,11 @@ class Spectator:
             self.write(started.start_text())
         elif isinstance(message, Update) and message.match in self.views:
             self.write(self.views[message.match].apply(message))
+        elif isinstance(message, Scoring) and message.match in self.views:
+            self.write(self.views[message.match].scoring_text(message))
+        elif isinstance(message, Resumed) and message.match in self.views:
+            view = self.views[message.match]
+            self.write(f"[{message.match}] {view.seat_label(message.seat)} resumed play")
         elif isinstance(message, MatchEnd) and message.match in self.views:
             self.write(self.views.pop(message.match).end_text(message))
             self.ended.append(message)

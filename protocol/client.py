@@ -145,7 +145,7 @@ class Connection:
                 f"the server sent a bad message ({exc.code}): {exc.message}"
             ) from None
 
-    async def handshake(self, name: str, role: Role) -> Welcome:
+    async def handshake(self, name: str, role: Role, *, human: bool = False) -> Welcome:
         """Send ``hello`` and wait for ``welcome``, answering pings meanwhile.
 
         The caller bounds the wait with a cancel scope (see `handshake_within`).
@@ -159,6 +159,7 @@ class Connection:
                 role=role,
                 client=self.client,
                 password=password,
+                human=human,
             )
         )
         while True:

@@ -33,6 +33,8 @@ MAX_DEPTH = 10_000
 MAX_VISITS = 2**53  # exact in a double, so in JSON too
 MAX_PV_MOVES = 64
 MAX_PV_MOVE_LENGTH = 32
+#: the largest point of a board a `mark` or `accept` may name (19×19 Go)
+MAX_POINT = 360
 
 #: move info (additive in v1): the mover's expected score, 0 loss .. 0.5 draw .. 1 win
 Evaluation = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
@@ -62,6 +64,9 @@ class Hello(Message, tag="hello"):
     client: Annotated[str, msgspec.Meta(max_length=128)] = ""
     #: the name's password, on servers with accounts (additive in v1; see PROTOCOL.md "Accounts")
     password: Annotated[str, msgspec.Meta(max_length=256)] = ""
+    #: a person plays on this connection (additive in v1): a Go match between people
+    #: marks dead stones before the count (PROTOCOL.md "Go: dead stones between people")
+    human: bool = False
 
 
 class Clock(msgspec.Struct, frozen=True):
@@ -145,6 +150,30 @@ class Resign(Message, tag="resign", omit_defaults=True):
     #: why, in a few words (additive in v1): kept in the match record's reason,
     #: e.g. an engine's fault ``engine exited (code 3)``
     reason: Annotated[str, msgspec.Meta(max_length=200)] | None = None
+
+
+#: a point of a board (Go: 0 .. 360, row-major from the top left, as `move`)
+Point = Annotated[int, msgspec.Meta(ge=0, le=MAX_POINT)]
+
+
+class Mark(Message, tag="mark"):
+    """(Marking dead stones) toggle the whole chain on `point`: dead, or alive again."""
+
+    match: Id
+    point: Point
+
+
+class Accept(Message, tag="accept"):
+    """(Marking dead stones) accept `dead`, exactly the set the last ``scoring`` showed."""
+
+    match: Id
+    dead: Annotated[list[Point], msgspec.Meta(max_length=MAX_POINT + 1)]
+
+
+class Resume(Message, tag="resume"):
+    """(Marking dead stones) withdraw the held pass: play goes on, the passer to move."""
+
+    match: Id
 
 
 class PoolPlayer(msgspec.Struct, frozen=True):
@@ -363,6 +392,33 @@ class MatchEnd(Message, tag="match_end"):
     recorded: bool = False
 
 
+class Scoring(Message, tag="scoring"):
+    """(Go between people) both passed: the dead stones being agreed on, after every change.
+
+    `dead`: the points marked dead, sorted; `accepted`: by seat, whether it accepted
+    this set; `area` and `points`: the count (areas, each seat's margin) with `dead`
+    taken off; `time_left`: seconds left to agree before the board is counted as it
+    stands.
+    """
+
+    match: str
+    ply: int
+    dead: list[int]
+    accepted: list[bool]
+    area: list[int]
+    points: list[float]
+    time_left: float
+
+
+class Resumed(Message, tag="resumed"):
+    """(Go between people) `seat` resumed play: marking is over, the held pass withdrawn;
+    the seat that passed gets its ``turn`` again at `ply`."""
+
+    match: str
+    ply: int
+    seat: int
+
+
 class MatchInfo(msgspec.Struct, omit_defaults=True):
     match: str
     game: str
@@ -420,6 +476,9 @@ ClientMessage = (
     | ListMatches
     | Move
     | Resign
+    | Mark
+    | Accept
+    | Resume
     | Direct
     | Pair
     | Adjudicate
@@ -436,6 +495,8 @@ ServerMessage = (
     | Update
     | Illegal
     | MatchEnd
+    | Scoring
+    | Resumed
     | Matches
     | PoolStatus
     | Paired

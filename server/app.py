@@ -348,7 +348,7 @@ class ArenaServer:
                 log.info("hello_refused", name=first.name, code=exc.code)
                 conn.send_error(exc.code, exc.message, fatal=True)
                 return
-            conn.name, conn.role = first.name, first.role
+            conn.name, conn.role, conn.human = first.name, first.role, first.human
             structlog.contextvars.bind_contextvars(name=conn.name)
             log.info("hello", role=conn.role, client=first.client, account=conn.account)
             conn.send(

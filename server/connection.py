@@ -176,6 +176,8 @@ class Connection:
         self._sending = False  # the writer task owns the socket until its queue is empty
         self.name = "?"
         self.role = "unknown"
+        #: the client said a person plays here (``hello.human``): Go marks dead stones
+        self.human = False
         self.peer = _peer_name(stream)
         self.closed = False
         self.close_code: str | None = None

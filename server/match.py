@@ -22,6 +22,14 @@ paired on another node, never followed the ``redirect``) is not a forfeit:
 the match ends aborted, without a result, once the grace from its start is
 over, so that a tournament plays the game again.
 
+Dead stones (docs/PROTOCOL.md, "Go: dead stones between people"): in a Go
+match whose every seat said ``hello.human``, the pass that would be the second
+in a row is held, not played: the clocks stop and the seats agree on the dead
+stones (`server.marking`) within `marking_time`. Agreement plays the held pass
+and counts with the dead taken off; ``resume`` withdraws it, so the recorded
+moves stay plain Tromp–Taylor moves; no agreement in time counts the board as
+it stands (or the one set a seat accepted and nobody changed since).
+
 Match ids come from `server.match_ids` (unique per database forever).
 """
 
@@ -39,14 +47,20 @@ import structlog
 import trio
 
 from games import Game, InvalidMoveError, Outcome, Termination
+from games.go import PASS, Go, taken_off_text
 from protocol.codec import encode_message
 from protocol.messages import (
+    Accept,
     Clock,
     Illegal,
+    Mark,
     MatchEnd,
     MatchInfo,
     MatchStart,
     Move,
+    Resume,
+    Resumed,
+    Scoring,
     TimeControl,
     Turn,
     Update,
@@ -55,6 +69,7 @@ from server.clock import GameClock
 from server.config import MatchPolicy
 from server.connection import Connection, LazyFlusher
 from server.fanout import Fanout
+from server.marking import DeadStones, MarkingError
 from server.match_ids import new_match_id
 from store import Recorder
 from store.matches import MatchRecord, MatchTags, ResultRecord
@@ -66,6 +81,9 @@ log = structlog.get_logger("arena.server")
 #: seats' input has been read, `STALL_RECHECK` seconds later
 STALL = 1.0
 STALL_RECHECK = 0.5
+#: the least time (seconds) two people get to agree on the dead stones; a longer
+#: per-move time gives them that instead
+MARKING_TIME = 60.0
 
 
 @dataclass
@@ -179,6 +197,16 @@ class Match:
         # bound once: the per-move line costs no logger construction
         self._log = log.bind(match=self.id)
         self._legal_ply = -1
+        #: people on every seat of a Go match: they agree on the dead stones after two
+        #: passes (decided once, from the connections that start the match)
+        self.marks_dead = isinstance(game, Go) and all(
+            conn is not None and conn.human for _, conn in players
+        )
+        #: while marking: the agreement, the held pass (seat, move, message, think time)
+        #: and when the marking time is over
+        self.marking: DeadStones | None = None
+        self._held: tuple[int, Any, Move, float] | None = None
+        self._marking_ends = math.inf
 
     # --- views -----------------------------------------------------------------
 
@@ -227,6 +255,8 @@ class Match:
 
     def add_spectator(self, conn: Connection) -> None:
         self.spectators.add(conn, encode_message(self.start_message(None)))
+        if self.phase == "marking":
+            conn.send(self._scoring())
 
     # --- the match task ----------------------------------------------------------
 
@@ -422,7 +452,9 @@ class Match:
 
     def _on_deadline(self) -> None:
         seat = self.seats[self.to_move]
-        if self.phase == "turn":
+        if self.phase == "marking":
+            self._marking_deadline()
+        elif self.phase == "turn":
             if self.clock is None:
                 self.reason = (
                     f"{seat.name} did not move within {self.policy.move_time:g}s"
@@ -488,7 +520,10 @@ class Match:
         """A `move` from the connection holding `seat_index`."""
         seat = self.seats[seat_index]
         if self.phase != "turn" or seat_index != self.to_move or message.ply != self.ply:
-            what = "the match is over" if self.phase == "over" else "it is not your turn"
+            what = {
+                "over": "the match is over",
+                "marking": "dead stones are being marked (send resume to play on)",
+            }.get(self.phase, "it is not your turn")
             conn.send_error("not_your_turn", f"{what} (ply {self.ply})", match=self.id)
             return
         if conn is not seat.conn:
@@ -505,6 +540,9 @@ class Match:
             if self.clock is not None:
                 used = self._turn_time - self._time_left + think
                 self.clock.move_made(seat_index, used, think)
+            if self.marks_dead and move == PASS and self.state[3] >= 1:
+                self._hold_pass(seat_index, move, message, think)
+                return
             self._apply(seat_index, move, message, think)
             self._last_received = received
             outcome = self.game.outcome(self.state)
@@ -568,7 +606,9 @@ class Match:
 
     def on_disconnect(self, seat_index: int) -> None:
         """The seat's connection dropped (the lobby has set its `conn` to None)."""
-        if self.phase == "turn" and seat_index == self.to_move:
+        if self.phase == "marking":  # its grace runs beside the marking time
+            self._set_deadline(self._next_marking_deadline())
+        elif self.phase == "turn" and seat_index == self.to_move:
             # pause the clock while the seat is away
             used = trio.current_time() - self._turn_started
             self._time_left = max(self._time_left - used, 0.0)
@@ -580,12 +620,147 @@ class Match:
             return
         self.seats[seat_index].joined = True
         conn.send(self.start_message(seat_index))
+        if self.phase == "marking":
+            conn.send(self._scoring())
+            return
         if seat_index != self.to_move:
             return
         if self.phase == "away":
             self._start_clock()  # the paused clock runs again
         elif self.phase == "turn":
             self._send_turn(self.seats[seat_index], restart=False)
+
+    # --- dead stones (Go between people) ----------------------------------------
+
+    def _hold_pass(self, seat: int, move: Any, message: Move, think: float) -> None:
+        """The second pass in a row between people: held while they mark the dead."""
+        self._held = (seat, move, message, think)
+        self.phase = "marking"
+        assert isinstance(self.game, Go)
+        self.marking = DeadStones(self.game, self.game.apply(self.state, move))
+        self._marking_ends = trio.current_time() + max(MARKING_TIME, self.policy.move_time)
+        self._set_deadline(self._next_marking_deadline())
+        self._log.info("marking_start", seat=seat, ply=self.ply)
+        self._broadcast(encode_message(self._scoring()))
+
+    def _scoring(self) -> Scoring:
+        marking = self.marking
+        assert marking is not None
+        points = marking.outcome().points or (0.0, 0.0)
+        return Scoring(
+            match=self.id,
+            ply=self.ply,
+            dead=sorted(marking.dead),
+            accepted=list(marking.accepted),
+            area=list(marking.area()),
+            points=list(points),
+            time_left=max(self._marking_ends - trio.current_time(), 0.0),
+        )
+
+    def on_marking(
+        self, conn: Connection, seat_index: int, message: Mark | Accept | Resume
+    ) -> None:
+        """A seat's `mark`, `accept` or `resume` while the dead stones are marked."""
+        marking = self.marking
+        if self.phase != "marking" or marking is None:
+            conn.send_error(
+                "not_marking",
+                f"no dead stones are being marked in this match (ply {self.ply})",
+                match=self.id,
+            )
+            return
+        if conn is not self.seats[seat_index].conn:
+            return  # a replaced connection's late request
+        if isinstance(message, Resume):
+            self._resume(seat_index)
+            return
+        self._log.info(
+            "marking",
+            seat=seat_index,
+            request=type(message).__struct_config__.tag,
+            point=getattr(message, "point", None),
+        )
+        try:
+            if isinstance(message, Mark):
+                marking.toggle(message.point)
+            elif marking.accept(seat_index, message.dead):
+                self._conclude(marking.dead, "both agreed")
+                return
+        except MarkingError as exc:
+            stale = isinstance(message, Accept)
+            conn.send_error("stale_marking" if stale else "bad_mark", str(exc), match=self.id)
+            if stale:
+                conn.send(self._scoring())
+            return
+        self._broadcast(encode_message(self._scoring()))
+
+    def _resume(self, seat_index: int) -> None:
+        """Play goes on: the held pass is withdrawn, and its seat moves again."""
+        self._held, self.marking, self._marking_ends = None, None, math.inf
+        self._log.info("marking_resumed", seat=seat_index, ply=self.ply)
+        self._broadcast(encode_message(Resumed(match=self.id, ply=self.ply, seat=seat_index)))
+        self._begin_turn()
+
+    def _conclude(self, dead: frozenset[int], how: str) -> None:
+        """Play the held pass and count the board with `dead` taken off."""
+        held, marking = self._held, self.marking
+        assert held is not None and marking is not None
+        self._held, self.marking = None, None
+        seat, move, message, think = held
+        self._apply(seat, move, message, think)
+        game = self.game
+        assert isinstance(game, Go)
+        outcome = game.score(game.removing(marking.state, dead))
+        if dead:
+            taken = taken_off_text(game, dead)
+        else:
+            taken = "with no dead stones" if how == "both agreed" else "as the board stands"
+        self.reason = f"{_board_reason(game, outcome)} {taken}: {how}"
+        for other in self.seats:
+            if other.conn is not None and other.index != seat:
+                other.conn.flush()
+        self._end(outcome)
+
+    def _next_marking_deadline(self) -> float:
+        """When the marking time is over, or an absent seat's grace, whichever is sooner."""
+        graces = [
+            seat.disconnected_at + self.policy.reconnect_grace
+            for seat in self.seats
+            if seat.conn is None and seat.disconnected_at is not None
+        ]
+        return min([self._marking_ends, *graces])
+
+    def _marking_deadline(self) -> None:
+        """A seat gone past its grace forfeits; at the end of the marking time the board
+        is counted: with the set one seat accepted and nobody changed since, else as it
+        stands (Tromp–Taylor)."""
+        now = trio.current_time()
+        for seat in self.seats:
+            if (
+                seat.conn is None
+                and seat.disconnected_at is not None
+                and now >= seat.disconnected_at + self.policy.reconnect_grace
+            ):
+                code = seat.disconnect_code
+                self.reason = (
+                    f"{seat.name} disconnected ({code or 'connection lost'}) while the dead"
+                    f" stones were marked and did not return within"
+                    f" {self.policy.reconnect_grace:g}s"
+                )
+                self._end(self._forfeit(seat.index, Termination.DISCONNECT))
+                return
+        if now < self._marking_ends:  # an absent seat came back: wait for the marking time
+            self._set_deadline(self._next_marking_deadline())
+            return
+        marking = self.marking
+        assert marking is not None
+        within = f"within {max(MARKING_TIME, self.policy.move_time):g}s"
+        accepted = [self.seats[i].name for i, ok in enumerate(marking.accepted) if ok]
+        if accepted:
+            how = f"{accepted[0]} accepted them and nobody changed them {within}"
+            self._conclude(marking.dead, how)
+        else:
+            self._conclude(frozenset(), f"no agreement on dead stones {within}")
 
     def _apply(self, seat: int, move: Any, message: Move, think: float) -> None:
         """Play the mover's `message` (its `move` decoded), record it with what the mover

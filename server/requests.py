@@ -22,12 +22,14 @@ import structlog
 import trio
 
 from protocol.messages import (
+    Accept,
     Adjudicate,
     ClientMessage,
     Direct,
     Hello,
     Join,
     ListMatches,
+    Mark,
     Matches,
     MatchInfo,
     Move,
@@ -36,6 +38,7 @@ from protocol.messages import (
     Pong,
     Rejoin,
     Resign,
+    Resume,
     Seek,
     ServerStatus,
     Spectate,
@@ -215,6 +218,9 @@ class Requests:
             lobby.rejoin(conn, message.token)
         elif isinstance(message, Resign):
             lobby.resign(conn, message.match, message.reason)
+        elif isinstance(message, Mark | Accept | Resume):
+            match, seat = lobby.seat_of(conn, message.match)
+            match.on_marking(conn, seat, message)
         elif isinstance(message, Direct):
             lobby.desk.direct(conn, message)
         elif isinstance(message, Adjudicate):

@@ -17,7 +17,7 @@ from sgfmill import sgf  # type: ignore[import-untyped]
 
 from games import make_game
 from games.go import PASS, Go
-from store import Store
+from store import SqliteDatabase
 from tests.arena_cli.cli import run
 from tests.records.fixtures import random_match
 
@@ -56,7 +56,7 @@ def test_a_played_game_exports_and_sgfmill_agrees(tmp_path: Path) -> None:
     assert root.get("GM") == 1 and root.get("RU") == "Chinese"
     assert root.get("RE") == match["result"] and game.get_winner() == side.lower()
 
-    store = Store(str(db))
+    store = SqliteDatabase(str(db))
     try:
         moves = store.get_moves(match["id"])
     finally:
@@ -81,7 +81,7 @@ def test_resignation_and_time_are_written_w_r_and_b_t(tmp_path: Path) -> None:
     resigned, resigned_moves = random_match("go", 4, options={"size": 9}, stop_after=7)
     resigned = dataclasses.replace(resigned, termination="resignation", reason="resigned")
     db = tmp_path / "r.sqlite"
-    store = Store(str(db))
+    store = SqliteDatabase(str(db))
     try:
         assert store.import_match(record, moves) and store.import_match(resigned, resigned_moves)
     finally:
@@ -140,7 +140,7 @@ def test_gnu_go_game_records_import_move_by_move(gnugo: str, tmp_path: Path) -> 
             if played[index][1] is None and played[index - 1][1] is None:
                 played = played[: index + 1]
                 break
-        store = Store(str(db))
+        store = SqliteDatabase(str(db))
         try:
             moves = store.get_moves(match["id"])
         finally:

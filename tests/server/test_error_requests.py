@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from protocol.messages import MatchStart, Seeking
+from protocol.messages import MatchStart, Scoring, Seeking, Turn, Update, Welcome
 from tests.server.error_table import (
     DIRECT,
     JOIN,
@@ -238,6 +238,63 @@ async def move_out_of_turn(bench: Bench) -> Refusal:
     return await ask(waiting, move(start.match))
 
 
+# --- dead stones: a Go match between people, after two passes -------------------------
+
+GO_SEEK = {"type": "seek", "game": "go", "options": {"size": 5}, "move_time": 30}
+
+
+def marking(request: str, match: str, **fields: Any) -> dict[str, Any]:
+    found: dict[str, dict[str, Any]] = {"mark": {"point": 0}, "accept": {"dead": []}, "resume": {}}
+    return {"type": request, "match": match, **found[request], **fields}
+
+
+async def people_marking(bench: Bench) -> tuple[dict[int, RawClient], str]:
+    """Two people (``hello.human``) who passed twice on an empty 5×5 board: marking."""
+    clients = []
+    for name in ("a", "b"):
+        client = await bench.connect()
+        await client.send({"type": "hello", "version": 1, "name": name, "human": True})
+        await client.expect(Welcome)
+        await client.send(GO_SEEK)
+        clients.append(client)
+    starts = [await c.expect(MatchStart, skip=(Seeking,)) for c in clients]
+    seats = {s.seat: c for s, c in zip(starts, clients, strict=True)}
+    match = starts[0].match
+    for ply in (0, 1):
+        await seats[ply].expect(Turn, skip=(Update,))
+        await seats[ply].send({"type": "move", "match": match, "ply": ply, "move": -1})
+    await seats[0].expect(Scoring, skip=(Update,))
+    return seats, match
+
+
+async def mark_an_empty_point(bench: Bench) -> Refusal:
+    seats, match = await people_marking(bench)
+    return await ask(seats[0], marking("mark", match, point=12))
+
+
+async def accept_a_stale_set(bench: Bench) -> Refusal:
+    seats, match = await people_marking(bench)
+    refusal = await ask(seats[1], marking("accept", match, dead=[12]))
+    assert (await seats[1].expect(Scoring)).dead == []  # the marking as it is
+    return refusal
+
+
+def while_nothing_is_marked(request: str) -> Run:
+    async def run(bench: Bench) -> Refusal:
+        a, _b, start = await bench.seated()  # tictactoe: nothing to mark, ever
+        return await ask(a, marking(request, start.match))
+
+    return run
+
+
+def in_a_foreign_match(request: str) -> Run:
+    async def run(bench: Bench) -> Refusal:
+        _a, _b, start = await bench.seated()
+        return await bench.asks(marking(request, start.match), name="c")
+
+    return run
+
+
 def a_player_sends(request: dict[str, Any]) -> Run:
     async def run(bench: Bench) -> Refusal:
         return await bench.asks(request)
@@ -263,6 +320,9 @@ SCENARIOS = [
     Scenario("wrong_role", "`rejoin`", a_spectator_sends({"type": "rejoin", "token": "t"})),
     Scenario("wrong_role", "`move`", a_spectator_sends(move(FOREIGN))),
     Scenario("wrong_role", "`resign`", a_spectator_sends({"type": "resign", "match": FOREIGN})),
+    Scenario("wrong_role", "`mark`", a_spectator_sends(marking("mark", FOREIGN))),
+    Scenario("wrong_role", "`accept`", a_spectator_sends(marking("accept", FOREIGN))),
+    Scenario("wrong_role", "`resume`", a_spectator_sends(marking("resume", FOREIGN))),
     Scenario("wrong_role", "`direct`", a_spectator_sends(DIRECT)),
     Scenario("wrong_role", "`pair`", a_spectator_sends(PAIR)),
     Scenario("wrong_role", "`adjudicate`", a_spectator_sends(adjudicate(FOREIGN))),
@@ -288,6 +348,17 @@ SCENARIOS = [
     Scenario("unknown_match", "`move`", a_player_sends(move(FOREIGN))),
     Scenario("unknown_match", "`resign`", a_player_sends({"type": "resign", "match": FOREIGN})),
     Scenario("unknown_match", "`adjudicate`", a_player_sends(adjudicate(FOREIGN))),
+    Scenario("unknown_match", "`mark`", a_player_sends(marking("mark", FOREIGN))),
+    Scenario("unknown_match", "`accept`", a_player_sends(marking("accept", FOREIGN))),
+    Scenario("unknown_match", "`resume`", a_player_sends(marking("resume", FOREIGN))),
+    Scenario("not_in_match", "`mark`", in_a_foreign_match("mark")),
+    Scenario("not_in_match", "`accept`", in_a_foreign_match("accept")),
+    Scenario("not_in_match", "`resume`", in_a_foreign_match("resume")),
+    Scenario("not_marking", "`mark`", while_nothing_is_marked("mark")),
+    Scenario("not_marking", "`accept`", while_nothing_is_marked("accept")),
+    Scenario("not_marking", "`resume`", while_nothing_is_marked("resume")),
+    Scenario("bad_mark", "`mark`", mark_an_empty_point),
+    Scenario("stale_marking", "`accept`", accept_a_stale_set),
     Scenario("not_in_match", "`move`", move_in_a_foreign_match),
     Scenario("not_in_match", "`resign`", resign_a_foreign_match),
     Scenario("not_your_turn", "`move`", move_out_of_turn),

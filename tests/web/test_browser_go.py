@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from games.go import LETTERS, Go, GoState, result_text
-from store import MatchRecord, MoveRecord, Store
+from store import MatchRecord, MoveRecord, SqliteDatabase
 from tests.web.browser import WebServer, chromium_path, screenshot, web_server
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -160,7 +160,7 @@ def store_game(server: WebServer, match_id: str, game: Go, moves: list[int]) -> 
         ended_at=now,
         tournament=None,
     )
-    store = Store(str(server.db))
+    store = SqliteDatabase(str(server.db))
     try:
         assert store.import_match(record, rows)
     finally:

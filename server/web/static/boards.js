@@ -254,6 +254,31 @@ function drawGo(container, view) {
       if (ch === "X" || ch === "O") drawPiece(svg, "stone", ch, at(c), at(r), size, r * n + c);
     }
   }
+  // while people mark dead stones: the marked ones faded and crossed; with `onMark`, a
+  // click on any stone toggles its chain
+  const dead = new Set(view.dead || []);
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < n; c++) {
+      const ch = rows[r][c], point = r * n + c;
+      if (ch !== "X" && ch !== "O") continue;
+      if (dead.has(point)) {
+        const g = el("g", { class: "dead", "data-cell": String(point) }, svg);
+        el("circle", { cx: at(c), cy: at(r), r: size * 0.46, fill: GO.bg, "fill-opacity": 0.55 }, g);
+        const d = size * 0.22, stroke = ch === "X" ? "#111" : "#666";
+        for (const [dx, dy] of [[d, d], [d, -d]]) {
+          el("line", { x1: at(c) - dx, y1: at(r) - dy, x2: at(c) + dx, y2: at(r) + dy, stroke,
+            "stroke-width": Math.max(2, size * 0.08) }, g);
+        }
+      }
+      if (view.onMark) {
+        const g = el("g", { class: "markable", "data-point": String(point),
+          "aria-label": `${GO_LETTERS[c]}${n - r}` }, svg);
+        el("rect", { x: at(c) - size / 2, y: at(r) - size / 2, width: size, height: size, fill: "#ffffff",
+          "fill-opacity": 0 }, g);
+        g.addEventListener("click", () => view.onMark(point));
+      }
+    }
+  }
   const last = view.last;
   if (typeof last === "number" && last >= 0 && last < n * n) {
     const r = Math.floor(last / n), c = last % n;
@@ -273,7 +298,12 @@ function drawGo(container, view) {
   const captures = Array.isArray(state.captures) ? state.captures : [0, 0];
   const parts = [`captures: Black ${captures[0]}, White ${captures[1]}`];
   if (Array.isArray(state.area)) parts.push(`area: Black ${state.area[0]}, White ${state.area[1]}`);
-  if (state.passes) parts.push(state.passes === 1 ? "last move: pass" : "both passed");
+  if (view.marking) {
+    const m = view.marking, margin = m.points[0];
+    const count = margin === 0 ? "0" : `${margin > 0 ? "B" : "W"}+${Math.abs(margin)}`;
+    parts.push(`both passed: ${m.dead.length} dead marked`,
+      `counted without them: Black ${m.area[0]}, White ${m.area[1]} · ${count}`);
+  } else if (state.passes) parts.push(state.passes === 1 ? "last move: pass" : "both passed");
   const note = document.createElement("p");
   note.className = "board-note";
   note.id = "board-note";

@@ -13,8 +13,11 @@ const SEAT_KEY = "arena.seat";  // {match, token, name}: a reload rejoins the se
 const NAME_KEY = "arena.name";
 
 class LiveView {
-  constructor(app, { onMove, onResign, seatNames }) {
+  constructor(app, { onMove, onResign, onMarking, seatNames }) {
     this.onMove = onMove;
+    // Go between people: `mark`, `accept`, `resume` while the dead stones are marked
+    this.onMarking = onMarking || null;
+    this.marking = null;
     this.seatNames = seatNames || {};
     this.view = gameLayout(app, "Match");
     Object.assign(this, { board: this.view.board, status: this.view.status, result: this.view.result });
@@ -23,7 +26,12 @@ class LiveView {
       " ", h("button", { type: "submit" }, "play"), h("div", { className: "legal-list" }));
     this.pass = h("button", { id: "pass", hidden: true, onclick: () => this.play(-1) }, "pass");
     this.resign = onResign ? h("button", { id: "resign", hidden: true, onclick: onResign }, "resign") : null;
-    this.view.controls.replaceChildren(h("div", { className: "controls" }, this.pass, this.resign), this.moveBox);
+    this.accept = h("button", { id: "accept", hidden: true, className: "primary",
+      onclick: () => this.marking && this.onMarking({ type: "accept", dead: this.marking.dead }) }, "Accept");
+    this.resume = h("button", { id: "resume", hidden: true,
+      onclick: () => this.marking && this.onMarking({ type: "resume" }) }, "Resume");
+    this.view.controls.replaceChildren(h("div", { className: "controls" }, this.pass, this.accept, this.resume,
+      this.resign), this.moveBox);
     this.legal = null;
     this.rows = null;
     this.timer = setInterval(() => this.tick(), 100);
@@ -81,7 +89,27 @@ class LiveView {
     return this.lastSeat === undefined ? 0 : (this.lastSeat + 1) % this.names.length;
   }
 
+  // Both people passed: the dead stones being agreed on (PROTOCOL.md "Go: dead stones").
+  scoring(msg) {
+    this.marking = msg;
+    this.markingEnds = performance.now() + msg.time_left * 1000;
+    this.legal = null;
+    const mine = this.seat !== null && this.seat !== undefined;
+    const names = this.names.map((name, i) => `${name} ${msg.accepted[i] ? "accepted" : "has not accepted"}`);
+    this.setStatus(mine
+      ? `Both passed: click a chain to mark it dead (or alive again), then Accept. ${names.join(", ")}.`
+      : `Both passed: the players mark the dead stones. ${names.join(", ")}.`);
+    this.render();
+  }
+
+  resumed(msg) {
+    this.marking = null;
+    this.setStatus(`${this.names[msg.seat]} resumed play.`);
+    this.render();
+  }
+
   update(msg) {
+    this.marking = null;
     this.state = msg.state;
     this.ply = msg.ply;
     this.last = msg.move;
@@ -109,6 +137,7 @@ class LiveView {
   end(msg) {
     this.ended = true;
     this.legal = null;
+    this.marking = null;
     let mine = "";
     if (this.seat !== null && this.seat !== undefined) {
       mine = msg.winner === null ? " · draw" : msg.winner === this.seat ? " · you win" : " · you lose";
@@ -145,8 +174,12 @@ class LiveView {
 
   render() {
     const mine = this.legal !== null;
+    const marking = this.marking, marker = marking && this.onMarking && this.seat !== null && this.seat !== undefined;
     drawBoard(this.board, { game: this.game, state: this.state, legal: this.legal, last: this.last,
-      onMove: mine ? (m) => this.play(m) : null });
+      onMove: mine ? (m) => this.play(m) : null, marking, dead: marking ? marking.dead : null,
+      onMark: marker ? (point) => this.onMarking({ type: "mark", point }) : null });
+    this.accept.hidden = !marker || marking.accepted[this.seat];
+    this.resume.hidden = !marker;
     this.pass.hidden = !(mine && this.legal.includes(-1) && (this.game === "reversi" || this.game === "go"));
     if (this.resign) this.resign.hidden = this.ended || this.seat === null || this.seat === undefined;
     const generic = !hasRenderer(this.game);
@@ -171,7 +204,7 @@ class LiveView {
   // down, and the others' full allowance for their next move.
   tick() {
     if (!this.rows) return;
-    const seat = this.toMove();
+    const seat = this.marking ? null : this.toMove();  // the clocks stop while marking
     const now = performance.now();
     const elapsed = (now - this.turnStart) / 1000;
     this.rows.forEach(({ row, clock }, i) => {
@@ -213,6 +246,8 @@ export async function showWatch(app, id) {
     onMessage: (msg) => {
       if (msg.type === "match_start") { view.start(msg); view.setStatus("Live."); }
       else if (msg.type === "update") view.update(msg);
+      else if (msg.type === "scoring") view.scoring(msg);
+      else if (msg.type === "resumed") view.resumed(msg);
       else if (msg.type === "match_end") {
         view.end(msg);
         socket.close();
@@ -266,6 +301,8 @@ export async function showPlay(app) {
       view.start(msg);
       view.setStatus("Playing.");
     } else if (msg.type === "turn") view.turn(msg);
+    else if (msg.type === "scoring") view.scoring(msg);
+    else if (msg.type === "resumed") view.resumed(msg);
     else if (msg.type === "update") { view.update(msg); if (msg.seat === view.seat) view.setStatus("Waiting for the opponent…"); }
     else if (msg.type === "illegal") view.setStatus(`Illegal move: ${msg.reason}`, true);
     else if (msg.type === "match_end") {
@@ -290,6 +327,7 @@ export async function showPlay(app) {
     view = new LiveView(app, {
       seatNames,
       onMove: (match, ply, move) => socket.send({ type: "move", match, ply, move }),
+      onMarking: (request) => socket.send({ ...request, match: view.id }),
       onResign: () => { if (view.id && confirm("Resign this game?")) socket.send({ type: "resign", match: view.id }); },
     });
   };

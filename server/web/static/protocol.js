@@ -17,7 +17,9 @@ export class ArenaSocket {
     const ws = new WebSocket(`${scheme}://${location.host}/ws`, ["arena.json"]);
     this.ws = ws;
     ws.onopen = () => {
-      this.send({ type: "hello", version: 1, name: this.name, role: this.role, client: "arena-web/1" });
+      // the Play page is a person: a Go game between people marks dead stones (PROTOCOL.md)
+      this.send({ type: "hello", version: 1, name: this.name, role: this.role, client: "arena-web/1",
+        human: this.role === "player" });
       setStatus("connected");
       this.onOpen();
     };

@@ -26,7 +26,7 @@ from player.engines.agent import EngineAgent
 from player.runtime import PlayerClient, PlayerConfig
 from player.spec import make_agent
 from server.config import MatchPolicy
-from store import Store
+from store import SqliteDatabase
 from tests.arena_cli.cli import run
 from tests.player.engines.helpers import record_sends
 from tests.player.engines.test_gtp import session_for, turn
@@ -79,7 +79,7 @@ async def test_the_engines_own_count_is_logged_beside_ours(tmp_path: Path) -> No
             await _play(engine, 5, db)
     finally:
         engine.close()
-    store = Store(str(db))
+    store = SqliteDatabase(str(db))
     try:
         [match] = store.list_matches()
     finally:
@@ -128,7 +128,7 @@ async def _gnugo_game(gnugo: str, size: int, tmp_path: Path, move_time: float) -
             await _play(engine, size, db, move_time)
     finally:
         engine.close()
-    store = Store(str(db))
+    store = SqliteDatabase(str(db))
     try:
         [match] = store.list_matches()
     finally:
