@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from games import Game, GameError, Termination, make_game
+from games.go import Go, agreed_dead
 from records.schema import SCHEMA_VERSION, GameEntry, RecordError
 
 __all__ = ["BOARD_ENDINGS", "STATUSES", "check_entry"]
@@ -95,6 +96,10 @@ def _check_opening(entry: GameEntry) -> None:
 def _check_result(game: Game[Any, Any], entry: GameEntry, state: Any) -> None:
     result = entry.result
     outcome = game.outcome(state)
+    if isinstance(game, Go) and outcome is not None and result is not None:
+        dead = agreed_dead(game, result.reason)  # two people agreed these off before the count
+        if dead:
+            outcome = game.score(game.removing(state, dead))
     if entry.status == "running":
         if result is not None:
             raise RecordError("a running game cannot have a result")
