@@ -53,9 +53,12 @@ def referee(
     parse: Any,
     setup: Sequence[str] = (),
     max_plies: int = 400,
+    implied_passes: bool = False,
 ) -> tuple[list[Any], str | None]:
     """Play one game of `game` between `engines` (seat 0 black); every move is checked
-    by our rules. (moves, the resigning colour or None)."""
+    by our rules. (moves, the resigning colour or None). With `implied_passes` (the
+    Othello convention: gtp-rhino refuses ``play white pass``) a pass is not sent on:
+    the colour of the next command implies it."""
     for engine in engines:
         for command in setup:
             ok, text = engine.ask(command)
@@ -78,7 +81,8 @@ def referee(
         assert move in game.legal_moves(state), f"{answer} is illegal"
         state = game.play(state, move)
         moves.append(move)
-        pending[1 - seat].append(f"play {colour} {answer}")
+        if not (implied_passes and answer.lower() == "pass"):
+            pending[1 - seat].append(f"play {colour} {answer}")
     for seat, engine in enumerate(engines):  # both see the game to its end
         for command in pending[seat]:
             ok, text = engine.ask(command)

@@ -131,7 +131,9 @@ def test_gtp_rhino_plays_arena_gtp_over_gtp_alone(rhino: str) -> None:
         for engines in ((ours, theirs), (theirs, ours)):
             for engine in engines:
                 assert engine.ask("clear_board")[0]
-            moves, resigned = referee(game, engines, mapping.vertex, mapping.parse_vertex)
+            moves, resigned = referee(
+                game, engines, mapping.vertex, mapping.parse_vertex, implied_passes=True
+            )
             assert resigned is not None or len(moves) >= 58
     finally:
         ours.close()
