@@ -179,7 +179,7 @@ class MCTSAgent(Agent):
         if engine == "fast" and self._fast is None:
             log.warning("mcts_fast_engine_unavailable", reason="numba cannot be imported")
         if self._fast is not None:  # a weights file named is read now: a bad one fails here
-            from player.mcts.fast import connect4_plan
+            from player.mcts.fast.connect4 import plan as connect4_plan
 
             connect4_plan.check_options(kernel_options)
         self.name = "mcts:" + ",".join(

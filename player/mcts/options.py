@@ -192,7 +192,7 @@ _TABLE = (
         " 0 = off",
         low=0, engines=("fast",),
     ),
-    # connect four only (player.mcts.fast.connect4_plan); other games ignore them
+    # connect four only (player.mcts.fast.connect4.plan); other games ignore them
     MCTSOption(
         "connect4_eval", float, 0.7,
         "connect four (7 x 6): the learned evaluation's share of a leaf's value, a rollout's"
@@ -215,7 +215,7 @@ _TABLE = (
         " (.npz, as the fit in the source tree writes)",
         engines=("fast",),
     ),
-    # reversi only (player.mcts.fast.reversi_plan); other games ignore them
+    # reversi only (player.mcts.fast.reversi.plan); other games ignore them
     MCTSOption(
         "reversi_leaf", str, "eval",
         "reversi: eval (alpha-beta on a hand evaluation at the leaves) or rollout (random)",

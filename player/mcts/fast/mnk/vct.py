@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.threats import DC, DR, any_set, count_first, scan
+from player.mcts.fast.mnk.threats import DC, DR, any_set, count_first, scan
 
 #: deepest line searched, in attacker moves (fours, forced blocks and threes)
 MAX_DEPTH = 20

@@ -55,10 +55,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.codes import UNSOLVED
-from player.mcts.fast.connect4 import has_four, popcount, winning_cells
+from player.mcts.fast.connect4.kernel import has_four, popcount, winning_cells
+from player.mcts.fast.core.codes import BUDGET_LIMIT, BUDGET_NODES, UNSOLVED
 
-NODES, LIMIT = 0, 1
+NODES, LIMIT = BUDGET_NODES, BUDGET_LIMIT
 
 
 #: the low bits of a slot: the bounds, then the work under the entry (log2 of its nodes)

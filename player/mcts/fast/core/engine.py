@@ -31,15 +31,10 @@ import numpy as np
 
 from games.base import Game
 from player.agent import SearchLimit
-from player.mcts.fast import exact, tree
-from player.mcts.fast.adapters import Adapter
-from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
-from player.mcts.fast.connect4_plan import Connect4Plan
-from player.mcts.fast.connect4_plan import plan_for as connect4_plan
-from player.mcts.fast.reversi_plan import ReversiPlan, plan_for
-from player.mcts.fast.rng import new_rng
-from player.mcts.fast.rootthreats import RootThreats
-from player.mcts.fast.rootvct import RootVCT
+from player.mcts.fast.core import exact, tree
+from player.mcts.fast.core.adapter import Adapter, Plan
+from player.mcts.fast.core.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
+from player.mcts.fast.core.rng import new_rng
 from player.mcts.options import check_options, default
 from player.mcts.search import MoveStat, SearchResult
 
@@ -118,12 +113,11 @@ class FastSearch:
         if exact_share > 0 and exact.supported(adapter.gid):
             self.exact = exact.RootSolver(adapter.gid, adapter.cfg, exact_share, max_memory, clock)
             tree_bytes -= exact.table_bytes(max_memory)
-        # Kernel-specific search knowledge (reversi: `reversi_plan`, connect four:
-        # `connect4_plan`), None = plain UCT.
+        # The game's own search knowledge (reversi's and connect four's `plan`), None = plain UCT.
         check_options(kernel_options)
-        self.plan: ReversiPlan | Connect4Plan | None = plan_for(
-            adapter, kernel_options
-        ) or connect4_plan(adapter, kernel_options, self.policy)
+        self.plan: Plan | None = (
+            None if adapter.plan is None else adapter.plan(adapter, kernel_options, self.policy)
+        )
         if self.plan is not None:  # its own leaf parameters count too (not the shared ones)
             tree_bytes -= self.plan.owned_bytes
         self.capacity = max(64, tree_bytes // self.node_bytes)
@@ -136,8 +130,13 @@ class FastSearch:
         #: the kernel config the search runs with: the adapter's, knowledge switched on or off
         tune = adapter.tune
         self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, candidates, cutoff, vcf)
-        self.root_threats = RootThreats(adapter) if threats and adapter.analyse else None
-        self.root_vct = RootVCT(adapter, vct) if vct > 0 and adapter.threat_win else None
+        #: the game's root searches (`RootSearch`; typed Any: callers may read a game's own fields)
+        self.root_threats: Any = (
+            adapter.root_threats(adapter) if threats and adapter.root_threats else None
+        )
+        self.root_vct: Any = (
+            adapter.root_vct(adapter, vct) if vct > 0 and adapter.root_vct else None
+        )
         #: threads searching the one tree in a timed search (`threads`; 1 = this thread only)
         self.threads = max(1, int(threads))
         self._lanes: ThreadPoolExecutor | None = None

@@ -36,9 +36,9 @@ import math
 import numpy as np
 from numba import njit
 
-from player.mcts.fast import kernels
-from player.mcts.fast.atomics import add2, cas1, cas2, fadd1, load2
-from player.mcts.fast.codes import (
+from player.mcts.fast.core import registry
+from player.mcts.fast.core.atomics import add2, cas1, cas2, fadd1, load2
+from player.mcts.fast.core.codes import (
     DRAW,
     LEAF_EXACT,
     LEAF_REWARD,
@@ -49,7 +49,11 @@ from player.mcts.fast.codes import (
     PROVEN_WIN,
     UNSOLVED,
 )
-from player.mcts.fast.rng import below
+from player.mcts.fast.core.rng import below
+
+#: the kernels' dispatch (`player.mcts.fast.kernels`), as the package above the core provides it:
+#: a module global, so numba compiles the calls through it (and caches them)
+kernels = registry.dispatch()
 
 FIRST, NCH, VIS, PARENT, MOVE, MOVER, PROVEN, IMPLIED = range(8)
 COLUMNS = 8

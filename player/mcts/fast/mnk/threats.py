@@ -46,7 +46,7 @@ import math
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.rng import below, next_u64
+from player.mcts.fast.core.rng import below, next_u64
 
 #: score growth per stone in a live window
 WEIGHT = 6.0

@@ -30,14 +30,16 @@ from __future__ import annotations
 
 import functools
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from player.mcts.fast import connect4_eval, kernels
-from player.mcts.fast.rng import new_rng
+from player.mcts.fast import kernels
+from player.mcts.fast.connect4 import evaluation as connect4_eval
+from player.mcts.fast.core.rng import new_rng
 from player.mcts.options import default
 
 #: the ``connect4_weights`` value of the shipped weights (`connect4_eval.WEIGHTS_FILE`)
@@ -66,7 +68,7 @@ def _params(mix: float, policy: int, weights: str = SHIPPED) -> np.ndarray:
     return connect4_eval.leaf_params(_network(weights), mix, policy)
 
 
-def _weights_option(options: dict[str, Any]) -> str:
+def _weights_option(options: Mapping[str, Any]) -> str:
     """The ``connect4_weights`` option: a weights file, or `SHIPPED`."""
     return str(options.get("connect4_weights", default("connect4_weights")))
 
@@ -134,7 +136,7 @@ class Connect4Plan:
         """Nothing to do before a search (the exact root search is `exact.RootSolver`'s)."""
 
 
-def plan_for(adapter: Any, options: dict[str, Any], policy: int) -> Connect4Plan | None:
+def plan_for(adapter: Any, options: Mapping[str, Any], policy: int) -> Connect4Plan | None:
     """The plan of a standard-board connect four adapter with its options, else None."""
     if adapter.gid != kernels.CONNECT4:
         return None

@@ -52,12 +52,12 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.codes import DRAW, LEAF_EXACT, LEAF_REWARD, ONGOING
-from player.mcts.fast.connect4 import popcount, rollout, winning_cells
+from player.mcts.fast.connect4.kernel import popcount, rollout, winning_cells
+from player.mcts.fast.core.codes import DRAW, LEAF_EXACT, LEAF_REWARD, ONGOING
 
 #: the board the weights are for
 WIDTH, HEIGHT = 7, 6
-WEIGHTS_FILE = Path(__file__).with_name("connect4_eval.npz")
+WEIGHTS_FILE = Path(__file__).with_name("eval.npz")
 
 
 def _lines() -> np.ndarray:
