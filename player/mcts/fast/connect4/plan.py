@@ -39,6 +39,7 @@ import numpy as np
 
 from player.mcts.fast import kernels
 from player.mcts.fast.connect4 import evaluation as connect4_eval
+from player.mcts.fast.connect4.kernel import HEIGHT_AT, WIDTH_AT
 from player.mcts.fast.core.rng import new_rng
 from player.mcts.options import default
 
@@ -140,7 +141,7 @@ def plan_for(adapter: Any, options: Mapping[str, Any], policy: int) -> Connect4P
     """The plan of a standard-board connect four adapter with its options, else None."""
     if adapter.gid != kernels.CONNECT4:
         return None
-    width, height = int(adapter.cfg[0]), int(adapter.cfg[1])
+    width, height = int(adapter.cfg[WIDTH_AT]), int(adapter.cfg[HEIGHT_AT])
     if (width, height) != (connect4_eval.WIDTH, connect4_eval.HEIGHT):
         return None
     mix = float(options.get("connect4_eval", default("connect4_eval")))

@@ -63,6 +63,10 @@ UNKNOWN = -1
 ROOT, NEXT, FULL = 0, 1, 2
 #: a node's child count while one thread expands it (`_expand` with ``shared``)
 CLAIMED = -1
+#: what `_expand` answers instead of a child: no free rows for the children (the tree is full) ...
+NO_ROOM = -1
+#: ... or another thread is expanding the node (``shared``)
+BUSY = -2
 MAX_MOVES = 304  # the most legal moves of any kernel (bigmnk: 300 cells)
 MAX_DEPTH = 1024
 
@@ -96,8 +100,8 @@ def _expand(
     moves: np.ndarray,
     shared: bool,
 ) -> int:
-    """Create every child of `node`; return the first to visit (-1: no room, -2: another
-    thread is expanding it).
+    """Create every child of `node`; return the first to visit, or `NO_ROOM` (the tree is
+    full) or `BUSY` (another thread is expanding it).
 
     `shared` (threads searching one tree): the node is claimed first (its
     child count from 0 to `CLAIMED`), rows are taken by compare-and-swap on
@@ -105,7 +109,7 @@ def _expand(
     it sees the rows.
     """
     if shared and cas2(ni, node, NCH, 0, CLAIMED) != 0:
-        return -2
+        return BUSY
     n = kernels.legal(gid, cfg, st[node], moves)
     while True:
         first = meta[NEXT]
@@ -113,7 +117,7 @@ def _expand(
             meta[FULL] += 1
             if shared:
                 cas2(ni, node, NCH, CLAIMED, 0)
-            return -1
+            return NO_ROOM
         if not shared:
             meta[NEXT] = first + n
             break
