@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from games.base import Game
 from games.connect4 import Connect4
 from games.mnk import MNKGame
@@ -23,6 +25,7 @@ from player.mcts.fast.core.adapter import Adapter
 from player.mcts.fast.core.codes import Rollout
 from player.mcts.fast.mnk import big as bigmnk
 from player.mcts.fast.mnk import kernel as mnk
+from player.mcts.fast.mnk import options as gomoku_options
 from player.mcts.fast.mnk.rootthreats import RootThreats
 from player.mcts.fast.mnk.rootvct import RootVCT
 from player.mcts.fast.reversi import kernel as reversi
@@ -44,6 +47,24 @@ def _reversi_plan(
     adapter: Adapter, options: Mapping[str, Any], policy: int
 ) -> reversi_plan.ReversiPlan | None:
     return reversi_plan.plan_for(adapter, options)
+
+
+def _gomoku_option(options: Mapping[str, Any], name: str) -> Any:
+    return options.get(name, gomoku_options.DEFAULTS[name])
+
+
+def _gomoku_cfg(cfg: np.ndarray, options: Mapping[str, Any]) -> np.ndarray:
+    candidates, cutoff, vcf = (_gomoku_option(options, n) for n in ("candidates", "cutoff", "vcf"))
+    return bigmnk.tune(cfg, candidates, cutoff, vcf)
+
+
+def _gomoku_threats(adapter: Adapter, options: Mapping[str, Any]) -> RootThreats | None:
+    return RootThreats(adapter) if _gomoku_option(options, "threats") else None
+
+
+def _gomoku_vct(adapter: Adapter, options: Mapping[str, Any]) -> RootVCT | None:
+    positions = _gomoku_option(options, "vct")
+    return RootVCT(adapter, positions) if positions > 0 else None
 
 
 def adapter_for(game: Game[Any, Any]) -> Adapter | None:
@@ -73,11 +94,11 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
         return Adapter(
             kernels.BIGMNK, cfg, bigmnk.STATE_SIZE, bigmnk.encode, _identity, _identity,
             Rollout.THREAT if threats else Rollout.WIN_BLOCK,
-            tune=bigmnk.tune if threats else None,
             analyse=bigmnk.analyse if threats else None,
             threat_win=bigmnk.threat_win if threats else None,
-            root_threats=RootThreats if threats else None,
-            root_vct=RootVCT if threats else None,
+            configure=_gomoku_cfg if threats else None,
+            root_threats=_gomoku_threats if threats else None,
+            root_vct=_gomoku_vct if threats else None,
         )  # fmt: skip
     if type(game) is Reversi and game.size == 8:
         return Adapter(

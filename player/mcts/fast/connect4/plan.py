@@ -40,8 +40,8 @@ import numpy as np
 from player.mcts.fast import kernels
 from player.mcts.fast.connect4 import evaluation as connect4_eval
 from player.mcts.fast.connect4.kernel import HEIGHT_AT, WIDTH_AT
+from player.mcts.fast.connect4.options import DEFAULTS
 from player.mcts.fast.core.rng import new_rng
-from player.mcts.options import default
 
 #: the ``connect4_weights`` value of the shipped weights (`connect4_eval.WEIGHTS_FILE`)
 SHIPPED = "shipped"
@@ -71,7 +71,7 @@ def _params(mix: float, policy: int, weights: str = SHIPPED) -> np.ndarray:
 
 def _weights_option(options: Mapping[str, Any]) -> str:
     """The ``connect4_weights`` option: a weights file, or `SHIPPED`."""
-    return str(options.get("connect4_weights", default("connect4_weights")))
+    return str(options.get("connect4_weights", DEFAULTS["connect4_weights"]))
 
 
 def check_options(options: dict[str, Any]) -> None:
@@ -144,11 +144,11 @@ def plan_for(adapter: Any, options: Mapping[str, Any], policy: int) -> Connect4P
     width, height = int(adapter.cfg[WIDTH_AT]), int(adapter.cfg[HEIGHT_AT])
     if (width, height) != (connect4_eval.WIDTH, connect4_eval.HEIGHT):
         return None
-    mix = float(options.get("connect4_eval", default("connect4_eval")))
+    mix = float(options.get("connect4_eval", DEFAULTS["connect4_eval"]))
     if mix <= 0:
         return None
-    c = float(options.get("connect4_c", default("connect4_c")))
-    minimax = float(options.get("connect4_minimax", default("connect4_minimax")))
+    c = float(options.get("connect4_c", DEFAULTS["connect4_c"]))
+    minimax = float(options.get("connect4_minimax", DEFAULTS["connect4_minimax"]))
     return Connect4Plan(
         mix=mix, c=c, policy=policy, weights=_weights_option(options), minimax=minimax
     )

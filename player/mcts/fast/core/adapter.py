@@ -56,9 +56,11 @@ class Adapter:
 
     `smart` is the `Rollout` policy the agent's ``rollout=smart`` asks this
     kernel for: the best one it implements. The optional rest is the game's
-    knowledge: `plan` (options, rollout policy) builds its leaf `Plan` (None:
-    plain UCT); `root_threats` and `root_vct` (the ``vct`` budget) build its
-    root searches, asked for when the options ``threats`` and ``vct`` are on.
+    knowledge, each from the game's own options (the search's keyword options
+    beyond the generic ones; other games' are ignored): `plan` (with the
+    rollout policy) builds its leaf `Plan` (None: plain UCT); `configure` the
+    kernel config the search runs with; `root_threats` and `root_vct` its
+    root searches (None: off).
     """
 
     gid: int
@@ -68,10 +70,11 @@ class Adapter:
     encode_move: Callable[[Any], int]
     decode_move: Callable[[int], Any]
     smart: Rollout
-    #: threat knowledge (m,n,k with k >= 5): `mnk.big.tune`, `mnk.big.analyse`, `mnk.big.threat_win`
-    tune: Callable[[np.ndarray, int, int, int], np.ndarray] | None = None
+    #: threat knowledge (m,n,k with k >= 5): `mnk.big.analyse`, `mnk.big.threat_win`
     analyse: Callable[[np.ndarray, np.ndarray, int, np.ndarray], int] | None = None
     threat_win: Callable[[np.ndarray, np.ndarray, bool, np.ndarray], int] | None = None
     plan: Callable[[Adapter, Mapping[str, Any], int], Plan | None] | None = None
-    root_threats: Callable[[Adapter], RootSearch] | None = None
-    root_vct: Callable[[Adapter, int], RootSearch] | None = None
+    #: the config with the game's options applied (gomoku's threat knowledge)
+    configure: Callable[[np.ndarray, Mapping[str, Any]], np.ndarray] | None = None
+    root_threats: Callable[[Adapter, Mapping[str, Any]], RootSearch | None] | None = None
+    root_vct: Callable[[Adapter, Mapping[str, Any]], RootSearch | None] | None = None

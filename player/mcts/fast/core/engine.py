@@ -80,23 +80,12 @@ class FastSearch:
         reuse: bool = default("reuse"),
         max_memory: float = default("memory"),
         exact_share: float = default("exact"),
-        threats: bool = default("threats"),
-        candidates: int = default("candidates"),
-        cutoff: int = default("cutoff"),
-        vcf: int = default("vcf"),
-        vct: int = default("vct"),
         threads: int = 1,
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
         **kernel_options: Any,
     ) -> None:
-        check_options(
-            {
-                "c": c, "rollout": rollout, "memory": max_memory, "exact": exact_share,
-                "threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf,
-                "vct": vct,
-            }
-        )  # fmt: skip
+        check_options({"c": c, "rollout": rollout, "memory": max_memory, "exact": exact_share})
         self.game = game
         self.adapter = adapter
         self.c = float(c)
@@ -128,14 +117,14 @@ class FastSearch:
         self.root_state: Any = None
         self._batch = 16  # grows to BATCH_SECONDS of work (slow kernels: gomoku)
         #: the kernel config the search runs with: the adapter's, knowledge switched on or off
-        tune = adapter.tune
-        self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, candidates, cutoff, vcf)
+        tune = adapter.configure
+        self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, kernel_options)
         #: the game's root searches (`RootSearch`; typed Any: callers may read a game's own fields)
         self.root_threats: Any = (
-            adapter.root_threats(adapter) if threats and adapter.root_threats else None
+            None if adapter.root_threats is None else adapter.root_threats(adapter, kernel_options)
         )
         self.root_vct: Any = (
-            adapter.root_vct(adapter, vct) if vct > 0 and adapter.root_vct else None
+            None if adapter.root_vct is None else adapter.root_vct(adapter, kernel_options)
         )
         #: threads searching the one tree in a timed search (`threads`; 1 = this thread only)
         self.threads = max(1, int(threads))

@@ -41,7 +41,7 @@ from player.mcts.fast.reversi.bits import popcount
 from player.mcts.fast.reversi.endgame import ABORTED, NODES, new_buffer, new_stats, solve
 from player.mcts.fast.reversi.kernel import mobility
 from player.mcts.fast.reversi.leaf import sides
-from player.mcts.options import default
+from player.mcts.fast.reversi.options import DEFAULTS
 
 #: the evaluation's logistic scale: a score of `SCALE` disc units is a 73% win chance
 SCALE = 20.0
@@ -159,12 +159,12 @@ def plan_for(adapter: Any, options: Mapping[str, Any]) -> ReversiPlan | None:
     if adapter.gid != kernels.REVERSI:
         return None
     plan = ReversiPlan(
-        leaf=options.get("reversi_leaf", default("reversi_leaf")),
-        depth=int(options.get("reversi_depth", default("reversi_depth"))),
-        solve_empties=int(options.get("reversi_solve", default("reversi_solve"))),
-        endgame=int(options.get("reversi_endgame", default("reversi_endgame"))),
-        c=float(options.get("reversi_c", default("reversi_c"))),
-        minimax=float(options.get("reversi_minimax", default("reversi_minimax"))),
+        leaf=options.get("reversi_leaf", DEFAULTS["reversi_leaf"]),
+        depth=int(options.get("reversi_depth", DEFAULTS["reversi_depth"])),
+        solve_empties=int(options.get("reversi_solve", DEFAULTS["reversi_solve"])),
+        endgame=int(options.get("reversi_endgame", DEFAULTS["reversi_endgame"])),
+        c=float(options.get("reversi_c", DEFAULTS["reversi_c"])),
+        minimax=float(options.get("reversi_minimax", DEFAULTS["reversi_minimax"])),
     )
     if not plan.evaluated and plan.endgame <= 0:
         return None
