@@ -110,10 +110,8 @@ class FastSearch:
         if self.plan is not None:  # its own leaf parameters count too (not the shared ones)
             tree_bytes -= self.plan.owned_bytes
         self.capacity = max(64, tree_bytes // self.node_bytes)
-        self.st = np.empty((self.capacity, adapter.state_size), dtype=np.int64)
-        self.ni = np.empty((self.capacity, tree.COLUMNS), dtype=np.int32)
-        self.wsum = np.empty(self.capacity, dtype=np.float64)
-        self.meta = np.zeros(3, dtype=np.int64)
+        #: the tree, one value (`tree.Tree`); `st`, `ni`, `wsum` and `meta` name its arrays
+        self.arrays = tree.Tree.empty(self.capacity, adapter.state_size)
         self.root_state: Any = None
         self._batch = 16  # grows to BATCH_SECONDS of work (slow kernels: gomoku)
         #: the kernel config the search runs with: the adapter's, knowledge switched on or off
@@ -131,6 +129,26 @@ class FastSearch:
         self._lanes: ThreadPoolExecutor | None = None
         #: the last search's simulations per thread (this one first)
         self.thread_iterations: tuple[int, ...] = ()
+
+    @property
+    def st(self) -> np.ndarray:
+        """The rows' kernel states."""
+        return self.arrays.st
+
+    @property
+    def ni(self) -> np.ndarray:
+        """The rows' int32 columns (`tree.FIRST` ... `tree.IMPLIED`)."""
+        return self.arrays.ni
+
+    @property
+    def wsum(self) -> np.ndarray:
+        """The rows' reward sums."""
+        return self.arrays.wsum
+
+    @property
+    def meta(self) -> np.ndarray:
+        """`tree.ROOT`, `tree.NEXT`, `tree.FULL`."""
+        return self.arrays.meta
 
     # --- tree reuse --------------------------------------------------------------
 
@@ -189,11 +207,11 @@ class FastSearch:
         """Make `state` the root; return the visits it already has."""
         if self.root_state is None or self.root_state != state:
             self.st[0, :] = self.adapter.encode_state(state)
-            tree.init_root(self.adapter.gid, self.cfg, self.st, self.ni, self.wsum, self.meta)
+            tree.init_root(self.adapter.gid, self.cfg, *self.arrays)
             self.root_state = state
             return 0
         if self.meta[tree.ROOT] != 0 and self.meta[tree.NEXT] > self.capacity // 2:
-            tree.compact(self.st, self.ni, self.wsum, self.meta)
+            tree.compact(*self.arrays)
         root = int(self.meta[tree.ROOT])
         if not self._proof_held(root):
             # A reused node proven by a leaf's exact judgement, a threat search or
@@ -326,7 +344,7 @@ class FastSearch:
         else:
             c, leaf, counts, rows = self.c, NO_LEAF, NO_COUNTS, NO_SCRATCH
         done, depth = tree.run(
-            self.adapter.gid, self.cfg, self.st, self.ni, self.wsum, self.meta, kstate,
+            self.adapter.gid, self.cfg, *self.arrays, kstate,
             batch, c, self.policy, self.solver, leaf, counts, rows, shared, alpha,
         )  # fmt: skip
         return int(done), int(depth)

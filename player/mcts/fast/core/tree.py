@@ -32,6 +32,7 @@ expanded for lack of room: the tree stops growing, the search goes on).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -67,6 +68,34 @@ CLAIMED = -1
 NO_ROOM = -1
 #: ... or another thread is expanding the node (``shared``)
 BUSY = -2
+
+
+class Tree(NamedTuple):
+    """The search tree as one value: its rows' states, int32 columns and reward sums, and `meta`.
+
+    Row ``i`` is a node: ``st[i]`` its kernel state, ``ni[i]`` its columns
+    (`FIRST` ... `IMPLIED`), ``wsum[i]`` the rewards backed up through it;
+    ``meta`` holds `ROOT`, `NEXT` (the first free row) and `FULL`. The
+    compiled functions take the four arrays (``*tree``): numba caches
+    functions over arrays, and unpacking costs nothing next to a batch.
+    """
+
+    st: np.ndarray
+    ni: np.ndarray
+    wsum: np.ndarray
+    meta: np.ndarray
+
+    @classmethod
+    def empty(cls, capacity: int, state_size: int) -> Tree:
+        """A tree of `capacity` rows, none used (`np.empty`: pages are mapped as it grows)."""
+        return cls(
+            np.empty((capacity, state_size), dtype=np.int64),
+            np.empty((capacity, COLUMNS), dtype=np.int32),
+            np.empty(capacity, dtype=np.float64),
+            np.zeros(3, dtype=np.int64),
+        )
+
+
 MAX_MOVES = 304  # the most legal moves of any kernel (bigmnk: 300 cells)
 MAX_DEPTH = 1024
 
