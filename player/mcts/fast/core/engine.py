@@ -67,6 +67,9 @@ class FastSearch:
     checks); `max_memory` is its ``memory`` (MiB). ``rollout="smart"`` plays
     the adapter's `Adapter.smart` policy, ``"random"`` `Rollout.RANDOM`.
     `threads` is the agent's ``workers``; `close` stops the extra threads.
+    Any other keyword option is a game's own (declared in its package's
+    ``options.py``): the adapter's knowledge factories read it, and the
+    other games' adapters ignore it.
     """
 
     def __init__(
