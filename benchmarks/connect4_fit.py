@@ -1,4 +1,4 @@
-"""Fit connect four's learned evaluation (`player.mcts.fast.connect4_eval`) to solved positions.
+"""Fit connect four's learned evaluation (`player.mcts.fast.connect4.evaluation`) to solved positions.
 
 Two steps, each reproducible from its arguments::
 
@@ -70,7 +70,8 @@ class Greedy:
     """
 
     def __init__(self, weights: np.ndarray) -> None:
-        from player.mcts.fast import connect4, connect4_eval
+        from player.mcts.fast.connect4 import evaluation as connect4_eval
+        from player.mcts.fast.connect4 import kernel as connect4
 
         self.game = Connect4()
         self.weights = weights
@@ -78,7 +79,7 @@ class Greedy:
         self.buf = np.empty((1, connect4_eval.FEATURES), dtype=np.int64)
 
     def __call__(self, rng: random.Random, state: State) -> int:
-        from player.mcts.fast import connect4_eval
+        from player.mcts.fast.connect4 import evaluation as connect4_eval
 
         game = self.game
         legal = game.legal_moves(state)
@@ -185,7 +186,7 @@ def generate(
 
 def mirror(bits: np.ndarray) -> np.ndarray:
     """The bitboards reflected left to right."""
-    from player.mcts.fast import connect4_eval
+    from player.mcts.fast.connect4 import evaluation as connect4_eval
 
     stride = connect4_eval.HEIGHT + 1
     column = (1 << stride) - 1
@@ -197,7 +198,8 @@ def mirror(bits: np.ndarray) -> np.ndarray:
 
 def feature_rows(data: np.ndarray) -> np.ndarray:
     """The active feature indices of each row's position (the side to move's included)."""
-    from player.mcts.fast import connect4, connect4_eval
+    from player.mcts.fast.connect4 import evaluation as connect4_eval
+    from player.mcts.fast.connect4 import kernel as connect4
 
     cfg = connect4.make_cfg(connect4_eval.WIDTH, connect4_eval.HEIGHT)
     out = np.empty((len(data), connect4_eval.FEATURES), dtype=np.int64)
@@ -277,7 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: the compiled engine needs numba", file=sys.stderr)
         return 2
     try:
-        from player.mcts.fast import connect4_eval
+        from player.mcts.fast.connect4 import evaluation as connect4_eval
 
         if args.step == "generate":
             policy = None

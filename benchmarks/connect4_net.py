@@ -1,6 +1,6 @@
 """The hidden layer of connect four's evaluation: minibatch Adam over the sparse features (numba).
 
-The network (`player.mcts.fast.connect4_eval.score` evaluates it) reads the
+The network (`player.mcts.fast.connect4.evaluation.score` evaluates it) reads the
 same active features as the logistic regression that `connect4_fit.fit`
 makes, twice: each feature's linear weight goes straight to the output
 logit, and each feature's row of ``hidden`` weights is summed into the

@@ -39,6 +39,8 @@ PYTHON_NODE_BYTES = 512
 TOP_MOVES = 5
 #: moves of the principal variation reported with a move (the move itself first)
 PV_LENGTH = 8
+#: the options the Python engine (`Search`) reads, in the order the agent's name shows them
+PYTHON_OPTIONS = ("c", "metric", "max_moves", "solver", "reuse")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,67 +113,36 @@ class MCTSAgent(Agent):
         clock: Callable[[], float] | None = None,
         **kernel_options: Any,
     ) -> None:
-        check_options(
-            {
-                **kernel_options,
-                "time": time,
-                "iterations": iterations,
-                "c": c,
-                "metric": metric,
-                "max_moves": max_moves,
-                "workers": workers,
-                "reuse": reuse,
-                "solver": solver,
-                "seed": seed,
-                "engine": engine,
-                "rollout": rollout,
-                "memory": memory,
-                "exact": exact,
-                "threats": threats,
-                "candidates": candidates,
-                "cutoff": cutoff,
-                "vcf": vcf,
-                "vct": vct,
-            }
-        )
+        generic = {
+            "time": time, "iterations": iterations, "c": c, "metric": metric,
+            "max_moves": max_moves, "workers": workers, "reuse": reuse, "solver": solver,
+            "seed": seed, "engine": engine, "rollout": rollout, "memory": memory, "exact": exact,
+        }  # fmt: skip
+        # The games' own options (gomoku's threat knowledge, connect4_*, reversi_*): each
+        # declared in its knowledge package, read by its game's compiled search, ignored by
+        # the others.
+        gomoku = {"threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf}
+        knowledge = {**kernel_options, **gomoku, "vct": vct}
+        check_options({**kernel_options, **generic, **gomoku, "vct": vct})
         self.default_limit = SearchLimit(time=time, iterations=iterations)
-        self.options: dict[str, Any] = {
-            "c": c,
-            "metric": metric,
-            "max_moves": max_moves,
-            "solver": solver,
-            "reuse": reuse,
-        }
+        #: the Python engine's options, as `Search` names them
+        self.options: dict[str, Any] = {name: generic[name] for name in PYTHON_OPTIONS}
         self.workers = workers
         self.seed = seed
         self.engine = engine
+        #: the compiled engine's options, as `FastSearch` names them, and the games' own
         self.fast_options: dict[str, Any] = {
-            "c": c,
-            "rollout": rollout,
-            "solver": solver,
-            "reuse": reuse,
-            "max_memory": memory,
-            "exact_share": exact,
-            "threats": threats,
-            "candidates": candidates,
-            "cutoff": cutoff,
-            "vcf": vcf,
-            "vct": vct,
-            # one game's compiled-search knowledge (connect4_*, reversi_*): `player.mcts.fast`'s
-            # `connect4_plan`, `reversi_plan`
-            **kernel_options,
-        }
+            "c": c, "rollout": rollout, "solver": solver, "reuse": reuse,
+            "max_memory": memory, "exact_share": exact, **knowledge,
+        }  # fmt: skip
         shown = {"time": time, "iterations": iterations, **self.options, "workers": workers}
         shown["seed"] = seed
         shown.update({k: v for k, v in kernel_options.items() if v != default(k)})
         if engine != "auto":
             shown["engine"] = engine
-        knowledge = {
-            "threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf, "vct": vct,
-        }  # fmt: skip
-        for key, value in knowledge.items():
-            if value != default(key):  # the gomoku knowledge, named when changed
-                shown[key] = value
+        for key in (*gomoku, "vct"):
+            if knowledge[key] != default(key):  # the gomoku knowledge, named when changed
+                shown[key] = knowledge[key]
         # The Python engine's node budget from the same byte cap.
         self.options["max_nodes"] = int(memory * 2**20) // PYTHON_NODE_BYTES
         # Compile (or load from the disk cache) before any clock runs.
@@ -179,7 +150,7 @@ class MCTSAgent(Agent):
         if engine == "fast" and self._fast is None:
             log.warning("mcts_fast_engine_unavailable", reason="numba cannot be imported")
         if self._fast is not None:  # a weights file named is read now: a bad one fails here
-            from player.mcts.fast import connect4_plan
+            from player.mcts.fast.connect4 import plan as connect4_plan
 
             connect4_plan.check_options(kernel_options)
         self.name = "mcts:" + ",".join(

@@ -1,7 +1,7 @@
 """`SearchEngine`: what the ``mcts`` agent needs of a search, met by both engines.
 
 The generic engine (`player.mcts.search.Search`, any game) and the compiled
-one (`player.mcts.fast.engine.FastSearch`, built-in games) implement it; the
+one (`player.mcts.fast.core.engine.FastSearch`, built-in games) implement it; the
 agent holds its searches by this type only. Each keeps one tree for one game
 between moves (tree reuse) and answers a search with a `SearchResult`.
 """

@@ -14,7 +14,9 @@ import numpy as np
 
 from benchmarks import connect4_fit, connect4_net
 from games.connect4 import Connect4
-from player.mcts.fast import connect4, connect4_eval, connect4_solve
+from player.mcts.fast.connect4 import evaluation as connect4_eval
+from player.mcts.fast.connect4 import kernel as connect4
+from player.mcts.fast.connect4 import solve as connect4_solve
 from tests.benchmarks.minimax import late_positions
 
 GAME = Connect4()

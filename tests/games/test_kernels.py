@@ -23,8 +23,8 @@ from games import make_game
 from games.connect4 import Connect4
 from player.mcts.fast import kernels
 from player.mcts.fast.adapters import Adapter, adapter_for
-from player.mcts.fast.codes import DRAW, ONGOING, Rollout
-from player.mcts.fast.rng import new_rng
+from player.mcts.fast.core.codes import DRAW, ONGOING, Rollout
+from player.mcts.fast.core.rng import new_rng
 from tests.benchmarks.minimax import even_positions, value
 
 GAMES = ["connect4", "tictactoe", "reversi", "ultimate", "gomoku"]

@@ -24,9 +24,9 @@ from games import Game, make_game
 from player.agent import SearchLimit, play_local_game
 from player.mcts import MCTSAgent, Search
 from player.mcts import fast as fast_package
-from player.mcts.fast import exact, tree
 from player.mcts.fast.adapters import adapter_for
-from player.mcts.fast.engine import FastSearch, bytes_per_node
+from player.mcts.fast.core import exact, tree
+from player.mcts.fast.core.engine import FastSearch, bytes_per_node
 from player.spec import make_agent
 
 ENGINES = ["python", "fast"]
@@ -183,7 +183,7 @@ def test_compaction_keeps_the_subtree() -> None:
 def test_memory_cap_bounds_the_tree_and_the_search_goes_on() -> None:
     game = make_game("connect4")
     search = fast_search(game, seed=1, max_memory=1)
-    # the exact search's table takes its share of the cap (player.mcts.fast.exact); the
+    # the exact search's table takes its share of the cap (player.mcts.fast.core.exact); the
     # evaluation's network is the process's, shared by every search (connect4_plan)
     assert search.plan is not None and search.plan.owned_bytes == 0
     assert search.capacity == (2**20 - exact.table_bytes(1)) // bytes_per_node(4)
@@ -395,7 +395,8 @@ def test_importing_the_package_drops_a_stale_in_tree_cache(tmp_path: Any) -> Non
 WARM_UP_CHECK = """
 import inspect, re
 from player.mcts import fast
-from player.mcts.fast import engine, tree
+from player.mcts.fast.core import engine
+from player.mcts.fast.core import tree
 assert fast.warm_up()
 called = set(re.findall(r"\\btree\\.([a-z_]+)\\(", inspect.getsource(engine)))
 assert {"init_root", "run", "find_child", "compact"} <= called, called
@@ -409,10 +410,10 @@ from numba.core.registry import CPUDispatcher
 from games import make_game
 from player.agent import SearchLimit
 from player.mcts import fast
-from player.mcts.fast import engine
+from player.mcts.fast.core import engine
 from player.mcts.fast.adapters import adapter_for
 assert fast.warm_up()
-modules = [importlib.import_module(f"player.mcts.fast.{m.name}") for m in pkgutil.iter_modules(fast.__path__)]
+modules = [importlib.import_module(m.name) for m in pkgutil.walk_packages(fast.__path__, "player.mcts.fast.")]
 def compiled():
     return {
         (module.__name__, name): len(value.signatures)

@@ -22,10 +22,12 @@ from games import make_game
 from games.connect4 import Connect4
 from player.agent import SearchLimit
 from player.mcts import MCTSAgent
-from player.mcts.fast import connect4_solve, exact, kernels, tree
+from player.mcts.fast import kernels
 from player.mcts.fast.adapters import adapter_for
-from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNSOLVED
-from player.mcts.fast.engine import FastSearch
+from player.mcts.fast.connect4 import solve as connect4_solve
+from player.mcts.fast.core import exact, tree
+from player.mcts.fast.core.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNSOLVED
+from player.mcts.fast.core.engine import FastSearch
 from player.spec import make_agent
 from tests.benchmarks.minimax import even_positions, late_positions, value
 

@@ -64,7 +64,7 @@ def test_the_agent_and_the_python_engine_take_their_defaults_from_the_table() ->
 
 def test_the_compiled_engine_takes_its_defaults_from_the_table() -> None:
     pytest.importorskip("numba")
-    from player.mcts.fast.engine import FastSearch
+    from player.mcts.fast.core.engine import FastSearch
 
     fast = signature_defaults(FastSearch.__init__)
     for name in ("c", "rollout", "solver", "reuse"):
@@ -110,7 +110,7 @@ def test_both_engines_check_with_the_table() -> None:
         Search(game, metric="elo")
     pytest.importorskip("numba")
     from player.mcts.fast.adapters import adapter_for
-    from player.mcts.fast.engine import FastSearch
+    from player.mcts.fast.core.engine import FastSearch
 
     adapter = adapter_for(game)
     assert adapter is not None
@@ -126,7 +126,7 @@ def test_both_engines_are_search_engines() -> None:
     engines: list[SearchEngine] = [Search(game, seed=1)]
     if fast.load() is not None:
         from player.mcts.fast.adapters import adapter_for
-        from player.mcts.fast.engine import FastSearch
+        from player.mcts.fast.core.engine import FastSearch
 
         adapter = adapter_for(game)
         assert adapter is not None
@@ -149,7 +149,7 @@ def test_the_reversi_plan_takes_its_defaults_from_the_table() -> None:
     pytest.importorskip("numba")
     from games.reversi import Reversi
     from player.mcts.fast.adapters import adapter_for
-    from player.mcts.fast.reversi_plan import plan_for
+    from player.mcts.fast.reversi.plan import plan_for
 
     plan = plan_for(adapter_for(Reversi()), {})
     assert plan is not None

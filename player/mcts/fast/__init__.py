@@ -26,6 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from player.mcts.fast.core import registry
+
 _lock = threading.Lock()
 _warm = False
 _HERE = Path(__file__).parent
@@ -36,7 +38,8 @@ def _digest() -> str:
     """A digest of this package's sources, read once per process (at its import, and again by
     `load()`'s `_configure_cache`)."""
     digest = hashlib.sha256()
-    for source in sorted(_HERE.glob("*.py")):
+    for source in sorted(_HERE.rglob("*.py")):
+        digest.update(source.relative_to(_HERE).as_posix().encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()
 
@@ -50,6 +53,11 @@ def _writable(directory: Path) -> bool:
         return False
 
 
+def _caches() -> list[Path]:
+    """The ``__pycache__`` of this package and of each of its sub-packages (the core, each game)."""
+    return [_HERE / "__pycache__", *(p.parent / "__pycache__" for p in _HERE.glob("*/__init__.py"))]
+
+
 def _in_tree_cache() -> bool:
     """Whether numba's cache is this package's own ``__pycache__``; if so, never a stale one.
 
@@ -59,16 +67,19 @@ def _in_tree_cache() -> bool:
     """
     if os.environ.get("NUMBA_CACHE_DIR"):  # asked for: used even when in-tree works
         return False
-    cache = _HERE / "__pycache__"
-    if not _writable(cache):
+    caches = _caches()
+    if not all(_writable(cache) for cache in caches):
         return False
+    cache = caches[0]
     digest = _digest()
     stamp = cache / "kernels.sha256"
     with contextlib.suppress(OSError):
         if stamp.read_text() == digest:
             return True
     with contextlib.suppress(OSError):
-        for stale in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+        for stale in [
+            path for each in caches for path in [*each.glob("*.nbi"), *each.glob("*.nbc")]
+        ]:
             stale.unlink()
         stamp.write_text(digest)
     return True
@@ -93,14 +104,14 @@ def _configure_cache() -> None:
 
 
 def load() -> ModuleType | None:
-    """The engine module (`player.mcts.fast.engine`), or None without numba."""
+    """The engine module (`player.mcts.fast.core.engine`), or None without numba."""
     try:
         import numba  # noqa: F401
     except ImportError:
         return None
-    if "player.mcts.fast.engine" not in sys.modules:
+    if "player.mcts.fast.core.engine" not in sys.modules:
         _configure_cache()
-    return importlib.import_module("player.mcts.fast.engine")
+    return importlib.import_module("player.mcts.fast.core.engine")
 
 
 def warm_up() -> bool:
@@ -137,14 +148,17 @@ def warm_up() -> bool:
             moves = game.legal_moves(state)
             search.advance(state, moves[0], game.apply(state, moves[0]))
             # compaction runs only once a tree is half full: compile it here, not mid-game
-            engine.tree.compact(search.st, search.ni, search.wsum, search.meta)
+            engine.tree.compact(*search.arrays)
             search.search(game.apply(state, moves[0]), SearchLimit(iterations=10))
-        from player.mcts.fast.reversi_plan import warm_up_endgame
+        from player.mcts.fast.reversi.plan import warm_up_endgame
 
-        warm_up_endgame(engine.FastSearch)
+        warm_up_endgame(engine.FastSearch, adapter_for(Reversi()))
         _warm = True
     return True
 
+
+# The core reaches the kernels through its registry, never by importing a game's package.
+registry.provide("player.mcts.fast.kernels")
 
 # In a source tree, even code that imports a kernel module without `load()` (a test, a
 # script) must not meet a stale cache: numba reads it at a function's first call, not before.

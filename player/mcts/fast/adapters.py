@@ -8,8 +8,7 @@ adapter is searched by the generic Python engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -19,29 +18,21 @@ from games.connect4 import Connect4
 from games.mnk import MNKGame
 from games.reversi import Reversi
 from games.ultimate import UltimateTicTacToe
-from player.mcts.fast import bigmnk, connect4, kernels, mnk, reversi, ultimate
-from player.mcts.fast.codes import Rollout
+from player.mcts.fast import kernels
+from player.mcts.fast.connect4 import kernel as connect4
+from player.mcts.fast.connect4 import plan as connect4_plan
+from player.mcts.fast.core.adapter import Adapter
+from player.mcts.fast.core.codes import Rollout
+from player.mcts.fast.mnk import big as bigmnk
+from player.mcts.fast.mnk import kernel as mnk
+from player.mcts.fast.mnk import options as gomoku_options
+from player.mcts.fast.mnk.rootthreats import RootThreats
+from player.mcts.fast.mnk.rootvct import RootVCT
+from player.mcts.fast.reversi import kernel as reversi
+from player.mcts.fast.reversi import plan as reversi_plan
+from player.mcts.fast.ultimate import kernel as ultimate
 
-
-@dataclass(frozen=True, slots=True)
-class Adapter:
-    """A game's kernel id, its config array, the state/move conversions and its smart rollout.
-
-    `smart` is the `Rollout` policy the agent's ``rollout=smart`` asks this
-    kernel for: the best one it implements.
-    """
-
-    gid: int
-    cfg: np.ndarray
-    state_size: int
-    encode_state: Callable[[Any], tuple[int, ...]]
-    encode_move: Callable[[Any], int]
-    decode_move: Callable[[int], Any]
-    smart: Rollout
-    #: threat knowledge (m,n,k with k >= 5): `bigmnk.tune`, `bigmnk.analyse`, `bigmnk.threat_win`
-    tune: Callable[[np.ndarray, int, int, int], np.ndarray] | None = None
-    analyse: Callable[[np.ndarray, np.ndarray, int, np.ndarray], int] | None = None
-    threat_win: Callable[[np.ndarray, np.ndarray, bool, np.ndarray], int] | None = None
+__all__ = ["Adapter", "adapter_for"]
 
 
 def _identity(value: Any) -> Any:
@@ -52,13 +43,37 @@ def _tuple(state: Any) -> tuple[int, ...]:
     return tuple(state)
 
 
+def _reversi_plan(
+    adapter: Adapter, options: Mapping[str, Any], policy: int
+) -> reversi_plan.ReversiPlan | None:
+    return reversi_plan.plan_for(adapter, options)
+
+
+def _gomoku_option(options: Mapping[str, Any], name: str) -> Any:
+    return options.get(name, gomoku_options.DEFAULTS[name])
+
+
+def _gomoku_cfg(cfg: np.ndarray, options: Mapping[str, Any]) -> np.ndarray:
+    candidates, cutoff, vcf = (_gomoku_option(options, n) for n in ("candidates", "cutoff", "vcf"))
+    return bigmnk.tune(cfg, candidates, cutoff, vcf)
+
+
+def _gomoku_threats(adapter: Adapter, options: Mapping[str, Any]) -> RootThreats | None:
+    return RootThreats(adapter) if _gomoku_option(options, "threats") else None
+
+
+def _gomoku_vct(adapter: Adapter, options: Mapping[str, Any]) -> RootVCT | None:
+    positions = _gomoku_option(options, "vct")
+    return RootVCT(adapter, positions) if positions > 0 else None
+
+
 def adapter_for(game: Game[Any, Any]) -> Adapter | None:
     """The kernel adapter of `game`, or None if only the Python engine can search it."""
     if type(game) is Connect4 and connect4.supports(game.width, game.height, game.k):
         cfg = connect4.make_cfg(game.width, game.height)
         return Adapter(
             kernels.CONNECT4, cfg, connect4.STATE_SIZE, _tuple, _identity, _identity,
-            Rollout.WIN_BLOCK,
+            Rollout.WIN_BLOCK, plan=connect4_plan.plan_for,
         )  # fmt: skip
     if (
         isinstance(game, MNKGame)
@@ -79,14 +94,16 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
         return Adapter(
             kernels.BIGMNK, cfg, bigmnk.STATE_SIZE, bigmnk.encode, _identity, _identity,
             Rollout.THREAT if threats else Rollout.WIN_BLOCK,
-            tune=bigmnk.tune if threats else None,
             analyse=bigmnk.analyse if threats else None,
             threat_win=bigmnk.threat_win if threats else None,
+            configure=_gomoku_cfg if threats else None,
+            root_threats=_gomoku_threats if threats else None,
+            root_vct=_gomoku_vct if threats else None,
         )  # fmt: skip
     if type(game) is Reversi and game.size == 8:
         return Adapter(
             kernels.REVERSI, reversi.make_cfg(), reversi.STATE_SIZE, reversi.encode, _identity,
-            _identity, Rollout.RANDOM,
+            _identity, Rollout.RANDOM, plan=_reversi_plan,
         )  # fmt: skip
     if type(game) is UltimateTicTacToe:
         return Adapter(

@@ -1,5 +1,8 @@
 """Dispatch from a game id to its kernel: the only place that lists the compiled games.
 
+The core (`core.tree`, `core.exact`) never imports this module: the package
+above it names it to `core.registry`, and the core reads it from there.
+
 Why one dispatch instead of passing kernel functions to the search: numba
 cannot cache a function that takes other jitted functions as arguments (nor
 a closure over them), and a cold compile costs seconds. A branch on a
@@ -20,17 +23,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast import (
-    bigmnk,
-    connect4,
-    connect4_eval,
-    connect4_solve,
-    mnk,
-    reversi,
-    reversi_leaf,
-    ultimate,
-)
-from player.mcts.fast.codes import LEAF_ROLLOUT, ONGOING, UNSOLVED
+from player.mcts.fast.connect4 import evaluation as connect4_eval
+from player.mcts.fast.connect4 import kernel as connect4
+from player.mcts.fast.connect4 import solve as connect4_solve
+from player.mcts.fast.core.codes import LEAF_ROLLOUT, ONGOING, UNSOLVED
+from player.mcts.fast.mnk import big as bigmnk
+from player.mcts.fast.mnk import kernel as mnk
+from player.mcts.fast.reversi import kernel as reversi
+from player.mcts.fast.reversi import leaf as reversi_leaf
+from player.mcts.fast.ultimate import kernel as ultimate
 
 CONNECT4 = 0
 MNK = 1
@@ -141,6 +142,14 @@ def solve(
     if gid == CONNECT4:
         return connect4_solve.solve(cfg, st, table, budget, alpha, beta)
     return UNSOLVED
+
+
+def new_table(gid: int, entries: int) -> np.ndarray:
+    """A transposition table for `solve` of kernel `gid` (one of `SOLVERS`), of about `entries`
+    int64 words, in the format the kernel owns."""
+    if gid == CONNECT4:
+        return connect4_solve.new_table(entries)
+    raise ValueError(f"kernel {gid} has no exact search")
 
 
 #: the kernels with a leaf evaluator (`leaf`; the others' leaves are always rolled out)

@@ -1,4 +1,4 @@
-"""The atomic array operations (`player.mcts.fast.atomics`) under two real threads."""
+"""The atomic array operations (`player.mcts.fast.core.atomics`) under two real threads."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ pytest.importorskip("numba")
 
 from numba import njit
 
-from player.mcts.fast.atomics import add2, cas1, cas2, fadd1, load2
+from player.mcts.fast.core.atomics import add2, cas1, cas2, fadd1, load2
 
 
 @njit(nogil=True)

@@ -14,10 +14,14 @@ import numpy as np
 from games import make_game
 from games.connect4 import Connect4
 from player.agent import SearchLimit
-from player.mcts.fast import connect4, connect4_eval, connect4_plan, connect4_solve, kernels
+from player.mcts.fast import kernels
 from player.mcts.fast.adapters import adapter_for
-from player.mcts.fast.codes import LEAF_EXACT, LEAF_REWARD, UNSOLVED, Rollout
-from player.mcts.fast.rng import new_rng
+from player.mcts.fast.connect4 import evaluation as connect4_eval
+from player.mcts.fast.connect4 import kernel as connect4
+from player.mcts.fast.connect4 import plan as connect4_plan
+from player.mcts.fast.connect4 import solve as connect4_solve
+from player.mcts.fast.core.codes import LEAF_EXACT, LEAF_REWARD, UNSOLVED, Rollout
+from player.mcts.fast.core.rng import new_rng
 from player.spec import make_agent
 from tests.benchmarks.minimax import late_positions
 

@@ -23,12 +23,14 @@ import numpy as np
 from games import make_game
 from games.reversi import Reversi
 from player.agent import SearchLimit
-from player.mcts.fast import kernels, reversi_leaf, tree
+from player.mcts.fast import kernels
 from player.mcts.fast.adapters import adapter_for
-from player.mcts.fast.codes import DRAW, LEAF_EXACT, LEAF_REWARD, LEAF_ROLLOUT
-from player.mcts.fast.engine import FastSearch
-from player.mcts.fast.reversi_endgame import INF, new_buffer, new_stats, search
-from player.mcts.fast.reversi_plan import SCALE
+from player.mcts.fast.core import tree
+from player.mcts.fast.core.codes import DRAW, LEAF_EXACT, LEAF_REWARD, LEAF_ROLLOUT
+from player.mcts.fast.core.engine import FastSearch
+from player.mcts.fast.reversi import leaf as reversi_leaf
+from player.mcts.fast.reversi.endgame import INF, new_buffer, new_stats, search
+from player.mcts.fast.reversi.plan import SCALE
 from tests.player.mcts.fast.test_reversi_endgame import late_positions, negamax, sides
 
 #: (game, late position (count, empties, seed) or None for the start, iterations, options)

@@ -11,8 +11,8 @@ pytest.importorskip("numba")
 import numpy as np
 
 from games.reversi import PASS, Reversi, ReversiState
-from player.mcts.fast import reversi as kernel
-from player.mcts.fast.reversi_bits import flips, neighbours, popcount, square_of
+from player.mcts.fast.reversi import kernel
+from player.mcts.fast.reversi.bits import flips, neighbours, popcount, square_of
 
 
 def random_games(count: int, seed: int) -> list[list[ReversiState]]:

@@ -12,8 +12,8 @@ pytest.importorskip("numba")
 import numpy as np
 
 from games.reversi import Reversi
-from player.mcts.fast.reversi_endgame import ABORTED, new_buffer, new_stats, search, solve
-from player.mcts.fast.reversi_eval import evaluate, final_score
+from player.mcts.fast.reversi.endgame import ABORTED, new_buffer, new_stats, search, solve
+from player.mcts.fast.reversi.evaluation import evaluate, final_score
 
 GAME = Reversi()
 

@@ -9,7 +9,7 @@ pytest.importorskip("numba")
 import numpy as np
 
 from games.reversi import Reversi
-from player.mcts.fast.reversi_eval import FINAL_SCALE, evaluate, full_lines, stable
+from player.mcts.fast.reversi.evaluation import FINAL_SCALE, evaluate, full_lines, stable
 
 
 def board(*squares: int) -> np.uint64:

@@ -11,9 +11,9 @@ from games.reversi import Reversi
 from player.agent import SearchLimit
 from player.mcts import fast
 from player.mcts.fast.adapters import Adapter, adapter_for
-from player.mcts.fast.engine import FastSearch
-from player.mcts.fast.reversi_endgame import new_buffer, new_stats, solve
-from player.mcts.fast.reversi_plan import plan_for
+from player.mcts.fast.core.engine import FastSearch
+from player.mcts.fast.reversi.endgame import new_buffer, new_stats, solve
+from player.mcts.fast.reversi.plan import plan_for
 from tests.player.mcts.fast.test_reversi_endgame import late_positions, negamax, sides
 
 GAME = Reversi()

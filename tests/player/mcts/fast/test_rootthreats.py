@@ -18,10 +18,10 @@ from games import make_game
 from games.gomoku import Gomoku
 from player.agent import SearchLimit
 from player.mcts import MCTSAgent
-from player.mcts.fast import bigmnk
 from player.mcts.fast.adapters import adapter_for
-from player.mcts.fast.engine import FastSearch
-from player.mcts.fast.rootthreats import MAX_RATE, MIN_RATE, SHARE
+from player.mcts.fast.core.engine import FastSearch
+from player.mcts.fast.mnk import big as bigmnk
+from player.mcts.fast.mnk.rootthreats import MAX_RATE, MIN_RATE, SHARE
 from player.spec import make_agent
 from tests.player.mcts.fast.test_threats import VCF_POSITION, position
 

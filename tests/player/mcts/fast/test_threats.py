@@ -17,7 +17,8 @@ pytest.importorskip("numba")
 import numpy as np
 
 from games.gomoku import Gomoku
-from player.mcts.fast import bigmnk, threats
+from player.mcts.fast.mnk import big as bigmnk
+from player.mcts.fast.mnk import threats
 
 GAME = Gomoku()
 CFG = bigmnk.make_cfg(15, 15, 5)

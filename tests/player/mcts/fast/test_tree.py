@@ -15,10 +15,12 @@ import numpy as np
 from games.connect4 import Connect4
 from games.reversi import Reversi
 from player.agent import SearchLimit
-from player.mcts.fast import connect4, connect4_eval, tree
 from player.mcts.fast.adapters import adapter_for
-from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN
-from player.mcts.fast.engine import FastSearch
+from player.mcts.fast.connect4 import evaluation as connect4_eval
+from player.mcts.fast.connect4 import kernel as connect4
+from player.mcts.fast.core import tree
+from player.mcts.fast.core.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN
+from player.mcts.fast.core.engine import FastSearch
 from player.mcts.options import default
 
 CFG = connect4.make_cfg(7, 6)

@@ -22,11 +22,13 @@ import numpy as np
 
 from games.gomoku import Gomoku
 from player.agent import SearchLimit
-from player.mcts.fast import bigmnk, threats, tree, vct
 from player.mcts.fast.adapters import adapter_for
-from player.mcts.fast.codes import PROVEN_LOSS
-from player.mcts.fast.engine import FastSearch
-from player.mcts.fast.rng import new_rng
+from player.mcts.fast.core import tree
+from player.mcts.fast.core.codes import PROVEN_LOSS
+from player.mcts.fast.core.engine import FastSearch
+from player.mcts.fast.core.rng import new_rng
+from player.mcts.fast.mnk import big as bigmnk
+from player.mcts.fast.mnk import threats, vct
 from tests.player.mcts.fast.test_threats import board, position
 
 GAME = Gomoku()

@@ -52,12 +52,20 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.codes import DRAW, LEAF_EXACT, LEAF_REWARD, ONGOING
-from player.mcts.fast.connect4 import popcount, rollout, winning_cells
+from player.mcts.fast.connect4.kernel import (
+    BOARD_AT,
+    BOTTOM_AT,
+    HEIGHT_AT,
+    PARITY_AT,
+    popcount,
+    rollout,
+    winning_cells,
+)
+from player.mcts.fast.core.codes import DRAW, LEAF_EXACT, LEAF_REWARD, ONGOING
 
 #: the board the weights are for
 WIDTH, HEIGHT = 7, 6
-WEIGHTS_FILE = Path(__file__).with_name("connect4_eval.npz")
+WEIGHTS_FILE = Path(__file__).with_name("eval.npz")
 
 
 def _lines() -> np.ndarray:
@@ -95,7 +103,7 @@ def features(cfg: np.ndarray, p0: int, p1: int, out: np.ndarray) -> None:
     index (add 1 for seat 1). `out` is 2-D (`kernels.leaf`'s scratch rows):
     a row view per leaf would cost reference counting.
     """
-    h, bottom, board = cfg[1], cfg[2], cfg[3]
+    h, bottom, board = cfg[HEIGHT_AT], cfg[BOTTOM_AT], cfg[BOARD_AT]
     stride = h + 1
     mask = p0 | p1
     play = (mask + bottom) & board
@@ -125,7 +133,7 @@ def features(cfg: np.ndarray, p0: int, p1: int, out: np.ndarray) -> None:
         out[0, n + c] = COLUMN_BASE + c * 49 + r0 * 7 + r1
     # odd rows (1st, 3rd, 5th): the kernel's parity rows of an even height (`connect4.make_cfg`;
     # its sentinel row holds no threat)
-    odd = cfg[5]
+    odd = cfg[PARITY_AT]
     a0, b0 = min(popcount(t0 & odd), 2), min(popcount(t0 & ~odd), 2)
     a1, b1 = min(popcount(t1 & odd), 2), min(popcount(t1 & ~odd), 2)
     out[0, n + WIDTH] = PARITY_BASE + ((a0 * 3 + b0) * 3 + a1) * 3 + b1
@@ -192,7 +200,7 @@ def evaluate(
     """
     mover = int(st[2] & 1)
     mask = st[0] | st[1]
-    h, bottom, board = cfg[1], cfg[2], cfg[3]
+    h, bottom, board = cfg[HEIGHT_AT], cfg[BOTTOM_AT], cfg[BOARD_AT]
     if winning_cells(st[mover], mask, h, board) & ((mask + bottom) & board):
         return LEAF_EXACT, mover, 0.0, 0.0
     z = score(cfg, st, params, WEIGHTS, buf)

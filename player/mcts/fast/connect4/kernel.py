@@ -31,10 +31,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.codes import DRAW, ONGOING, Rollout
-from player.mcts.fast.rng import below
+from player.mcts.fast.core.codes import DRAW, ONGOING, Rollout
+from player.mcts.fast.core.rng import below
 
 STATE_SIZE = 4
+
+#: the config's slots (`make_cfg`): columns, rows, the bottom row's bits, every cell's bits, the
+#: cell count, and the bits of the cells on the first player's parity rows (claimeven)
+WIDTH_AT, HEIGHT_AT, BOTTOM_AT, BOARD_AT, CELLS_AT, PARITY_AT = range(6)
+CFG_SIZE = 6
 
 
 def make_cfg(width: int, height: int) -> np.ndarray:
@@ -42,7 +47,16 @@ def make_cfg(width: int, height: int) -> np.ndarray:
     bottom = sum(1 << (c * stride) for c in range(width))
     board = bottom * ((1 << height) - 1)
     parity = sum(bottom << row for row in range(height % 2, height + 1, 2))
-    return np.array([width, height, bottom, board, width * height, parity], dtype=np.int64)
+    cfg = np.zeros(CFG_SIZE, dtype=np.int64)
+    cfg[[WIDTH_AT, HEIGHT_AT, BOTTOM_AT, BOARD_AT, CELLS_AT, PARITY_AT]] = (
+        width,
+        height,
+        bottom,
+        board,
+        width * height,
+        parity,
+    )
+    return cfg
 
 
 def supports(width: int, height: int, k: int) -> bool:
@@ -86,7 +100,7 @@ def winning_cells(p: int, mask: int, h: int, board: int) -> int:
 def legal(cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
     if st[3] != ONGOING:
         return 0
-    w, h = cfg[0], cfg[1]
+    w, h = cfg[WIDTH_AT], cfg[HEIGHT_AT]
     mask = st[0] | st[1]
     n = 0
     for c in range(w):
@@ -103,7 +117,7 @@ def to_move(cfg: np.ndarray, st: np.ndarray) -> int:
 
 @njit(cache=True, nogil=True)
 def play(cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
-    h = cfg[1]
+    h = cfg[HEIGHT_AT]
     mask = st[0] | st[1]
     col = ((1 << h) - 1) << (move * (h + 1))
     bit = (mask + (1 << (move * (h + 1)))) & col
@@ -115,7 +129,7 @@ def play(cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
     dst[2] = ply
     if has_four(dst[mover], h):
         dst[3] = mover
-    elif ply == cfg[4]:
+    elif ply == cfg[CELLS_AT]:
         dst[3] = DRAW
     else:
         dst[3] = ONGOING
@@ -146,14 +160,14 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
     """Play to the end from `st` (not modified); return the winner seat or DRAW."""
     if st[3] != ONGOING:
         return int(st[3])
-    h, bottom, board, cells = cfg[1], cfg[2], cfg[3], cfg[4]
+    h, bottom, board, cells = cfg[HEIGHT_AT], cfg[BOTTOM_AT], cfg[BOARD_AT], cfg[CELLS_AT]
     mover = st[2] & 1
     me = st[mover]
     you = st[1 - mover]
     mask = me | you
     ply = st[2]
     smart = policy == Rollout.WIN_BLOCK
-    parity = cfg[5]
+    parity = cfg[PARITY_AT]
     last = 0  # the last move's bit (unknown at the start)
     while True:
         playable = (mask + bottom) & board

@@ -34,9 +34,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from player.mcts.fast import kernels, tree
-from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNSOLVED
-from player.mcts.fast.connect4_solve import LIMIT, NODES, new_table
+from player.mcts.fast.core import registry, tree
+from player.mcts.fast.core.codes import BUDGET_LIMIT as LIMIT
+from player.mcts.fast.core.codes import BUDGET_NODES as NODES
+from player.mcts.fast.core.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNSOLVED
+
+#: the kernels' dispatch (`player.mcts.fast.kernels`), as the package above the core provides it
+kernels = registry.dispatch()
 
 #: the share of the ``memory`` cap the transposition table takes (the tree the rest)
 TABLE_SHARE = 0.125
@@ -52,7 +56,7 @@ TABLE_SHARE = 0.125
 #: are mapped as the search touches them (zeroed by the kernel), and a 36 MiB table once
 #: cost up to 0.1 s of page faults on a first move
 MAX_ENTRIES = 1 << 17
-#: bytes of one table entry: one int64 word (`connect4_solve.new_table`)
+#: bytes of one table entry: one int64 word (connect four's `solve.new_table`)
 ENTRY_BYTES = 8
 #: one call of exact search, in seconds at the measured rate: the clock is read between
 #: calls, so a call overshoots the share by at most this much (more on a starved CPU,
@@ -91,7 +95,7 @@ class RootSolver:
         self.cfg = cfg
         self.share = share
         self.clock = clock
-        self.table = new_table(table_bytes(max_memory) // ENTRY_BYTES)
+        self.table = kernels.new_table(gid, table_bytes(max_memory) // ENTRY_BYTES)
         #: nodes so far, node limit, then `tree.solve_root`'s state between calls
         self.budget = np.zeros(tree.ROOT_BUDGET, dtype=np.int64)
         #: `tree.solve_root`'s progress per child of the root (a row of the board at most)

@@ -25,20 +25,23 @@ result decides the move (the next `tree.run` picks the proven win at once).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from player.mcts.fast import kernels, reversi_leaf, tree
-from player.mcts.fast.codes import DRAW, PROVEN_WIN
-from player.mcts.fast.reversi import mobility
-from player.mcts.fast.reversi_bits import popcount
-from player.mcts.fast.reversi_endgame import ABORTED, NODES, new_buffer, new_stats, solve
-from player.mcts.fast.reversi_leaf import sides
-from player.mcts.fast.tree import FIRST, MOVER, NCH, PROVEN, ROOT, proof
-from player.mcts.options import default
+from player.mcts.fast import kernels
+from player.mcts.fast.core import tree
+from player.mcts.fast.core.codes import DRAW, PROVEN_WIN
+from player.mcts.fast.core.tree import FIRST, MOVER, NCH, PROVEN, ROOT, proof
+from player.mcts.fast.reversi import leaf as reversi_leaf
+from player.mcts.fast.reversi.bits import popcount
+from player.mcts.fast.reversi.endgame import ABORTED, NODES, new_buffer, new_stats, solve
+from player.mcts.fast.reversi.kernel import mobility
+from player.mcts.fast.reversi.leaf import sides
+from player.mcts.fast.reversi.options import DEFAULTS
 
 #: the evaluation's logistic scale: a score of `SCALE` disc units is a 73% win chance
 SCALE = 20.0
@@ -151,36 +154,35 @@ def solve_root_children(
     return True
 
 
-def plan_for(adapter: Any, options: dict[str, Any]) -> ReversiPlan | None:
+def plan_for(adapter: Any, options: Mapping[str, Any]) -> ReversiPlan | None:
     """The plan of a reversi adapter with its options, else None (plain UCT)."""
     if adapter.gid != kernels.REVERSI:
         return None
     plan = ReversiPlan(
-        leaf=options.get("reversi_leaf", default("reversi_leaf")),
-        depth=int(options.get("reversi_depth", default("reversi_depth"))),
-        solve_empties=int(options.get("reversi_solve", default("reversi_solve"))),
-        endgame=int(options.get("reversi_endgame", default("reversi_endgame"))),
-        c=float(options.get("reversi_c", default("reversi_c"))),
-        minimax=float(options.get("reversi_minimax", default("reversi_minimax"))),
+        leaf=options.get("reversi_leaf", DEFAULTS["reversi_leaf"]),
+        depth=int(options.get("reversi_depth", DEFAULTS["reversi_depth"])),
+        solve_empties=int(options.get("reversi_solve", DEFAULTS["reversi_solve"])),
+        endgame=int(options.get("reversi_endgame", DEFAULTS["reversi_endgame"])),
+        c=float(options.get("reversi_c", DEFAULTS["reversi_c"])),
+        minimax=float(options.get("reversi_minimax", DEFAULTS["reversi_minimax"])),
     )
     if not plan.evaluated and plan.endgame <= 0:
         return None
     return plan
 
 
-def warm_up_endgame(search_class: Any) -> None:
+def warm_up_endgame(search_class: Any, adapter: Any) -> None:
     """Compile the endgame paths (root and leaf solves, ordered searches) on a late position.
 
     The usual warm-up searches the opening only, where no solve runs; a
-    compilation on a move's clock would forfeit the game.
+    compilation on a move's clock would forfeit the game. `adapter` is reversi's (8 x 8).
     """
     from games.reversi import Reversi
     from player.agent import SearchLimit
-    from player.mcts.fast.adapters import adapter_for
 
     game = Reversi()
     state = game.initial_state()
     while 64 - (state[0] | state[1]).bit_count() > 12:  # first legal move each turn
         state = game.apply(state, game.legal_moves(state)[0])
-    search = search_class(game, adapter_for(game), max_memory=1, seed=0, reversi_depth=2)
+    search = search_class(game, adapter, max_memory=1, seed=0, reversi_depth=2)
     search.search(state, SearchLimit(iterations=50))

@@ -36,7 +36,7 @@ On top of it:
   integer backup stays unchanged.
 
 The board here is an int8 array (0 empty, 1 side 0, 2 side 1) of
-``cfg[3]`` cells, ``cfg`` = width, height, k, cells (the `bigmnk` config).
+``cfg[CELLS_AT]`` cells, ``cfg`` the `big` kernel's config (layout: `config`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ import math
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.rng import below, next_u64
+from player.mcts.fast.core.rng import below, next_u64
+from player.mcts.fast.mnk.config import CELLS_AT, HEIGHT_AT, K_AT, WIDTH_AT
 
 #: score growth per stone in a live window
 WEIGHT = 6.0
@@ -105,7 +106,7 @@ def scan(
     ``score[s, e]``: the weighted potential; ``total[s]``: the sum over s's
     live windows (the static evaluation).
     """
-    width, height, k = cfg[0], cfg[1], cfg[2]
+    width, height, k = cfg[WIDTH_AT], cfg[HEIGHT_AT], cfg[K_AT]
     score[:] = 0.0
     wins[:] = 0
     fours[:] = 0
@@ -213,7 +214,7 @@ def _attacks(
     blocks, block = count_first(wins, other)
     if blocks >= 2:
         return -1, 0
-    cells = cfg[3]
+    cells = cfg[CELLS_AT]
     for e in range(cells):
         if fours[side, e] >= 2 and (blocks == 0 or e == block):
             return e, 0
@@ -238,7 +239,7 @@ def vcf(cfg: np.ndarray, board: np.ndarray, side: int, depth: int, budget: np.nd
     recursive functions). `budget[0]` counts down the positions searched; at
     zero the search answers -1 (unknown). `board` is restored on return.
     """
-    cells = cfg[3]
+    cells = cfg[CELLS_AT]
     other = 1 - side
     score = np.empty((2, cells), dtype=np.float64)
     wins = np.empty((2, cells), dtype=np.int8)
@@ -311,7 +312,7 @@ def analyse(
     VCF positions searched in all (counted down); past it the report is what
     was proven so far.
     """
-    cells = cfg[3]
+    cells = cfg[CELLS_AT]
     other = 1 - side
     score = np.empty((2, cells), dtype=np.float64)
     wins = np.empty((2, cells), dtype=np.int8)
@@ -381,7 +382,7 @@ def candidates(
     the `width` best cells by our score plus 0.9 x the opponent's (attack
     first, as a block that also builds beats a plain one).
     """
-    cells = cfg[3]
+    cells = cfg[CELLS_AT]
     other = 1 - side
     score = np.empty((2, cells), dtype=np.float64)
     wins = np.empty((2, cells), dtype=np.int8)
@@ -424,7 +425,7 @@ def candidates(
             value[e] = v
             m += 1
     if m == 0:  # an empty board: the centre (else any empty cell)
-        centre = (cfg[1] // 2) * cfg[0] + cfg[0] // 2
+        centre = (cfg[HEIGHT_AT] // 2) * cfg[WIDTH_AT] + cfg[WIDTH_AT] // 2
         for e in range(cells):
             if board[e] == 0:
                 out[0] = e
@@ -460,7 +461,7 @@ def playout(
     to move minus the opponent's) decides the winner by a draw with a
     logistic probability. Returns 0 or 1 (the winning seat) or 2 (a draw: a full board).
     """
-    cells, k = cfg[3], cfg[2]
+    cells, k = cfg[CELLS_AT], cfg[K_AT]
     score = np.empty((2, cells), dtype=np.float64)
     wins = np.empty((2, cells), dtype=np.int8)
     fours = np.empty((2, cells), dtype=np.int16)

@@ -26,9 +26,9 @@ import math
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.codes import DRAW, LEAF_EXACT, LEAF_REWARD, ONGOING
-from player.mcts.fast.reversi_bits import popcount
-from player.mcts.fast.reversi_endgame import ABORTED, INF, LIMIT, NODES, search, solve
+from player.mcts.fast.core.codes import DRAW, LEAF_EXACT, LEAF_REWARD, ONGOING
+from player.mcts.fast.reversi.bits import popcount
+from player.mcts.fast.reversi.endgame import ABORTED, INF, LIMIT, NODES, search, solve
 
 #: the parameters' layout (`params`)
 DEPTH, SOLVE_EMPTIES, SCALE = range(3)

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from player.mcts.fast import tree
-from player.mcts.fast.adapters import Adapter
-from player.mcts.fast.codes import PROVEN_LOSS
-from player.mcts.fast.rootthreats import TreeArrays
+from player.mcts.fast.core import tree
+from player.mcts.fast.core.adapter import Adapter
+from player.mcts.fast.core.codes import PROVEN_LOSS
+from player.mcts.fast.mnk.rootthreats import TreeArrays
 
 #: the most of the time left that each step may take: our VCT, then the defence
 ATTACK_SHARE, DEFENCE_SHARE = 0.35, 0.25

@@ -15,18 +15,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.codes import DRAW, ONGOING, Rollout
-from player.mcts.fast.rng import below
+from player.mcts.fast.core.codes import DRAW, ONGOING, Rollout
+from player.mcts.fast.core.rng import below
+from player.mcts.fast.mnk.config import CELLS_AT, HEADER, HEIGHT_AT, K_AT, MOST_AT, WIDTH_AT
 
 STATE_SIZE = 4
-HEADER = 5
 
 
 def make_cfg(width: int, height: int, k: int, windows: tuple[tuple[int, ...], ...]) -> np.ndarray:
     most = max((len(w) for w in windows), default=0)
     cells = width * height
     cfg = np.zeros(HEADER + cells * most, dtype=np.int64)
-    cfg[:HEADER] = (width, height, k, cells, most)
+    cfg[[WIDTH_AT, HEIGHT_AT, K_AT, CELLS_AT, MOST_AT]] = (width, height, k, cells, most)
     for cell, masks in enumerate(windows):
         for j, mask in enumerate(masks):
             cfg[HEADER + cell * most + j] = mask
@@ -39,7 +39,7 @@ def supports(width: int, height: int) -> bool:
 
 @njit(cache=True, nogil=True)
 def _makes_line(cfg: np.ndarray, mine: int, cell: int) -> bool:
-    most = cfg[4]
+    most = cfg[MOST_AT]
     base = HEADER + cell * most
     for j in range(most):
         w = cfg[base + j]
@@ -56,7 +56,7 @@ def legal(cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
         return 0
     occupied = st[0] | st[1]
     n = 0
-    for cell in range(cfg[3]):
+    for cell in range(cfg[CELLS_AT]):
         if not (occupied >> cell) & 1:
             out[n] = cell
             n += 1
@@ -78,7 +78,7 @@ def play(cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
     dst[2] = ply
     if _makes_line(cfg, dst[mover], move):
         dst[3] = mover
-    elif ply == cfg[3]:
+    elif ply == cfg[CELLS_AT]:
         dst[3] = DRAW
     else:
         dst[3] = ONGOING
@@ -93,7 +93,7 @@ def status(cfg: np.ndarray, st: np.ndarray) -> int:
 def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
     if st[3] != ONGOING:
         return int(st[3])
-    cells = cfg[3]
+    cells = cfg[CELLS_AT]
     mover = st[2] & 1
     me = st[mover]
     you = st[1 - mover]

@@ -36,7 +36,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.threats import DC, DR, any_set, count_first, scan
+from player.mcts.fast.mnk.config import CELLS_AT, HEIGHT_AT, K_AT, WIDTH_AT
+from player.mcts.fast.mnk.threats import DC, DR, any_set, count_first, scan
 
 #: deepest line searched, in attacker moves (fours, forced blocks and threes)
 MAX_DEPTH = 20
@@ -65,7 +66,7 @@ def _makes_three(
     one it already had (`fpair`, unless that partner is `e` itself).
     `pairs` is scratch (at least 8k rows of 2).
     """
-    width, height, k = cfg[0], cfg[1], cfg[2]
+    width, height, k = cfg[WIDTH_AT], cfg[HEIGHT_AT], cfg[K_AT]
     piece = side + 1
     row0, col0 = e // width, e % width
     n = 0
@@ -113,7 +114,7 @@ def _makes_three(
 @njit(cache=True, nogil=True)
 def _mark_windows(cfg: np.ndarray, board: np.ndarray, side: int, t: int, mark: np.ndarray) -> None:
     """Mark `t` and the empty cells of every live window of k-2 `side` stones through it."""
-    width, height, k = cfg[0], cfg[1], cfg[2]
+    width, height, k = cfg[WIDTH_AT], cfg[HEIGHT_AT], cfg[K_AT]
     piece = side + 1
     row0, col0 = t // width, t % width
     mark[t] = 1
@@ -176,7 +177,7 @@ def _attacker_node(
             return _WIN, block, False
         out[0] = block
         return _OPEN, 1, True
-    cells = cfg[3]
+    cells = cfg[CELLS_AT]
     for e in range(cells):
         if fours[side, e] >= 2:
             return _WIN, e, False
@@ -236,7 +237,7 @@ def _defender_node(
     if n == 1:
         out[0] = first
         return _OPEN, 1
-    cells = cfg[3]
+    cells = cfg[CELLS_AT]
     mark[:] = 0
     m = 0
     for t in range(cells):
@@ -268,7 +269,7 @@ def _search(
     board. A forced block is not counted as a three (the attacker had no
     choice), a four never.
     """
-    cells = cfg[3]
+    cells = cfg[CELLS_AT]
     score = np.empty((2, cells), dtype=np.float64)
     wins = np.empty((2, cells), dtype=np.int8)
     fours = np.empty((2, cells), dtype=np.int16)
@@ -276,7 +277,7 @@ def _search(
     zone = np.empty((2, cells), dtype=np.int8)
     total = np.empty(2, dtype=np.float64)
     value = np.empty(cells, dtype=np.float64)
-    pairs = np.empty((8 * cfg[2] + 8, 2), dtype=np.int64)
+    pairs = np.empty((8 * cfg[K_AT] + 8, 2), dtype=np.int64)
     mark = np.zeros(cells, dtype=np.int8)
     levels = 2 * MAX_DEPTH + 2
     moves = np.empty((levels, cells), dtype=np.int64)

@@ -55,10 +55,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.codes import UNSOLVED
-from player.mcts.fast.connect4 import has_four, popcount, winning_cells
+from player.mcts.fast.connect4.kernel import (
+    BOARD_AT,
+    BOTTOM_AT,
+    CELLS_AT,
+    HEIGHT_AT,
+    PARITY_AT,
+    WIDTH_AT,
+    has_four,
+    popcount,
+    winning_cells,
+)
+from player.mcts.fast.core.codes import BUDGET_LIMIT, BUDGET_NODES, UNSOLVED
 
-NODES, LIMIT = 0, 1
+NODES, LIMIT = BUDGET_NODES, BUDGET_LIMIT
 
 
 #: the low bits of a slot: the bounds, then the work under the entry (log2 of its nodes)
@@ -148,7 +158,13 @@ def _enter(
     the moves that do not hand the opponent an immediate win; `score` is
     scratch space beside it (no allocation per node).
     """
-    w, h, bottom, board, cells = cfg[0], cfg[1], cfg[2], cfg[3], cfg[4]
+    w, h, bottom, board, cells = (
+        cfg[WIDTH_AT],
+        cfg[HEIGHT_AT],
+        cfg[BOTTOM_AT],
+        cfg[BOARD_AT],
+        cfg[CELLS_AT],
+    )
     you = me ^ mask
     possible = (mask + bottom) & board
     theirs = winning_cells(you, mask, h, board)
@@ -162,7 +178,7 @@ def _enter(
         return -1, alpha, beta, 0, -1, 0
     if ply >= cells - 2:
         return 0, alpha, beta, 0, -1, 0
-    parity = cfg[5]
+    parity = cfg[PARITY_AT]
     if ((mask + bottom) & ~parity) == 0:  # claimeven: every column has an even number of empties
         empty = board ^ mask
         if not has_four(me | (empty & parity), h):  # answered in the same column, we never win
@@ -171,7 +187,7 @@ def _enter(
             if alpha >= 0:
                 return 0, alpha, beta, 0, -1, 0
             beta = 0
-    bucket, quotient = _locate(table, me + mask + cfg[2])
+    bucket, quotient = _locate(table, me + mask + cfg[BOTTOM_AT])
     packed = _find(table, bucket, quotient)
     if packed >= 0:
         lo, up = packed // 3 - 1, packed % 3 - 1
@@ -321,7 +337,7 @@ def solve(
         return 0 if status == 2 else (1 if status == mover else -1)
     me = st[mover]
     mask = st[0] | st[1]
-    h, bottom, board = cfg[1], cfg[2], cfg[3]
+    h, bottom, board = cfg[HEIGHT_AT], cfg[BOTTOM_AT], cfg[BOARD_AT]
     if winning_cells(me, mask, h, board) & ((mask + bottom) & board):
         return 1
     return _negamax(cfg, me, mask, st[2], table, budget, alpha, beta)

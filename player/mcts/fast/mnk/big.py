@@ -23,9 +23,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast import threats, vct
-from player.mcts.fast.codes import DRAW, ONGOING, Rollout
-from player.mcts.fast.rng import below
+from player.mcts.fast.core.codes import DRAW, ONGOING, Rollout
+from player.mcts.fast.core.rng import below
+from player.mcts.fast.mnk import threats, vct
+from player.mcts.fast.mnk.config import (
+    BIG_SIZE,
+    CANDIDATES,
+    CELLS_AT,
+    CUTOFF,
+    HEIGHT_AT,
+    K_AT,
+    VCF,
+    WIDTH_AT,
+)
 
 BITS = 60
 WORDS = 5
@@ -38,15 +48,12 @@ _DR = np.array([0, 1, 1, 1], dtype=np.int64)
 _DC = np.array([1, 0, 1, -1], dtype=np.int64)
 
 
-#: cfg columns past the board's: knowledge switches (`tune`), 0 = off
-CANDIDATES = 4
-CUTOFF = 5
-VCF = 6
-
-
 def make_cfg(width: int, height: int, k: int) -> np.ndarray:
-    """The plain rules' config: every legal move is expanded (the knowledge is off)."""
-    return np.array([width, height, k, width * height, 0, 0, 0], dtype=np.int64)
+    """The plain rules' config (`config`'s layout): every legal move is expanded (the knowledge,
+    slots `CANDIDATES`, `CUTOFF` and `VCF`, is off)."""
+    cfg = np.zeros(BIG_SIZE, dtype=np.int64)
+    cfg[[WIDTH_AT, HEIGHT_AT, K_AT, CELLS_AT]] = (width, height, k, width * height)
+    return cfg
 
 
 def tune(cfg: np.ndarray, candidates: int, cutoff: int, vcf: int) -> np.ndarray:
@@ -58,7 +65,7 @@ def tune(cfg: np.ndarray, candidates: int, cutoff: int, vcf: int) -> np.ndarray:
     `vcf`: the positions of the VCF search at each expanded node (0: none).
     """
     tuned = cfg.copy()
-    if cfg[2] >= 5:
+    if cfg[K_AT] >= 5:
         tuned[CANDIDATES] = candidates
         tuned[CUTOFF] = cutoff
         tuned[VCF] = vcf if candidates > 0 else 0
@@ -90,7 +97,7 @@ def _has(st: np.ndarray, side: int, cell: int) -> bool:
 @njit(cache=True, nogil=True)
 def _run(cfg: np.ndarray, board: np.ndarray, piece: int, cell: int, dr: int, dc: int) -> int:
     """How many `piece` stones follow `cell` (not counted) in direction (dr, dc)."""
-    width, height = cfg[0], cfg[1]
+    width, height = cfg[WIDTH_AT], cfg[HEIGHT_AT]
     row, col = cell // width + dr, cell % width + dc
     n = 0
     while 0 <= row < height and 0 <= col < width and board[row * width + col] == piece:
@@ -106,7 +113,7 @@ def _wins_at(cfg: np.ndarray, board: np.ndarray, piece: int, cell: int) -> bool:
     for d in range(4):
         dr, dc = _DR[d], _DC[d]
         length = 1 + _run(cfg, board, piece, cell, dr, dc) + _run(cfg, board, piece, cell, -dr, -dc)
-        if length >= cfg[2]:
+        if length >= cfg[K_AT]:
             return True
     return False
 
@@ -114,8 +121,8 @@ def _wins_at(cfg: np.ndarray, board: np.ndarray, piece: int, cell: int) -> bool:
 @njit(cache=True, nogil=True)
 def _board(cfg: np.ndarray, st: np.ndarray) -> np.ndarray:
     """Cells as 0 (empty), 1 (side 0) or 2 (side 1)."""
-    board = np.zeros(cfg[3], dtype=np.int8)
-    for cell in range(cfg[3]):
+    board = np.zeros(cfg[CELLS_AT], dtype=np.int8)
+    for cell in range(cfg[CELLS_AT]):
         if _has(st, 0, cell):
             board[cell] = 1
         elif _has(st, 1, cell):
@@ -131,7 +138,7 @@ def legal(cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
         board = _board(cfg, st)
         return threats.candidates(cfg, board, int(st[PLY] & 1), cfg[CANDIDATES], cfg[VCF], out)
     n = 0
-    for cell in range(cfg[3]):
+    for cell in range(cfg[CELLS_AT]):
         if not _has(st, 0, cell) and not _has(st, 1, cell):
             out[n] = cell
             n += 1
@@ -146,7 +153,7 @@ def to_move(cfg: np.ndarray, st: np.ndarray) -> int:
 @njit(cache=True, nogil=True)
 def _run_bits(cfg: np.ndarray, st: np.ndarray, side: int, cell: int, dr: int, dc: int) -> int:
     """`_run` over a state row's bits: how many of `side`'s stones follow `cell`."""
-    width, height = cfg[0], cfg[1]
+    width, height = cfg[WIDTH_AT], cfg[HEIGHT_AT]
     row, col = cell // width + dr, cell % width + dc
     n = 0
     while 0 <= row < height and 0 <= col < width and _has(st, side, row * width + col):
@@ -167,12 +174,12 @@ def play(cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) -> None:
     for d in range(4):
         dr, dc = _DR[d], _DC[d]
         length = 1 + _run_bits(cfg, dst, mover, move, dr, dc)
-        if length + _run_bits(cfg, dst, mover, move, -dr, -dc) >= cfg[2]:
+        if length + _run_bits(cfg, dst, mover, move, -dr, -dc) >= cfg[K_AT]:
             won = True
             break
     if won:
         dst[STATUS] = mover
-    elif ply == cfg[3]:
+    elif ply == cfg[CELLS_AT]:
         dst[STATUS] = DRAW
     else:
         dst[STATUS] = ONGOING
@@ -187,9 +194,9 @@ def status(cfg: np.ndarray, st: np.ndarray) -> int:
 def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
     if st[STATUS] != ONGOING:
         return int(st[STATUS])
-    cells, width, height = cfg[3], cfg[0], cfg[1]
+    cells, width, height = cfg[CELLS_AT], cfg[WIDTH_AT], cfg[HEIGHT_AT]
     board = _board(cfg, st)
-    if policy == Rollout.THREAT and cfg[2] >= 5:
+    if policy == Rollout.THREAT and cfg[K_AT] >= 5:
         return threats.playout(cfg, board, int(st[PLY] & 1), int(st[PLY]), rng, cfg[CUTOFF])
     free = np.empty(cells, dtype=np.int64)
     where = np.full(cells, -1, dtype=np.int64)  # a free cell's index in `free`
@@ -252,7 +259,7 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
                         continue
                     run = 1 + _run(cfg, board, mover + 1, e, dr, dc)
                     run += _run(cfg, board, mover + 1, e, -dr, -dc)
-                    if run >= cfg[2]:
+                    if run >= cfg[K_AT]:
                         wins[mover, e] = 1
                         count[mover] += 1
         elif _wins_at(cfg, board, mover + 1, cell):

@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.reversi import mobility
-from player.mcts.fast.reversi_bits import U1, flips, popcount, square_of
-from player.mcts.fast.reversi_eval import evaluate, final_score
+from player.mcts.fast.reversi.bits import U1, flips, popcount, square_of
+from player.mcts.fast.reversi.evaluation import evaluate, final_score
+from player.mcts.fast.reversi.kernel import mobility
 
 NODES, LIMIT, ABORTED = 0, 1, 2
 ORDER_EMPTIES = 6

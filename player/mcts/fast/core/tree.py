@@ -32,13 +32,14 @@ expanded for lack of room: the tree stops growing, the search goes on).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from player.mcts.fast import kernels
-from player.mcts.fast.atomics import add2, cas1, cas2, fadd1, load2
-from player.mcts.fast.codes import (
+from player.mcts.fast.core import registry
+from player.mcts.fast.core.atomics import add2, cas1, cas2, fadd1, load2
+from player.mcts.fast.core.codes import (
     DRAW,
     LEAF_EXACT,
     LEAF_REWARD,
@@ -49,7 +50,11 @@ from player.mcts.fast.codes import (
     PROVEN_WIN,
     UNSOLVED,
 )
-from player.mcts.fast.rng import below
+from player.mcts.fast.core.rng import below
+
+#: the kernels' dispatch (`player.mcts.fast.kernels`), as the package above the core provides it:
+#: a module global, so numba compiles the calls through it (and caches them)
+kernels = registry.dispatch()
 
 FIRST, NCH, VIS, PARENT, MOVE, MOVER, PROVEN, IMPLIED = range(8)
 COLUMNS = 8
@@ -59,6 +64,38 @@ UNKNOWN = -1
 ROOT, NEXT, FULL = 0, 1, 2
 #: a node's child count while one thread expands it (`_expand` with ``shared``)
 CLAIMED = -1
+#: what `_expand` answers instead of a child: no free rows for the children (the tree is full) ...
+NO_ROOM = -1
+#: ... or another thread is expanding the node (``shared``)
+BUSY = -2
+
+
+class Tree(NamedTuple):
+    """The search tree as one value: its rows' states, int32 columns and reward sums, and `meta`.
+
+    Row ``i`` is a node: ``st[i]`` its kernel state, ``ni[i]`` its columns
+    (`FIRST` ... `IMPLIED`), ``wsum[i]`` the rewards backed up through it;
+    ``meta`` holds `ROOT`, `NEXT` (the first free row) and `FULL`. The
+    compiled functions take the four arrays (``*tree``): numba caches
+    functions over arrays, and unpacking costs nothing next to a batch.
+    """
+
+    st: np.ndarray
+    ni: np.ndarray
+    wsum: np.ndarray
+    meta: np.ndarray
+
+    @classmethod
+    def empty(cls, capacity: int, state_size: int) -> Tree:
+        """A tree of `capacity` rows, none used (`np.empty`: pages are mapped as it grows)."""
+        return cls(
+            np.empty((capacity, state_size), dtype=np.int64),
+            np.empty((capacity, COLUMNS), dtype=np.int32),
+            np.empty(capacity, dtype=np.float64),
+            np.zeros(3, dtype=np.int64),
+        )
+
+
 MAX_MOVES = 304  # the most legal moves of any kernel (bigmnk: 300 cells)
 MAX_DEPTH = 1024
 
@@ -92,8 +129,8 @@ def _expand(
     moves: np.ndarray,
     shared: bool,
 ) -> int:
-    """Create every child of `node`; return the first to visit (-1: no room, -2: another
-    thread is expanding it).
+    """Create every child of `node`; return the first to visit, or `NO_ROOM` (the tree is
+    full) or `BUSY` (another thread is expanding it).
 
     `shared` (threads searching one tree): the node is claimed first (its
     child count from 0 to `CLAIMED`), rows are taken by compare-and-swap on
@@ -101,7 +138,7 @@ def _expand(
     it sees the rows.
     """
     if shared and cas2(ni, node, NCH, 0, CLAIMED) != 0:
-        return -2
+        return BUSY
     n = kernels.legal(gid, cfg, st[node], moves)
     while True:
         first = meta[NEXT]
@@ -109,7 +146,7 @@ def _expand(
             meta[FULL] += 1
             if shared:
                 cas2(ni, node, NCH, CLAIMED, 0)
-            return -1
+            return NO_ROOM
         if not shared:
             meta[NEXT] = first + n
             break

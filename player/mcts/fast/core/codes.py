@@ -15,6 +15,8 @@ from __future__ import annotations
 import enum
 
 __all__ = [
+    "BUDGET_LIMIT",
+    "BUDGET_NODES",
     "DRAW",
     "LEAF_EXACT",
     "LEAF_REWARD",
@@ -41,6 +43,10 @@ PROVEN_LOSS = 3
 #: a kernel's exact search (`kernels.solve`: 1 win, 0 draw, -1 loss for the side to move)
 #: ran out of its node budget, or the kernel has none
 UNSOLVED = 9
+#: an exact search's budget (an int64 array): the nodes searched so far, and the node limit
+#: past which it answers UNSOLVED
+BUDGET_NODES = 0
+BUDGET_LIMIT = 1
 
 
 #: a kernel's leaf evaluation (`kernels.leaf`), what the tree does with a leaf: play a

@@ -16,8 +16,8 @@ import numpy as np
 from numba import njit
 
 from games import ultimate as rules
-from player.mcts.fast.codes import DRAW, ONGOING, Rollout
-from player.mcts.fast.rng import below
+from player.mcts.fast.core.codes import DRAW, ONGOING, Rollout
+from player.mcts.fast.core.rng import below
 
 STATE_SIZE = 10
 FREE = -1  # st[7]: no forced sub-board

@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.reversi import mobility
-from player.mcts.fast.reversi_bits import U1, neighbours, popcount, shift
+from player.mcts.fast.reversi.bits import U1, neighbours, popcount, shift
+from player.mcts.fast.reversi.kernel import mobility
 
 FINAL_SCALE = 1000.0
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from player.mcts.fast.codes import DRAW, ONGOING
-from player.mcts.fast.reversi_bits import flips, popcount, square_of
-from player.mcts.fast.rng import below
+from player.mcts.fast.core.codes import DRAW, ONGOING
+from player.mcts.fast.core.rng import below
+from player.mcts.fast.reversi.bits import flips, popcount, square_of
 
 STATE_SIZE = 5
 PASS = -1

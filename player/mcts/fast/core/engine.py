@@ -31,15 +31,10 @@ import numpy as np
 
 from games.base import Game
 from player.agent import SearchLimit
-from player.mcts.fast import exact, tree
-from player.mcts.fast.adapters import Adapter
-from player.mcts.fast.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
-from player.mcts.fast.connect4_plan import Connect4Plan
-from player.mcts.fast.connect4_plan import plan_for as connect4_plan
-from player.mcts.fast.reversi_plan import ReversiPlan, plan_for
-from player.mcts.fast.rng import new_rng
-from player.mcts.fast.rootthreats import RootThreats
-from player.mcts.fast.rootvct import RootVCT
+from player.mcts.fast.core import exact, tree
+from player.mcts.fast.core.adapter import Adapter, Plan
+from player.mcts.fast.core.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
+from player.mcts.fast.core.rng import new_rng
 from player.mcts.options import check_options, default
 from player.mcts.search import MoveStat, SearchResult
 
@@ -72,6 +67,9 @@ class FastSearch:
     checks); `max_memory` is its ``memory`` (MiB). ``rollout="smart"`` plays
     the adapter's `Adapter.smart` policy, ``"random"`` `Rollout.RANDOM`.
     `threads` is the agent's ``workers``; `close` stops the extra threads.
+    Any other keyword option is a game's own (declared in its package's
+    ``options.py``): the adapter's knowledge factories read it, and the
+    other games' adapters ignore it.
     """
 
     def __init__(
@@ -85,23 +83,12 @@ class FastSearch:
         reuse: bool = default("reuse"),
         max_memory: float = default("memory"),
         exact_share: float = default("exact"),
-        threats: bool = default("threats"),
-        candidates: int = default("candidates"),
-        cutoff: int = default("cutoff"),
-        vcf: int = default("vcf"),
-        vct: int = default("vct"),
         threads: int = 1,
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
         **kernel_options: Any,
     ) -> None:
-        check_options(
-            {
-                "c": c, "rollout": rollout, "memory": max_memory, "exact": exact_share,
-                "threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf,
-                "vct": vct,
-            }
-        )  # fmt: skip
+        check_options({"c": c, "rollout": rollout, "memory": max_memory, "exact": exact_share})
         self.game = game
         self.adapter = adapter
         self.c = float(c)
@@ -118,31 +105,53 @@ class FastSearch:
         if exact_share > 0 and exact.supported(adapter.gid):
             self.exact = exact.RootSolver(adapter.gid, adapter.cfg, exact_share, max_memory, clock)
             tree_bytes -= exact.table_bytes(max_memory)
-        # Kernel-specific search knowledge (reversi: `reversi_plan`, connect four:
-        # `connect4_plan`), None = plain UCT.
+        # The game's own search knowledge (reversi's and connect four's `plan`), None = plain UCT.
         check_options(kernel_options)
-        self.plan: ReversiPlan | Connect4Plan | None = plan_for(
-            adapter, kernel_options
-        ) or connect4_plan(adapter, kernel_options, self.policy)
+        self.plan: Plan | None = (
+            None if adapter.plan is None else adapter.plan(adapter, kernel_options, self.policy)
+        )
         if self.plan is not None:  # its own leaf parameters count too (not the shared ones)
             tree_bytes -= self.plan.owned_bytes
         self.capacity = max(64, tree_bytes // self.node_bytes)
-        self.st = np.empty((self.capacity, adapter.state_size), dtype=np.int64)
-        self.ni = np.empty((self.capacity, tree.COLUMNS), dtype=np.int32)
-        self.wsum = np.empty(self.capacity, dtype=np.float64)
-        self.meta = np.zeros(3, dtype=np.int64)
+        #: the tree, one value (`tree.Tree`); `st`, `ni`, `wsum` and `meta` name its arrays
+        self.arrays = tree.Tree.empty(self.capacity, adapter.state_size)
         self.root_state: Any = None
         self._batch = 16  # grows to BATCH_SECONDS of work (slow kernels: gomoku)
         #: the kernel config the search runs with: the adapter's, knowledge switched on or off
-        tune = adapter.tune
-        self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, candidates, cutoff, vcf)
-        self.root_threats = RootThreats(adapter) if threats and adapter.analyse else None
-        self.root_vct = RootVCT(adapter, vct) if vct > 0 and adapter.threat_win else None
+        tune = adapter.configure
+        self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, kernel_options)
+        #: the game's root searches (`RootSearch`; typed Any: callers may read a game's own fields)
+        self.root_threats: Any = (
+            None if adapter.root_threats is None else adapter.root_threats(adapter, kernel_options)
+        )
+        self.root_vct: Any = (
+            None if adapter.root_vct is None else adapter.root_vct(adapter, kernel_options)
+        )
         #: threads searching the one tree in a timed search (`threads`; 1 = this thread only)
         self.threads = max(1, int(threads))
         self._lanes: ThreadPoolExecutor | None = None
         #: the last search's simulations per thread (this one first)
         self.thread_iterations: tuple[int, ...] = ()
+
+    @property
+    def st(self) -> np.ndarray:
+        """The rows' kernel states."""
+        return self.arrays.st
+
+    @property
+    def ni(self) -> np.ndarray:
+        """The rows' int32 columns (`tree.FIRST` ... `tree.IMPLIED`)."""
+        return self.arrays.ni
+
+    @property
+    def wsum(self) -> np.ndarray:
+        """The rows' reward sums."""
+        return self.arrays.wsum
+
+    @property
+    def meta(self) -> np.ndarray:
+        """`tree.ROOT`, `tree.NEXT`, `tree.FULL`."""
+        return self.arrays.meta
 
     # --- tree reuse --------------------------------------------------------------
 
@@ -201,11 +210,11 @@ class FastSearch:
         """Make `state` the root; return the visits it already has."""
         if self.root_state is None or self.root_state != state:
             self.st[0, :] = self.adapter.encode_state(state)
-            tree.init_root(self.adapter.gid, self.cfg, self.st, self.ni, self.wsum, self.meta)
+            tree.init_root(self.adapter.gid, self.cfg, *self.arrays)
             self.root_state = state
             return 0
         if self.meta[tree.ROOT] != 0 and self.meta[tree.NEXT] > self.capacity // 2:
-            tree.compact(self.st, self.ni, self.wsum, self.meta)
+            tree.compact(*self.arrays)
         root = int(self.meta[tree.ROOT])
         if not self._proof_held(root):
             # A reused node proven by a leaf's exact judgement, a threat search or
@@ -338,7 +347,7 @@ class FastSearch:
         else:
             c, leaf, counts, rows = self.c, NO_LEAF, NO_COUNTS, NO_SCRATCH
         done, depth = tree.run(
-            self.adapter.gid, self.cfg, self.st, self.ni, self.wsum, self.meta, kstate,
+            self.adapter.gid, self.cfg, *self.arrays, kstate,
             batch, c, self.policy, self.solver, leaf, counts, rows, shared, alpha,
         )  # fmt: skip
         return int(done), int(depth)

@@ -19,9 +19,10 @@ from typing import Protocol
 
 import numpy as np
 
-from player.mcts.fast import threats, tree
-from player.mcts.fast.adapters import Adapter
-from player.mcts.fast.codes import PROVEN_LOSS
+from player.mcts.fast.core import tree
+from player.mcts.fast.core.adapter import Adapter
+from player.mcts.fast.core.codes import PROVEN_LOSS
+from player.mcts.fast.mnk import threats
 
 #: the most of a move's remaining time the root threat search may take (it cannot
 #: look at the clock: on a loaded machine it runs slower than its measured rate)

@@ -1,0 +1,1 @@
+"""Ultimate tic-tac-toe's search knowledge: its kernel (`kernel`)."""

@@ -1,0 +1,96 @@
+"""One ``mcts`` option: `MCTSOption`, its type, default, range, help and check.
+
+Why a module of its own: the generic options (`player.mcts.options`) and
+each game's (its knowledge package's ``options.py``) are declared with it,
+and neither table may import the other's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from player.spec import AgentOption, OptionType
+
+__all__ = ["AGENT", "BOTH", "FAST", "MCTSOption", "defaults"]
+
+#: who reads an option: the agent itself, or the search engines named
+AGENT = ()
+BOTH = ("python", "fast")
+#: the compiled engine only (every game's own knowledge)
+FAST = ("fast",)
+
+
+@dataclass(frozen=True, slots=True)
+class MCTSOption:
+    """One option: its spec name, type, default, allowed range and help.
+
+    The range is `choices` for a str, else ``low`` (exclusive when `above`)
+    and ``high`` (inclusive); a float must be finite; `nullable` allows None
+    (``none`` in a spec). `engines` names the search engines that read it
+    (``python``, ``fast``); empty for the agent's own options.
+    """
+
+    name: str
+    type: OptionType
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | None = None
+    above: bool = False
+    unit: str = ""
+    choices: tuple[str, ...] | None = None
+    nullable: bool = False
+    engines: tuple[str, ...] = BOTH
+
+    def rule(self) -> str:
+        """What a valid value is, as error messages say it (``a finite number >= 0``)."""
+        if self.choices is not None:
+            return f"one of {', '.join(self.choices)}"
+        if self.low is not None and self.high is not None:
+            text = f"between {self.low:g} and {self.high:g}"
+        elif self.low is not None:
+            text = f"{'>' if self.above else '>='} {self.low:g}"
+        else:
+            text = "an integer" if self.type is int else "a number"
+        if self.unit:
+            text += f" {self.unit}"
+        if self.nullable:
+            return f"{text} (or none)"
+        return f"a finite number {text}" if self.type is float else text
+
+    def valid(self, value: Any) -> bool:
+        """Whether `value` is allowed (of the right type and in range)."""
+        if value is None:
+            return self.nullable
+        if self.type is bool:
+            return isinstance(value, bool)
+        if self.type is str:
+            return isinstance(value, str) and (self.choices is None or value in self.choices)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        if self.type is int and not isinstance(value, int):
+            return False
+        if not math.isfinite(value):
+            return False
+        if self.low is not None and (value <= self.low if self.above else value < self.low):
+            return False
+        return self.high is None or value <= self.high
+
+    def check(self, value: Any) -> None:
+        """Raise ValueError (``option 'c' must be a finite number >= 0, not -1``) if invalid."""
+        if not self.valid(value):
+            raise ValueError(f"option {self.name!r} must be {self.rule()}, not {value!r}")
+
+    def agent_option(self) -> AgentOption:
+        """The spec parser's declaration of this option."""
+        return AgentOption(
+            self.name, self.type, self.default, self.help, self.choices, nullable=self.nullable
+        )
+
+
+def defaults(options: Iterable[MCTSOption]) -> Mapping[str, Any]:
+    """Each option's default by name (a game's knowledge reads its own table's)."""
+    return {option.name: option.default for option in options}

@@ -1,0 +1,127 @@
+"""The ``mcts`` options in two layers: a small generic table, and each game's in its package.
+
+Every spec string that worked with the one flat table still works with the
+same meaning: `TODAY` is that table (name, type, default, choices, in spec
+order), and each game's options are parsed from a spec and followed into the
+compiled search of their game, while the other games ignore them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from games import make_game
+from player.agent import SearchLimit
+from player.mcts import MCTSAgent
+from player.mcts.options import GAMES, GENERIC, OPTIONS
+from player.spec import check_agent_spec, make_agent
+
+#: the one flat table before the split: (name, type, default, choices)
+TODAY: list[tuple[str, type, Any, tuple[str, ...] | None]] = [
+    ("time", float, 1.0, None),
+    ("iterations", int, None, None),
+    ("c", float, 1.4, None),
+    ("metric", str, "uct", ("uct", "uctv")),
+    ("max_moves", int, None, None),
+    ("workers", int, 1, None),
+    ("reuse", bool, True, None),
+    ("solver", bool, True, None),
+    ("seed", int, None, None),
+    ("engine", str, "auto", ("auto", "fast", "python")),
+    ("rollout", str, "smart", ("smart", "random")),
+    ("exact", float, 0.5, None),
+    ("memory", float, 512, None),
+    ("threats", bool, False, None),
+    ("candidates", int, 12, None),
+    ("cutoff", int, 4, None),
+    ("vcf", int, 32, None),
+    ("vct", int, 20_000, None),
+    ("connect4_eval", float, 0.7, None),
+    ("connect4_c", float, 0.5, None),
+    ("connect4_minimax", float, 0.4, None),
+    ("connect4_weights", str, "shipped", None),
+    ("reversi_leaf", str, "eval", ("eval", "rollout")),
+    ("reversi_depth", int, 0, None),
+    ("reversi_solve", int, 10, None),
+    ("reversi_endgame", int, 20, None),
+    ("reversi_c", float, 0.5, None),
+    ("reversi_minimax", float, 0.0, None),
+]
+
+#: for each game's option: a value other than its default, the game whose search reads it,
+#: and how to read it back from that search (`FastSearch`)
+SEEN: dict[str, tuple[str, Any, str, Any]] = {
+    "threats": ("true", True, "gomoku", lambda s: s.root_threats is not None),
+    "candidates": ("5", 5, "gomoku", lambda s: int(s.cfg[4])),
+    "cutoff": ("2", 2, "gomoku", lambda s: int(s.cfg[5])),
+    "vcf": ("7", 7, "gomoku", lambda s: int(s.cfg[6])),
+    "vct": ("0", True, "gomoku", lambda s: s.root_vct is None),
+    "connect4_eval": ("0.5", 0.5, "connect4", lambda s: s.plan.mix),
+    "connect4_c": ("0.9", 0.9, "connect4", lambda s: s.plan.c),
+    "connect4_minimax": ("0.2", 0.2, "connect4", lambda s: s.plan.minimax),
+    "connect4_weights": ("shipped", "shipped", "connect4", lambda s: s.plan.weights),
+    "reversi_leaf": ("rollout", "rollout", "reversi", lambda s: s.plan.leaf),
+    "reversi_depth": ("3", 3, "reversi", lambda s: s.plan.depth),
+    "reversi_solve": ("4", 4, "reversi", lambda s: s.plan.solve_empties),
+    "reversi_endgame": ("12", 12, "reversi", lambda s: s.plan.endgame),
+    "reversi_c": ("0.8", 0.8, "reversi", lambda s: s.plan.c),
+    "reversi_minimax": ("0.3", 0.3, "reversi", lambda s: s.plan.minimax),
+}
+
+
+def test_every_option_of_the_flat_table_keeps_its_name_type_default_and_order() -> None:
+    assert [(o.name, o.type, o.default, o.choices) for o in OPTIONS.values()] == TODAY
+
+
+def test_the_generic_table_is_small_and_names_no_game() -> None:
+    names = [option.name for option in GENERIC]
+    assert len(names) == 13
+    game_names = {option.name for table in GAMES.values() for option in table}
+    assert not game_names & set(names)
+    assert sorted(game_names) == sorted(SEEN)
+
+
+def test_each_game_declares_its_options_in_its_own_package() -> None:
+    for game, table in GAMES.items():
+        module = f"player.mcts.fast.{game}.options"
+        assert __import__(module, fromlist=["OPTIONS"]).OPTIONS is table
+
+
+def test_no_help_names_a_file_outside_the_installed_package() -> None:
+    for option in OPTIONS.values():
+        for outside in ("benchmarks", "tests/", ".py", "source tree", "docs/"):
+            assert outside not in option.help, (option.name, outside)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SEEN))
+def test_a_games_option_reaches_its_search_and_the_other_games_ignore_it(name: str) -> None:
+    pytest.importorskip("numba")
+    text, expected, reader_game, read = SEEN[name]
+    parsed = OPTIONS[name].agent_option().coerce(text)
+    assert parsed != OPTIONS[name].default or name == "connect4_weights"
+    spec = f"mcts:engine=fast,time=none,iterations=20,seed=1,{name}={text}"
+    _, values = check_agent_spec(spec)
+    assert values[name] == parsed
+    for game_name in ("connect4", "gomoku", "reversi", "tictactoe", "ultimate"):
+        game = make_game(game_name)
+        agent = make_agent(spec)
+        assert isinstance(agent, MCTSAgent)
+        agent.start(game, 0)
+        move = agent.choose(game.initial_state(), SearchLimit(iterations=20))
+        assert move in game.legal_moves(game.initial_state())
+        search: Any = agent.search_tree
+        if game_name == reader_game:
+            assert read(search) == expected
+        else:  # the same search as with the option left out
+            plain = make_agent("mcts:engine=fast,time=none,iterations=20,seed=1")
+            assert isinstance(plain, MCTSAgent)
+            plain.start(game, 0)
+            plain.choose(game.initial_state(), SearchLimit(iterations=20))
+            other: Any = plain.search_tree
+            assert type(search.plan) is type(other.plan)
+            assert (search.cfg == other.cfg).all()
+            plain.close()
+        agent.close()
