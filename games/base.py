@@ -395,12 +395,13 @@ def stored_result_text(
     return game.result_text(outcome)
 
 
-def decode_int_move(data: Any, limit: int, what: str = "move") -> int:
-    """Validate a wire move that must be an int in range(limit)."""
+def decode_int_move(data: Any, limit: int, what: str = "move", pass_move: int | None = None) -> int:
+    """Validate a wire move that must be an int in range(limit), or the game's `pass_move`."""
     if isinstance(data, bool) or not isinstance(data, int):
         raise InvalidMoveError(f"{what} must be an integer, not {data!r}")
-    if not 0 <= data < limit:
-        raise InvalidMoveError(f"{what} {data} is out of range 0..{limit - 1}")
+    if data != pass_move and not 0 <= data < limit:
+        passing = "" if pass_move is None else f" ({pass_move} is a pass)"
+        raise InvalidMoveError(f"{what} {data} is out of range 0..{limit - 1}{passing}")
     return data
 
 

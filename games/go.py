@@ -55,6 +55,7 @@ from games.base import (
     Outcome,
     Termination,
     colour_result_text,
+    decode_int_move,
 )
 
 #: (black, white, ply, passes, key, history, last, captured by Black, captured by White)
@@ -514,13 +515,7 @@ class Go(Game[GoState, int]):
         return f"{LETTERS[col]}{self.size - row}"
 
     def decode_move(self, data: Any) -> int:
-        if isinstance(data, bool) or not isinstance(data, int):
-            raise InvalidMoveError(f"move must be an integer, not {data!r}")
-        if data != PASS and not 0 <= data < self.cells:
-            raise InvalidMoveError(
-                f"move {data} is out of range 0..{self.cells - 1} ({PASS} is a pass)"
-            )
-        return data
+        return decode_int_move(data, self.cells, pass_move=PASS)
 
     def _symbols(self, state: GoState) -> list[str]:
         black, white = state[0], state[1]

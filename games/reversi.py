@@ -45,6 +45,7 @@ from games.base import (
     Outcome,
     Termination,
     column_letters,
+    decode_int_move,
     parse_square,
 )
 
@@ -338,13 +339,7 @@ class Reversi(Game[ReversiState, int]):
         return f"{column_letters(col + 1)[-1]}{row + 1}"
 
     def decode_move(self, data: Any) -> int:
-        if isinstance(data, bool) or not isinstance(data, int):
-            raise InvalidMoveError(f"move must be an integer, not {data!r}")
-        if data != PASS and not 0 <= data < self.cells:
-            raise InvalidMoveError(
-                f"move {data} is out of range 0..{self.cells - 1} ({PASS} is a pass)"
-            )
-        return data
+        return decode_int_move(data, self.cells, pass_move=PASS)
 
     def _symbols(self, state: ReversiState) -> list[str]:
         black, white = state[0], state[1]

@@ -21,7 +21,7 @@ import pytest
 from tests.server.serverproc import ServerProcess, start_server
 from tests.server.test_cluster_watch import web_url
 from tests.web.browser import ARENA, ROOT, screenshot
-from tests.web.test_browser import MOVE_LIST, TIMEOUT, browser, by_move, page  # noqa: F401 (fixtures)
+from tests.web.test_browser import MOVE_LIST, TIMEOUT, by_move
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +51,7 @@ def engine(port: int, seat: int, name: str, think: str) -> subprocess.Popen[byte
 def test_the_lobby_of_one_node_watches_a_match_of_another(
     tmp_path: Path,
     postgres_url: str,
-    page: Any,  # noqa: F811
+    page: Any,
 ) -> None:
     env = {"ARENA_NODE_LEASE": "5"}
     a = start_server(postgres_url, log=tmp_path / "a.log", env=env, extra=["--web", "127.0.0.1:0"])

@@ -32,29 +32,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
         yield running
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = chromium_path()
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=executable, args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.set_default_timeout(TIMEOUT)
-    yield page
-    context.close()
-    assert not errors, f"JavaScript errors: {errors}"
-
-
 def played_out(game: Go, seed: int) -> tuple[GoState, list[int]]:
     """A game to its end by random playout moves (no own-eye filling: it ends by passes)."""
     state, rng, moves = game.initial_state(), random.Random(seed), []
