@@ -112,8 +112,24 @@ def demo_server(db: str, web: str) -> Iterator[tuple[int, str]]:
                 process.wait()
 
 
+def compile_search_once(specs: list[str]) -> None:
+    """Compile (or load) the search kernels in one child process before the players start.
+
+    On a first run (a cold numba cache) every MCTS player process would compile
+    them at the same time, each on its own share of the cores; once is enough,
+    and the players then load them from the cache in about a second.
+    """
+    if not any(spec.split(":", 1)[0] == "mcts" for spec in specs):
+        return
+    print("loading the search kernels (the first run compiles them: under a minute)", flush=True)
+    warm = "from player.mcts import fast; fast.warm_up()"
+    with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+        subprocess.run([sys.executable, "-c", warm], timeout=600, check=False)
+
+
 def run(args: argparse.Namespace) -> int:
     db = args.db or os.path.join(tempfile.mkdtemp(prefix="arena-demo-"), "demo.sqlite")
+    compile_search_once(list(args.player or DEFAULT_PLAYERS))
     argv = [
         args.game,
         *[item for spec in (args.player or DEFAULT_PLAYERS) for item in ("--player", spec)],
