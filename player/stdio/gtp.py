@@ -84,6 +84,7 @@ class GtpFront:
         #: the agent's view: the seat it was started for and the moves it was told
         self._seat: int | None = None
         self._told = 0
+        self._told_state: Any = self.state
         self.done = False
 
     # --- the loop ----------------------------------------------------------------
@@ -245,15 +246,14 @@ class GtpFront:
         if self._seat != seat:
             agent.start(self.game, seat)
             agent.sync(self.state, list(self.moves))
-            self._seat, self._told = seat, len(self.moves)
-        else:
-            state = self.game.initial_state()
-            for index, move in enumerate(self.moves):
+            self._seat = seat
+        else:  # the moves since its last choice (an undo or a new game starts it again)
+            state = self._told_state
+            for move in self.moves[self._told :]:
                 after = self.game.apply(state, move)
-                if index >= self._told:
-                    agent.observe(state, move, after)
+                agent.observe(state, move, after)
                 state = after
-            self._told = len(self.moves)
+        self._told, self._told_state = len(self.moves), self.state
         move = agent.choose(self.state, self._limit(seat))
         if move not in self.game.legal_moves(self.state):
             raise GtpError(f"the agent chose an illegal move: {move!r}")
