@@ -194,6 +194,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _drop_stdout()
         return 141
     except BaseException as exc:
+        if stops.is_broken_pipe(exc):  # a reader that left while a nursery ran (a tournament)
+            _drop_stdout()
+            return 141
         if not stops.is_interrupt(exc):
             raise
         code, line = stops.stop_status()

@@ -68,6 +68,19 @@ def is_interrupt(exc: BaseException) -> bool:
     return False
 
 
+def is_broken_pipe(exc: BaseException) -> bool:
+    """True if `exc` is a closed stdout's error, or a group made only of such errors.
+
+    rich answers a `BrokenPipeError` with `SystemExit(1)` raised while handling it;
+    inside a nursery (a running tournament) either arrives wrapped in a group.
+    """
+    if isinstance(exc, BaseExceptionGroup):
+        return all(is_broken_pipe(inner) for inner in exc.exceptions)
+    if isinstance(exc, SystemExit):
+        return isinstance(exc.__context__, BrokenPipeError)
+    return isinstance(exc, BrokenPipeError)
+
+
 def stop_status() -> tuple[int, str]:
     """The exit code and the one line to print after an interrupt."""
     if _terminated:

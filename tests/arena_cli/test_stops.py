@@ -96,3 +96,21 @@ def test_demo_stops_with_its_resume_command(
         # the demo's server stopped with it: the command resumes on an embedded one
         resume = demo.stdout.split("resume with: ", 1)[1].splitlines()[0]
         assert "--server" not in resume and "tournament.sqlite" in resume
+
+
+def test_a_tournament_whose_reader_leaves_stops_quietly(tmp_path: Path) -> None:
+    """`arena tournament … | head -1`: the reader leaves; exit 141, no traceback, no player left."""
+    import subprocess
+    import sys
+
+    command = (
+        f"{sys.executable} -m arena_cli.main tournament tictactoe -p random -p greedy "
+        f"--games-per-pair 20 --db {tmp_path / 't.db'} | head -1; "
+        'echo "status ${PIPESTATUS[0]}" >&2'
+    )
+    done = subprocess.run(
+        ["bash", "-c", command], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert done.stdout.startswith("tournament "), done.stdout
+    assert "Traceback" not in done.stderr and "ExceptionGroup" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "status 141", done.stderr
