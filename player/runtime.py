@@ -42,7 +42,7 @@ from player.matchplay import MatchPlay
 from player.results import MatchResult
 from player.spec import spec_name
 from protocol.client import Backoff, Connection, Connector, message_tag, open_connection
-from protocol.errors import ServerUnreachable
+from protocol.errors import ServerSilent, ServerUnreachable
 from protocol.messages import (
     Clock,
     Error,
@@ -239,9 +239,28 @@ class PlayerClient:
                     rejoin=self.play.match is not None,
                     attempt=losses,
                 )
+                if isinstance(exc, ServerSilent) and self._pass_over(host, port, exc):
+                    continue  # the wait was the silence itself: try the next server now
                 await trio.sleep(config.backoff.delay(losses - 1, self._rng))
             finally:
                 await conn.aclose()
+
+    def _pass_over(self, host: str, port: int, silence: ServerSilent) -> bool:
+        """After `silence` from `host:port`, start the next connection at another server:
+        the next one given (or home, after a redirect). False if there is no other."""
+        if self._target is not None:
+            self._target, self._redirect = None, None
+            self._say(f"the server at {host}:{port} (a redirect) is silent ({silence}); back home")
+            return True
+        nodes = self.config.nodes
+        if len(nodes) == 1:
+            return False
+        self._node = (self._node + 1) % len(nodes)
+        after = nodes[self._node]
+        self._say(
+            f"the server at {host}:{port} is silent ({silence}): now trying {after[0]}:{after[1]}"
+        )
+        return True
 
     def _say(self, line: str) -> None:
         """Tell the user (``on_retry``: `arena play` prints it) and the log."""
@@ -319,7 +338,7 @@ class PlayerClient:
         with trio.move_on_after(self.config.handshake_timeout):
             welcome = await conn.handshake(self.config.name, "player", human=self.agent.human)
         if welcome is None:  # a frozen host accepts connections and says nothing
-            raise ConnectionLost(
+            raise ServerSilent(
                 f"the server sent no 'welcome' within {self.config.handshake_timeout:g} s"
             )
         log.info("connected", server=welcome.server, session=welcome.session)

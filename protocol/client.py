@@ -35,6 +35,7 @@ from protocol.errors import (
     ConnectionLost,
     ServerProtocolError,
     ServerRejected,
+    ServerSilent,
     ServerUnreachable,
 )
 from protocol.messages import (
@@ -109,6 +110,9 @@ class Connection:
         self._reader = FrameReader(stream, max_frame)
         self._decoder = server_message_decoder()
         self._send_lock = trio.Lock()
+        #: seconds of silence from the server after which the connection counts as lost;
+        #: set from the server's ping interval at `welcome` (None before it: no limit)
+        self.silence_limit: float | None = None
 
     async def send(self, message: ClientMessage) -> None:
         """Send one message (whole frame)."""
@@ -129,7 +133,7 @@ class Connection:
 
     async def _receive(self) -> ServerMessage:
         try:
-            body = await self._reader.read_frame()
+            body = await self._read_frame()
         except ConnectionClosed as exc:
             raise ConnectionLost(str(exc)) from None
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
@@ -144,6 +148,22 @@ class Connection:
             raise ServerProtocolError(
                 f"the server sent a bad message ({exc.code}): {exc.message}"
             ) from None
+
+    async def _read_frame(self) -> bytes:
+        """The next frame's body, or `ConnectionLost` after `silence_limit` seconds of nothing.
+
+        A healthy server pings every connection every `Welcome.ping_interval`
+        seconds, so a longer silence means a frozen host (SIGSTOP, a hung VM) or a
+        dead network path, on which TCP alone would wait for ever.
+        """
+        if self.silence_limit is None:
+            return await self._reader.read_frame()
+        with trio.move_on_after(self.silence_limit):
+            return await self._reader.read_frame()
+        raise ServerSilent(
+            f"the server sent nothing for {self.silence_limit:g} s"
+            " (it pings every few seconds): its host is frozen or the network is down"
+        )
 
     async def handshake(self, name: str, role: Role, *, human: bool = False) -> Welcome:
         """Send ``hello`` and wait for ``welcome``, answering pings meanwhile.
@@ -170,6 +190,7 @@ class Connection:
                         f"the server speaks protocol version {message.version},"
                         f" this client {PROTOCOL_VERSION}"
                     )
+                self.silence_limit = silence_limit(message.ping_interval)
                 return message
             if isinstance(message, Error):
                 raise ServerRejected(message.code, message.message)
@@ -186,6 +207,12 @@ class Connection:
     async def aclose(self) -> None:
         """Close the connection (never raises)."""
         await trio.aclose_forcefully(self.stream)
+
+
+def silence_limit(ping_interval: float) -> float:
+    """How long a client waits on a silent server that pings every `ping_interval` seconds:
+    two missed pings and a margin for a busy server."""
+    return 2 * ping_interval + 5.0
 
 
 async def _open_tcp(host: str, port: int) -> trio.abc.Stream:

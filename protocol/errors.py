@@ -19,6 +19,11 @@ class ConnectionLost(ClientError):
     """The connection dropped (retried internally; raised when retries run out)."""
 
 
+class ServerSilent(ConnectionLost):
+    """The connection is open but the server says nothing: no ``welcome``, or no ping for two
+    ping intervals. Its host is frozen (SIGSTOP, a hung VM) or the path to it is down."""
+
+
 class ServerRejected(ClientError):
     """The server refused a request or closed the connection with an error."""
 

@@ -10,12 +10,16 @@ tests/server/test_cluster_faults.py.
 from __future__ import annotations
 
 import random
+import signal
+import time
+from pathlib import Path
 
 import trio
 import trio.testing
 
 from player.client import PlayerClient, PlayerConfig
 from protocol.messages import Error, Redirect, Rejoin, Seek, Seeking
+from tests.arena_cli.cli import arena, clean_env, free_port
 from tests.player.test_runtime import (
     FakeServer,
     Network,
@@ -135,3 +139,31 @@ async def test_a_match_start_after_failing_over_is_played_as_usual(
     assert [r.match for r in client.results] == ["m1"]
     assert client.results[0].outcome is not None
     assert "the server at a:1 does not answer: now on b:2" in said, said
+
+
+def test_a_player_whose_server_freezes_turns_to_the_next_one(tmp_path: Path) -> None:
+    """Real processes: the node a player seeks on is stopped (SIGSTOP: TCP stays open, nothing
+    comes). Two missed pings later the player counts the connection as lost and seeks on the
+    next server it was given; it does not wait for the frozen node to come back."""
+    first, second = free_port(), free_port()
+    quick = clean_env(ARENA_PING_INTERVAL="1")  # silence limit 2 * 1 + 5 = 7 s
+    with (
+        arena("serve", "--port", str(first), "--db", str(tmp_path / "a.db"), env=quick) as a,
+        arena("serve", "--port", str(second), "--db", str(tmp_path / "b.db")) as b,
+    ):
+        a.wait_for('"listening"')
+        b.wait_for('"listening"')
+        servers = f"127.0.0.1:{first},127.0.0.1:{second}"
+        with arena("play", "tictactoe", "random", "--server", servers) as player:
+            player.wait_for('"seeking"')
+            a.process.send_signal(signal.SIGSTOP)
+            try:
+                player.wait_for("sent nothing for 7 s", timeout=20)
+                player.wait_for(f"now trying 127.0.0.1:{second}", timeout=5)
+                b.wait_for('"hello"', timeout=30)  # welcomed there, and seeking again:
+                deadline = time.monotonic() + 30
+                while player.stderr.count('"seeking"') + player.stdout.count('"seeking"') < 2:
+                    assert time.monotonic() < deadline, player.stderr
+                    time.sleep(0.05)
+            finally:
+                a.process.send_signal(signal.SIGCONT)

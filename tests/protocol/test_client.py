@@ -137,3 +137,44 @@ async def test_a_refused_hello_and_another_version_are_errors_of_their_own() -> 
             with trio.fail_after(5), pytest.raises(error):
                 await conn.handshake("me", "player")
             nursery.cancel_scope.cancel()
+
+
+async def test_a_silent_server_is_a_lost_connection_a_pinging_one_is_not(autojump_clock) -> None:
+    """A frozen host keeps TCP open and says nothing: after two missed pings and a margin
+    (`silence_limit`) the client counts the connection as lost; a server that pings stays."""
+    from protocol.client import silence_limit
+    from protocol.codec import encode_message
+    from protocol.errors import ConnectionLost
+    from protocol.messages import PROTOCOL_VERSION, Welcome
+
+    welcome = Welcome(
+        version=PROTOCOL_VERSION, server="s", session="x", max_frame=65536, ping_interval=2.0
+    )
+    assert silence_limit(2.0) == 9.0
+    for pings in (0, 20):
+        client_end, server_end = trio.testing.memory_stream_pair()
+        conn = Connection(client_end)
+        async with trio.open_nursery() as nursery:
+
+            async def ping(stream: trio.abc.Stream = server_end, count: int = pings) -> None:
+                for n in range(count):
+                    await trio.sleep(2.0)
+                    await stream.send_all(encode_message(Ping(id=n)))
+
+            nursery.start_soon(_scripted_server, server_end, welcome)
+            await conn.handshake("me", "player")
+            assert conn.silence_limit == 9.0
+            nursery.start_soon(ping)
+            started = trio.current_time()
+            if pings == 0:
+                with (
+                    trio.fail_after(60),
+                    pytest.raises(ConnectionLost, match=r"sent nothing for 9 s.*frozen"),
+                ):
+                    await conn.receive()
+                assert trio.current_time() - started == pytest.approx(9.0)
+            else:
+                with trio.move_on_after(30.0) as waited:  # pings answered, nothing returned
+                    await conn.receive()
+                assert waited.cancelled_caught
+            nursery.cancel_scope.cancel()
