@@ -272,7 +272,7 @@ def fit_ratings(
         count[i][j] += 1
         count[j][i] += 1
     if prior_games == 0:
-        _check_mle_exists(active, points)
+        check_mle_exists(active, points)
 
     ratings, cov = _newton(points, count, prior_games) if n else ([], [])
 
@@ -295,7 +295,7 @@ def fit_ratings(
     )
 
 
-def _check_mle_exists(active: list[str], points: list[list[float]]) -> None:
+def check_mle_exists(active: list[str], points: list[list[float]]) -> None:
     """The plain MLE is finite iff "scored a point against" is strongly connected."""
     n = len(active)
     if n == 0:
