@@ -147,8 +147,8 @@ def run_matches(args: argparse.Namespace) -> int:
         print(render(headers, rows, width))
         legend = (
             "time: seconds per move, or minutes+increment for a clock;"
-            " result: the score and how the game ended (aborted, running), and why"
-            " when a player failed or resigned"
+            " result: the score and how the game ended (aborted, running), then why"
+            " in braces unless the board decided it"
         )
         print(legend if width is None else fill(legend, width))
     else:
