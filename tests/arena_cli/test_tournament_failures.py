@@ -44,7 +44,7 @@ FAULTY = {
         "illegal",
         "cheater played an illegal move: engine cheater: engine played an illegal move:",
     ),
-    "hanger": ("hang-at 2", "timeout", "time", "hanger did not move within 0.3s (+0.2s margin)"),
+    "hanger": ("hang-at 2", "timeout", "time", "hanger did not move within 1s (+0.2s margin)"),
 }
 NO_FAILURES = {"time": 0, "illegal": 0, "crash": 0, "stall": 0, "protocol": 0}
 
@@ -67,7 +67,7 @@ def test_each_failure_is_named_with_its_reason_and_counted(
         [
             "tournament", "tictactoe", "--gauntlet", "--player", "random",
             *[arg for spec in specs for arg in ("--player", spec)],
-            "--games-per-pair", "2", "--move-time", "0.3", "--concurrency", "2",
+            "--games-per-pair", "2", "--move-time", "1", "--concurrency", "2",
             "--db", db, "--out", str(out), "--no-progress",
         ]
     )  # fmt: skip
@@ -123,7 +123,7 @@ def test_an_old_record_of_a_crash_reads_as_the_resignation_it_was_stored_as(
     code = main(
         [
             "tournament", "tictactoe", "--player", "random", "--player", "greedy",
-            "--games-per-pair", "2", "--move-time", "0.3", "--db", str(db), "--no-progress",
+            "--games-per-pair", "2", "--move-time", "2", "--db", str(db), "--no-progress",
         ]
     )  # fmt: skip
     assert code == 0
