@@ -79,9 +79,14 @@ def _time_control(record: MatchRecord) -> str:
 
 
 def _result(record: MatchRecord, result: str) -> str:
-    """``1-0 line``, ``1/2-1/2 board_full``, ``aborted`` or ``running``: one column, not three."""
+    """``1-0 line``, ``1/2-1/2 board_full``, ``aborted`` or ``running``: one column, not three;
+    a failure with its reason, ``0-1 crash {e crashed: engine exited (code 3)}``."""
+    from arena_cli.replay_view import reason_note
+
     if record.status == "finished" and record.scores is not None:
-        return f"{result} {record.termination}" if record.termination else result
+        if not record.termination:
+            return result
+        return f"{result} {record.termination}" + reason_note(record.termination, record.reason)
     return record.status
 
 
@@ -142,7 +147,8 @@ def run_matches(args: argparse.Namespace) -> int:
         print(render(headers, rows, width))
         legend = (
             "time: seconds per move, or minutes+increment for a clock;"
-            " result: the score and how the game ended (aborted, running)"
+            " result: the score and how the game ended (aborted, running), then why"
+            " in braces unless the board decided it"
         )
         print(legend if width is None else fill(legend, width))
     else:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from games import GameError, make_game, stored_result_text
 from games.go import Go, agreed_dead
 from records.moveinfo import describe_move_info
+from records.replay import BOARD_ENDINGS
 from records.schema import opening_of
 from store.matches import MatchRecord, MoveRecord
 
@@ -31,6 +32,15 @@ def describe_time_control(record: MatchRecord) -> str:
             f" lag compensated)"
         )
     return f"{record.move_time:g}s per move ({margin})"
+
+
+def reason_note(termination: str | None, reason: str | None) -> str:
+    """`` {e crashed: engine pg: engine exited (code 3)}``: the reason beside a result, as
+    cutechess writes it (``{Black disconnects}``), for any ending but the board's own
+    (``X wins (line)`` says no more than the termination); ``""`` without one."""
+    if not reason or termination in BOARD_ENDINGS:
+        return ""
+    return f" {{{reason}}}"
 
 
 def result_text(record: MatchRecord) -> str:

@@ -173,8 +173,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-failures",
         type=int,
         default=3,
-        help="failures in a row before a player is withdrawn (crashes, disconnects, illegal"
-        " moves, timeouts before its first move; a time loss after moving is a plain loss)",
+        help="failures in a row before a player is withdrawn (crashes, stalls, disconnects,"
+        " illegal moves, protocol errors, timeouts before its first move; a time loss after"
+        " moving is a plain loss)",
     )
     add(
         "--reconnect-grace",

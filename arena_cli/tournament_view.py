@@ -21,6 +21,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from arena_cli.replay_view import reason_note
 from arena_cli.result_files import format_number
 from games import Game, make_game
 from tournament.config import TournamentConfig
@@ -43,13 +44,25 @@ __all__ = [
 def game_line(
     result: GameResult, done: int, total: int | None, game: Game[Any, Any] | None = None
 ) -> str:
-    """``game 3/8 (#3): a vs b: 1-0 (line, 9 plies)``; Go's results as ``B+3.5`` (`game`)."""
+    """``game 3/8 (#3): a vs b: 1-0 (line, 9 plies)``; Go's results as ``B+3.5`` (`game`);
+    a failure's reason after it: ``0-1 (crash, 5 plies) {e crashed: engine exited (code 3)}``."""
     scores = result.result_text(game)
     count = f"{done}/{total}" if total else str(done)
     return (
         f"game {count} (#{result.index + 1}): {' vs '.join(result.seats)}: {scores}"
         f" ({result.termination}, {result.plies} {'ply' if result.plies == 1 else 'plies'})"
+        + reason_note(result.termination, result.reason)
     )
+
+
+#: the failure columns of the standings (`tournament.failures`), with what each counts
+FAILURE_COLUMNS = {
+    "time": "games lost on time",
+    "illegal": "illegal moves",
+    "crash": "crashes and disconnects",
+    "stall": "stalls (its program stopped answering)",
+    "protocol": "protocol errors (output that is no answer)",
+}
 
 
 def _interval(lower: float | None, upper: float | None) -> str:
@@ -71,11 +84,22 @@ def print_results(console: Console, document: dict[str, Any]) -> None:
         " (a weak prior pulls it toward 0)",
     )
     columns = ("#", "player", "games", "W", "D", "L", "points", "score", "draws", "Elo", "±95%")
-    for column in columns:
+    # the failures (time losses, illegal moves, crashes, stalls, protocol errors): a
+    # column for each kind that some player has
+    failed = [
+        kind
+        for kind in FAILURE_COLUMNS
+        if any(row.get("failures", {}).get(kind) for row in document["standings"])
+    ]
+    for column in (*columns, *failed):
         if column == "player":
             out.add_column(column, overflow="fold")
         else:
             out.add_column(column, justify="right")
+    if failed:
+        out.caption = (
+            f"{out.caption}; {', '.join(f'{kind}: {FAILURE_COLUMNS[kind]}' for kind in failed)}"
+        )
     for row in document["standings"]:
         out.add_row(
             str(row["rank"]),
@@ -89,6 +113,7 @@ def print_results(console: Console, document: dict[str, Any]) -> None:
             "-" if row["draw_ratio"] is None else f"{100 * row['draw_ratio']:.0f}%",
             f"{row['elo']:+.0f}",
             format_number(row["elo_margin"]),
+            *(str(row["failures"][kind]) for kind in failed),
         )
     console.print(out)
     pairs = Table(

@@ -52,6 +52,10 @@ class Termination(enum.Enum):
     DISCONNECT = "disconnect"
     PROTOCOL_ERROR = "protocol_error"
     RESIGNATION = "resignation"
+    # a player's own program failed and the player said so (``resign`` with a ``fault``):
+    # its engine crashed or exited, or stopped answering and its player gave up on it
+    CRASH = "crash"
+    STALLED = "stalled"
     ABORTED = "aborted"
     WITHDRAWN = "withdrawn"
     # adjudications (tournaments, opt-in): a draw at the ply limit, a solver's
@@ -114,6 +118,8 @@ _FORFEITS = frozenset(
         Termination.ILLEGAL_MOVE,
         Termination.DISCONNECT,
         Termination.PROTOCOL_ERROR,
+        Termination.CRASH,
+        Termination.STALLED,
         Termination.WITHDRAWN,
         Termination.ABORTED,
     }

@@ -302,11 +302,14 @@ class MatchPlay:
                     move = await self._agent_call(self.agent.choose, state, limit, abandon=True)
                 except ResignMatch as exc:
                     self.stop = self.stop or exc.stop
-                    log.info("resign", reason=exc.reason, ply=ply)
-                    await conn.send(Resign(match=match.id, reason=exc.reason[:200]))
+                    log.info("resign", reason=exc.reason, fault=exc.fault, ply=ply)
+                    await conn.send(
+                        Resign(match=match.id, reason=exc.reason[:200], fault=exc.fault)
+                    )
                     return
-                except AgentError:
-                    await best_effort(conn.send(Resign(match=match.id)))
+                except AgentError as exc:  # the agent failed: a crash (or a stall), not a choice
+                    resign = Resign(match=match.id, reason=str(exc)[:200], fault=exc.fault)
+                    await best_effort(conn.send(resign))
                     raise
                 self._choice = Choice(ply, limit.time, trio.current_time() - started)
                 if limit.time is not None:
@@ -385,7 +388,7 @@ class MatchPlay:
                         await conn.send(Resume(match=match_id))
             except ResignMatch as exc:
                 self.stop = self.stop or exc.stop
-                await conn.send(Resign(match=match_id, reason=exc.reason[:200]))
+                await conn.send(Resign(match=match_id, reason=exc.reason[:200], fault=exc.fault))
             except ClientError as exc:
                 self.failure = exc
                 if self.session_scope is not None:
@@ -528,7 +531,8 @@ class MatchPlay:
         if not self._agent_lock.acquire(timeout=timeout):
             raise AgentError(
                 f"agent {self.agent.name!r} is still busy after {timeout:g} s"
-                " (a search that does not stop?)"
+                " (a search that does not stop?)",
+                fault="stalled",
             )
         try:
             return fn(*args)

@@ -143,6 +143,12 @@ class Move(Message, tag="move", omit_defaults=True):
     pv: PrincipalVariation = msgspec.field(default_factory=list)
 
 
+#: what failed when a player gives up because its own program did (``resign.fault``):
+#: its engine exited or crashed; stopped answering; played an illegal move; broke its
+#: protocol (output that is no answer, a flood)
+Fault = Literal["crash", "stalled", "illegal", "protocol"]
+
+
 class Resign(Message, tag="resign", omit_defaults=True):
     """Give up a match (allowed at any time)."""
 
@@ -150,6 +156,11 @@ class Resign(Message, tag="resign", omit_defaults=True):
     #: why, in a few words (additive in v1): kept in the match record's reason,
     #: e.g. an engine's fault ``engine exited (code 3)``
     reason: Annotated[str, msgspec.Meta(max_length=200)] | None = None
+    #: (additive in v1) the player gives up because its own program failed: the match
+    #: ends with that termination (``crash``, ``stalled``, ``illegal_move``,
+    #: ``protocol_error``) instead of ``resignation``; a server that does not know the
+    #: field records a resignation
+    fault: Fault | None = None
 
 
 #: a point of a board (Go: 0 .. 360, row-major from the top left, as `move`)

@@ -432,9 +432,11 @@ class Lobby:
                 return match, seat
         raise RequestError("not_in_match", f"you hold no seat in match {match_id!r}")
 
-    def resign(self, conn: Connection, match_id: str, reason: str | None = None) -> None:
+    def resign(
+        self, conn: Connection, match_id: str, reason: str | None = None, fault: str | None = None
+    ) -> None:
         match, seat = self.seat_of(conn, match_id)
-        match.on_resign(seat, reason)
+        match.on_resign(seat, reason, fault)
 
     def rejoin(self, conn: Connection, token: str) -> None:
         found = self.tokens.get(token)

@@ -579,12 +579,16 @@ class Match:
         self._time_left = max(self._time_left - (trio.current_time() - self._turn_started), 0.0)
         self._start_clock()  # a new turn with the time that is left
 
-    def on_resign(self, seat_index: int, why: str | None = None) -> None:
+    def on_resign(self, seat_index: int, why: str | None = None, fault: str | None = None) -> None:
+        """The seat gives up: a resignation, or (with a `fault` the decoder checked) the
+        failure of its own program, recorded as that failure's termination."""
         if self.phase in ("over", "starting"):
             return
-        said = " ".join(why.split()) if why else ""  # one line, whatever the client sent
-        self.reason = f"{self.seats[seat_index].name} resigned" + (f": {said}" if said else "")
-        self._end(self._forfeit(seat_index, Termination.RESIGNATION))
+        # one line of printable text, whatever the client sent (it reaches terminals)
+        said = " ".join("".join(c if c.isprintable() else " " for c in why or "").split())
+        termination, verb = _FAULTS.get(fault or "", (Termination.RESIGNATION, "resigned"))
+        self.reason = f"{self.seats[seat_index].name} {verb}" + (f": {said}" if said else "")
+        self._end(self._forfeit(seat_index, termination))
 
     def abort(self, reason: str) -> None:
         """End the match without a result (the server is stopping); the task records it."""
@@ -803,6 +807,16 @@ class Match:
         self._log.info("move", seat=seat, ply=played_ply, move=notation, think=round(think, 4))
         if self.stats is not None:
             self.stats.moves += 1
+
+
+#: a ``resign`` with a ``fault`` (docs/PROTOCOL.md): the termination it ends the match
+#: with, and the words of its reason (``e crashed: engine pg: engine exited (code 3)``)
+_FAULTS: dict[str, tuple[Termination, str]] = {
+    "crash": (Termination.CRASH, "crashed"),
+    "stalled": (Termination.STALLED, "stalled"),
+    "illegal": (Termination.ILLEGAL_MOVE, "played an illegal move"),
+    "protocol": (Termination.PROTOCOL_ERROR, "broke its protocol"),
+}
 
 
 def _board_reason(game: Game[Any, Any], outcome: Outcome) -> str:

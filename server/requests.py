@@ -217,7 +217,7 @@ class Requests:
         elif isinstance(message, Rejoin):
             lobby.rejoin(conn, message.token)
         elif isinstance(message, Resign):
-            lobby.resign(conn, message.match, message.reason)
+            lobby.resign(conn, message.match, message.reason, message.fault)
         elif isinstance(message, Mark | Accept | Resume):
             match, seat = lobby.seat_of(conn, message.match)
             match.on_marking(conn, seat, message)

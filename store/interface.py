@@ -56,6 +56,9 @@ class StoredGame:
     plies: int
     #: game points per seat (Go's margin), from the match: the tournament tables keep none
     points: tuple[float, ...] | None = None
+    #: why it ended (``e crashed: engine pg: engine exited (code 3)``), from the match's
+    #: record or its ``match_end``: the tournament tables keep none either
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

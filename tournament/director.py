@@ -59,6 +59,8 @@ FAILURES = frozenset(
         Termination.DISCONNECT.value,
         Termination.PROTOCOL_ERROR.value,
         Termination.ILLEGAL_MOVE.value,
+        Termination.CRASH.value,
+        Termination.STALLED.value,
     }
 )
 
@@ -66,7 +68,7 @@ FAILURES = frozenset(
 def failed(termination: str, ply: int, opening_plies: int, seats: int) -> bool:
     """Whether a game that ended so is its loser's failure, one step to its withdrawal.
 
-    A disconnect, a protocol error or an illegal move always is. A timeout is
+    A disconnect, a crash, a stall, a protocol error or an illegal move always is. A timeout is
     only when the loser had not moved yet in the game (a player that stalls or
     never answers): a time loss after moves is a loss over the board, as in
     cutechess and fastchess, so a slow engine keeps its seat and its remaining
@@ -434,6 +436,7 @@ class TournamentDirector:
             end.match,
             end.ply,
             None if end.points is None else tuple(end.points),
+            end.reason or None,
         )
         self._record(result)
         if failed(result.termination, end.ply, len(scheduled.opening), len(scheduled.seats)):

@@ -7,7 +7,9 @@ Two kinds of numbers appear, each where it is the honest one:
 
 * standings: a Bradley-Terry fit over every game of the field
   (`tournament.ratings`), Elo relative to the field mean with its 95% margin,
-  plus each player's W/D/L, draw ratio and pentanomial counts over its pairs;
+  plus each player's W/D/L, draw ratio and pentanomial counts over its pairs,
+  and its failures by kind (`tournament.failures`: time, illegal, crash, stall,
+  protocol);
 * pairings: for each two players that met, the match statistics of
   `tournament.stats` (pentanomial counts over the pairs of games that share
   an opening with the seats swapped, Elo of the first against the second with
@@ -26,6 +28,7 @@ from typing import Any
 
 from games import Game
 from tournament.config import TournamentConfig
+from tournament.failures import count_failures
 from tournament.ratings import GameResult as RatedGame
 from tournament.ratings import Standing, crosstable, standings
 from tournament.results import GameResult
@@ -146,6 +149,7 @@ def results_document(
         per_player[first] = (penta + stats.penta, wdl + stats.wdl)
         penta, wdl = per_player[second]
         per_player[second] = (penta + stats.penta.swapped(), wdl + stats.wdl.swapped())
+    failures = count_failures(config.names, ((g.seats, g.scores, g.termination) for g in games))
     document: dict[str, Any] = {
         "tournament": config.id,
         "status": status,
@@ -159,7 +163,11 @@ def results_document(
         "adjudication": config.adjudication,
         "players": [{"name": p.name, "spec": p.spec} for p in config.players],
         "standings": [
-            {**standing_row(rank, s), "pentanomial": per_player[s.player][0].as_dict()}
+            {
+                **standing_row(rank, s),
+                "pentanomial": per_player[s.player][0].as_dict(),
+                "failures": failures[s.player].as_dict(),
+            }
             for rank, s in enumerate(table, 1)
         ],
         "pairings": [
@@ -176,6 +184,7 @@ def results_document(
                 "seats": list(g.seats),
                 "scores": list(g.scores),
                 "termination": g.termination,
+                "reason": g.reason,
                 "result": g.result_text(game),
                 "match": g.match_id,
                 "plies": g.plies,

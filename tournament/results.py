@@ -121,8 +121,9 @@ class TournamentRecords:
         ):
             index = record.tags.index
             known = None if index is None else results.get(index)
-            if known is not None and known.match_id == record.id and record.points is not None:
-                results[known.index] = replace(known, points=tuple(record.points))  # the match's
+            if known is not None and known.match_id == record.id:  # the match's points, reason
+                points = None if record.points is None else tuple(record.points)
+                results[known.index] = replace(known, points=points, reason=record.reason or None)
             seats = record.tags.seats or record.players
             if index is not None and index not in results and record.scores is not None:
                 result = GameResult(
@@ -133,6 +134,7 @@ class TournamentRecords:
                     record.id,
                     record.plies,
                     None if record.points is None else tuple(record.points),
+                    record.reason or None,
                 )
                 self.add_result(tournament_id, result)
                 results[index] = result

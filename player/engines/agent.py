@@ -3,8 +3,10 @@
 The agent owns at most one running engine. A process is started (and its
 handshake done) at the first game, kept from game to game while it behaves
 (``restart=auto``), and replaced by a fresh one after any fault or, with
-``restart=always``, before every game. A fault during a game resigns it with
-the fault as the reason (`ResignMatch`); a fault while starting the engine
+``restart=always``, before every game. A fault during a game gives it up with
+the fault as the reason and its kind (`ResignMatch` with a ``fault``: the match
+is recorded as ``crash``, ``stalled``, ``illegal_move`` or ``protocol_error``,
+not as a resignation); a fault while starting the engine
 stops the player (`AgentError`), which a tournament treats as any failing
 player.
 """
@@ -22,7 +24,15 @@ import structlog
 from games.base import Game, Outcome, Termination
 from player.agent import Agent, MoveInfo, SearchLimit
 from player.engines.config import PROTOCOLS, RESTARTS, EngineConfig, build_config
-from player.engines.errors import EngineError, EngineIllegalMove, EngineInterrupted, quote
+from player.engines.errors import (
+    EngineError,
+    EngineFlood,
+    EngineIllegalMove,
+    EngineInterrupted,
+    EngineProtocolError,
+    EngineTimeout,
+    quote,
+)
 from player.engines.gomocup import GomocupSession, NeedsRestart
 from player.engines.gtp import GtpSession
 from player.engines.mapping import board_mapping
@@ -31,6 +41,7 @@ from player.engines.session import Answer, Session, Turn, movers_of
 from player.engines.text import TextSession
 from player.errors import AgentError, ResignMatch
 from player.spec import AgentOption, register_agent
+from protocol.messages import Fault
 
 log = structlog.get_logger("player.engines")
 
@@ -152,7 +163,9 @@ class EngineAgent(Agent):
         game = self.require_game()
         session = self._session
         if session is None:
-            raise ResignMatch(f"engine {self.config.label}: not running (a fault earlier)")
+            raise ResignMatch(
+                f"engine {self.config.label}: not running (a fault earlier)", fault="crash"
+            )
         budget = limit.time if limit.time is not None else DEFAULT_MOVE_TIME
         now = time.monotonic()
         turn = Turn(
@@ -180,7 +193,7 @@ class EngineAgent(Agent):
             self._end_process()
             reason = f"engine {self.config.label}: {exc}"
             log.warning("engine_fault", engine=self.config.label, reason=str(exc))
-            raise ResignMatch(reason) from None
+            raise ResignMatch(reason, fault=fault_of(exc)) from None
         self.last_answer = answer
         self._info = answer.info
         log.info(  # one line a move, like mcts_move: the engine's think as measured here
@@ -237,6 +250,17 @@ class EngineAgent(Agent):
     def close(self) -> None:
         self._abort.set()
         self._end_process()
+
+
+def fault_of(exc: EngineError) -> Fault:
+    """How an engine's fault during a game is recorded (``resign.fault``, docs/ENGINES.md)."""
+    if isinstance(exc, EngineTimeout):
+        return "stalled"  # no answer, even after stop, long past its budget
+    if isinstance(exc, EngineIllegalMove):
+        return "illegal"
+    if isinstance(exc, EngineProtocolError | EngineFlood):
+        return "protocol"
+    return "crash"  # it exited, was killed, or closed its output
 
 
 def same_count(theirs: str, ours: str) -> bool:

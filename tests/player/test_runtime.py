@@ -619,13 +619,40 @@ async def test_agent_failure_resigns_and_stops_with_agent_error() -> None:
             server = await network.seeker()
             await server.send(start_message(0))
             await server.send(turn_message(TTT.initial_state(), 0))
-            assert (await server.expect(Resign)).match == "m1"
+            resign = await server.expect(Resign)
+            assert resign.match == "m1"
+            assert resign.fault == "crash"  # a failure, recorded as one, with its reason
+            assert resign.reason is not None and "RuntimeError('boom')" in resign.reason
 
         nursery.start_soon(script)
         with (
             structlog.testing.capture_logs(),
             pytest.raises(AgentError, match=r"failed in choose\(\): RuntimeError\('boom'\)"),
         ):
+            await client.run()
+
+
+async def test_an_agent_still_busy_at_its_next_turn_gives_up_as_stalled() -> None:
+    """A search that does not stop holds the agent: the next turn finds it busy past
+    `agent_busy_timeout`, and the match is given up as a stall, not a resignation."""
+    network = Network()
+    agent = BlockingAgent()
+    client = make_client(agent, network, agent_busy_timeout=0.2)
+    async with trio.open_nursery() as nursery:
+
+        async def script() -> None:
+            server = await network.seeker()
+            await server.send(start_message(0))
+            await server.send(turn_message(TTT.initial_state(), 0))
+            await trio.to_thread.run_sync(agent.thinking.wait, 5)
+            await server.send(turn_message(TTT.initial_state(), 0))  # (an illegal's retry)
+            resign = await server.expect(Resign)
+            assert (resign.match, resign.fault) == ("m1", "stalled")
+            assert resign.reason is not None and "is still busy after 0.2 s" in resign.reason
+            agent.release.set()
+
+        nursery.start_soon(script)
+        with structlog.testing.capture_logs(), pytest.raises(AgentError, match="still busy"):
             await client.run()
 
 
@@ -638,7 +665,8 @@ async def test_agent_resignation_sends_resign_and_continues() -> None:
         server = await network.seeker()
         await server.send(start_message(0))
         await server.send(turn_message(TTT.initial_state(), 0))
-        assert (await server.expect(Resign)).match == "m1"
+        resign = await server.expect(Resign)
+        assert (resign.match, resign.fault) == ("m1", None)  # a choice, not a failure
         await server.send(MatchEnd("m1", 0, [0.0, 1.0], 1, "resignation", "X resigned"))
     [result] = client.results
     assert result.verdict == "loss" and result.outcome is not None

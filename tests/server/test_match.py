@@ -1,4 +1,5 @@
-"""A match's seats (server/match.py): a seat nobody ever took is no result.
+"""A match's seats (server/match.py): a seat nobody ever took is no result; a seat whose
+program failed ends the match as that failure.
 
 A seat paired on another node waits for its player to follow the
 ``redirect``; when that node died first, nobody ever comes. The match ends
@@ -9,15 +10,18 @@ forfeits after the grace.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import trio
 import trio.testing
 
 from games import make_game
-from protocol.messages import MatchEnd, MatchStart, Ping, Seeking, Turn, Update
+from protocol.messages import Error, MatchEnd, MatchStart, Ping, Seeking, Turn, Update
 from server.app import ArenaServer
 from server.config import MatchPolicy
 from server.connection import Connection
+from store import SqliteDatabase
 from tests.server.harness import RawClient, memory_server, start_pair
 
 GRACE = 10.0
@@ -104,4 +108,53 @@ async def test_a_move_waiting_when_a_frozen_server_wakes_is_not_a_timeout(
         end = await seats[1].expect(MatchEnd, skip=(Ping,))
         assert end.termination == "timeout" and end.winner == 0
         for client in (a, b):
+            await client.aclose()
+
+
+@pytest.mark.parametrize(
+    ("fault", "termination", "words"),
+    [
+        ("crash", "crash", "crashed"),
+        ("stalled", "stalled", "stalled"),
+        ("illegal", "illegal_move", "played an illegal move"),
+        ("protocol", "protocol_error", "broke its protocol"),
+        (None, "resignation", "resigned"),
+    ],
+)
+async def test_a_resign_with_a_fault_ends_the_match_as_that_failure(
+    tmp_path: Path, fault: str | None, termination: str, words: str
+) -> None:
+    """A player whose program failed says so (``resign.fault``): the record names the
+    failure, not a resignation, and keeps the reason, made one printable line."""
+    db = str(tmp_path / "arena.sqlite")
+    async with memory_server(db=db) as server:
+        clients = [RawClient.in_memory(server), RawClient.in_memory(server)]
+        match, seats, starts = await start_pair(clients)
+        words = f"{starts[0].players[1]} {words}: engine pg: engine exited (code 3)"
+        said = "engine pg:\n engine\x1b exited\x07 (code 3)"  # hostile: a newline, controls
+        resign = {"type": "resign", "match": match, "reason": said}
+        await seats[1].send(resign if fault is None else {**resign, "fault": fault})
+        ends = [await seats[s].expect(MatchEnd, skip=(Turn,)) for s in (0, 1)]
+        for client in clients:
+            await client.aclose()
+    assert {(e.termination, e.winner, e.reason) for e in ends} == {(termination, 0, words)}
+    store = SqliteDatabase(db)
+    try:
+        record = store.get_match(match)
+    finally:
+        store.close()
+    assert record is not None
+    assert (record.termination, record.winner, record.reason) == (termination, 0, words)
+
+
+@pytest.mark.parametrize("fault", ["timeout", "resignation", "", 3])
+async def test_a_fault_the_protocol_does_not_name_is_a_bad_message(fault: object) -> None:
+    """Only a player's own failures can be declared (never the server's `timeout`)."""
+    async with memory_server() as server:
+        clients = [RawClient.in_memory(server), RawClient.in_memory(server)]
+        match, seats, _ = await start_pair(clients)
+        await seats[1].send({"type": "resign", "match": match, "fault": fault})
+        error: Error = await seats[1].expect(Error, skip=(Turn,))
+        assert error.code == "bad_message" and error.fatal
+        for client in clients:
             await client.aclose()

@@ -92,28 +92,40 @@ def test_a_program_that_cannot_start_is_refused_with_one_line(tmp_path: Any) -> 
 
 
 @pytest.mark.parametrize(
-    ("mode", "n", "reason"),
+    ("mode", "n", "reason", "fault"),
     [
-        ("die-at", "2", r"^engine misbehave: engine exited \(code 5\)$"),
-        ("crash-at", "2", r"^engine misbehave: engine killed by SIGKILL \(9\)$"),
+        ("die-at", "2", r"^engine misbehave: engine exited \(code 5\)$", "crash"),
+        ("crash-at", "2", r"^engine misbehave: engine killed by SIGKILL \(9\)$", "crash"),
         (
             "garbage-at",
             "1",
             r"said 'hello there, this is not a move' where bestmove or info was expected",
+            "protocol",
         ),
-        ("badmove-at", "1", r"answered 'zz99', not a move"),
-        ("illegal-at", "2", r"^engine misbehave: engine played an illegal move: '[a-c][1-3]'$"),
-        ("flood-at", "1", r"flooded its output \(over 10000 lines or 1024 KiB in one answer\)"),
-        ("longline-at", "1", r"flooded its output \(a line over 65536 bytes\)"),
+        ("badmove-at", "1", r"answered 'zz99', not a move", "illegal"),
+        (
+            "illegal-at",
+            "2",
+            r"^engine misbehave: engine played an illegal move: '[a-c][1-3]'$",
+            "illegal",
+        ),
+        (
+            "flood-at",
+            "1",
+            r"flooded its output \(over 10000 lines or 1024 KiB in one answer\)",
+            "protocol",
+        ),
+        ("longline-at", "1", r"flooded its output \(a line over 65536 bytes\)", "protocol"),
     ],
 )
 def test_a_fault_mid_game_resigns_it_and_the_next_game_has_a_fresh_process(
-    engines: dict[str, str], mode: str, n: str, reason: str
+    engines: dict[str, str], mode: str, n: str, reason: str, fault: str
 ) -> None:
     agent = engine(engines["misbehave"], mode, n)
     with pytest.raises(ResignMatch, match=reason) as caught:
         play(agent)
     assert "\n" not in caught.value.reason
+    assert caught.value.fault == fault  # recorded as that failure, not as a resignation
     assert agent.session is None  # the faulty process is gone at once
     # the next game: a fresh process, which commits the same fault at the same move
     with pytest.raises(ResignMatch, match=reason):
@@ -130,8 +142,9 @@ def test_a_hung_engine_is_sent_stop_then_given_up_and_its_group_ended(
     agent.sync(TTT.initial_state(), ())
     pid = pid_of(agent)
     started = time.monotonic()
-    with pytest.raises(ResignMatch, match=r"did not answer go \(stop was sent\) within"):
+    with pytest.raises(ResignMatch, match=r"did not answer go \(stop was sent\) within") as caught:
         agent.choose(TTT.initial_state(), SearchLimit(time=0.2))
+    assert caught.value.fault == "stalled"
     assert 0.45 <= time.monotonic() - started < 5  # 0.2 s budget, then 0.3 s, then the kill
     assert group_gone(pid)
     agent.close()
@@ -144,8 +157,9 @@ def test_an_interrupt_ends_the_wait_at_once(engines: dict[str, str]) -> None:
     timer = threading.Timer(0.3, agent.interrupt)
     timer.start()
     started = time.monotonic()
-    with pytest.raises(ResignMatch, match="interrupted"):
+    with pytest.raises(ResignMatch, match="interrupted") as caught:
         agent.choose(TTT.initial_state(), SearchLimit(time=30))
+    assert caught.value.fault is None  # the match is over already: nothing to record
     assert time.monotonic() - started < 5
     agent.close()
 

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import trio
 from structlog.testing import capture_logs
 
 from player.baselines import RandomAgent
 from player.runtime import PlayerClient, PlayerConfig
 from player.spec import make_agent
+from protocol.messages import Clock
 from server.config import MatchPolicy
 from store import SqliteDatabase
 from tests.server.harness import running_server
 
 
 async def play_pair(
-    port: int, engine_spec: str, games: int, move_time: float, game: str = "tictactoe"
+    port: int,
+    engine_spec: str,
+    games: int,
+    move_time: float | None,
+    game: str = "tictactoe",
+    clock: Clock | None = None,
 ) -> None:
     engine = make_agent(engine_spec)
     rival = RandomAgent(seed=5)
@@ -24,7 +31,9 @@ async def play_pair(
         PlayerClient(
             agent,
             game,
-            config=PlayerConfig(port=port, name=name, games=games, move_time=move_time),
+            config=PlayerConfig(
+                port=port, name=name, games=games, move_time=move_time, clock=clock
+            ),
         )
         for agent, name in ((engine, "engine"), (rival, "random"))
     ]
@@ -58,8 +67,35 @@ async def test_a_fault_mid_game_is_in_the_record_and_the_next_game_is_played(
     played = records(db)
     assert len(played) == 2
     for termination, reason, _players in played:  # a fresh process each game, dying each time
-        assert termination == "resignation"
-        assert reason == "engine resigned: engine misbehave: engine exited (code 5)"
+        assert termination == "crash"  # a fault, not a resignation
+        assert reason == "engine crashed: engine misbehave: engine exited (code 5)"
+
+
+async def test_a_hung_engine_its_player_gives_up_on_is_a_stall(
+    engines: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a clock the player gives up on an engine that ignores ``stop`` before the
+    flag falls: the game is recorded as ``stalled``, and the engine's group is ended."""
+    monkeypatch.setattr("player.engines.agent.GIVE_UP_AFTER", 0.3)
+    db = tmp_path / "arena.sqlite"
+    with capture_logs() as logs:
+        async with running_server(db=str(db)) as server:
+            assert server.port is not None
+            await play_pair(
+                server.port,
+                f"engine:cmd={engines['misbehave']},args=hang-at 1",
+                1,
+                None,
+                clock=Clock(initial=10.0),
+            )
+    [(termination, reason, _players)] = records(db)
+    assert termination == "stalled", reason
+    assert reason is not None and reason.startswith(
+        "engine stalled: engine misbehave: engine did not answer go (stop was sent) within"
+    )
+    started = [entry for entry in logs if entry["event"] == "engine_started"]
+    ended = [entry for entry in logs if entry["event"] == "engine_ended"]
+    assert [entry["pid"] for entry in started] == [entry["pid"] for entry in ended]
 
 
 async def test_a_hung_engine_loses_on_time_by_the_servers_policy(
