@@ -136,6 +136,13 @@ class Agent(ABC):
     #: between people marks dead stones (`mark_dead`) instead of counting as it stands
     human: bool = False
 
+    def prepare(self, game: Game[Any, Any]) -> None:
+        """(Blocking) get ready to play `game` before a match is sought: start what takes
+        time to start (an engine's process and handshake), so that it is not paid on the
+        first move's clock. Called before every seek; it must be cheap when ready. An
+        AgentError stops the player. Default: nothing."""
+        return None  # a hook: nothing to do by default
+
     def start(self, game: Game[Any, Any], seat: int) -> None:
         """A new match of `game` begins; this agent plays `seat`."""
         self.game = game

@@ -1,9 +1,11 @@
 """The ``engine`` agent kind: an external program, over GTP, Gomocup or our text protocol.
 
 The agent owns at most one running engine. A process is started (and its
-handshake done) at the first game, kept from game to game while it behaves
-(``restart=auto``), and replaced by a fresh one after any fault or, with
-``restart=always``, before every game. A fault during a game resigns it with
+handshake done) by `prepare`, which the client runtime calls before every
+seek, so that a slow start is never paid on a move's clock; it is kept from
+game to game while it behaves (``restart=auto``), and replaced by a fresh one
+after any fault or, with ``restart=always``, after every game, again by the
+next `prepare` where a runtime calls it (else at the next `start`). A fault during a game resigns it with
 the fault as the reason (`ResignMatch`); a fault while starting the engine
 stops the player (`AgentError`), which a tournament treats as any failing
 player.
@@ -102,7 +104,29 @@ class EngineAgent(Agent):
         if process is not None:
             process.close(session.quit_line if session is not None else None)
 
+    def _needs_launch(self) -> bool:
+        return (
+            self._session is None
+            or self._process is None
+            or not self._process.running
+            or (self.config.restart == "always" and not self._fresh)
+        )
+
     # --- the Agent interface --------------------------------------------------------------
+
+    def prepare(self, game: Game[Any, Any]) -> None:
+        """Start the engine and do its handshake now, before a match is sought (and
+        Gomocup's ``START``, which needs the board): a no-op while one is ready."""
+        self._abort.clear()
+        session = self.launch() if self._needs_launch() else self._session
+        assert session is not None
+        try:
+            session.prepare(game)
+        except ValueError as exc:  # the protocol cannot play this game
+            raise AgentError(f"engine {self.config.label}: {exc}") from None
+        except EngineError as exc:
+            self._end_process()
+            raise AgentError(f"engine {self.config.label}: {exc} (during its handshake)") from None
 
     def start(self, game: Game[Any, Any], seat: int) -> None:
         super().start(game, seat)
@@ -110,12 +134,7 @@ class EngineAgent(Agent):
         self._clocks = None
         self._info = None
         session = self._session
-        if (
-            session is None
-            or self._process is None
-            or not self._process.running
-            or (self.config.restart == "always" and not self._fresh)
-        ):
+        if session is None or self._needs_launch():
             session = self.launch()
         assert self._process is not None
         self._process.new_game()

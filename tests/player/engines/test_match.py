@@ -124,3 +124,24 @@ async def test_gnu_go_plays_9x9_go_through_a_real_server(gnugo: str, tmp_path: P
     assert match.points is not None and match.points[engine] > 0
     assert match.points[0] == -match.points[1]
     assert all(m.notation == "pass" or m.notation[0] in "ABCDEFGHJ" for m in moves)
+
+
+async def test_a_slow_starting_engine_is_ready_before_its_first_clock(
+    engines: dict[str, str], tmp_path: Path
+) -> None:
+    """An engine that takes 1 s to start plays at 0.4 s a move without a time loss: the
+    player starts it (handshake included) before it seeks, and with ``restart=always``
+    starts each fresh process before the next seek, not on a move's clock."""
+    slow = tmp_path / "slow_engine"
+    slow.write_text(f'#!/bin/sh\nsleep 1\nexec {engines["text_engine"]} "$@"\n')
+    slow.chmod(0o755)
+    db = tmp_path / "arena.sqlite"
+    policy = MatchPolicy(move_time=0.4, lag_margin=0.2)
+    with capture_logs() as logs:
+        async with running_server(db=str(db), policy=policy) as server:
+            assert server.port is not None
+            await play_pair(server.port, f"engine:cmd={slow},restart=always", 2, 0.4)
+    played = records(db)
+    assert len(played) == 2
+    assert all(termination != "timeout" for termination, _reason, _players in played), played
+    assert len([entry for entry in logs if entry["event"] == "engine_started"]) >= 2
