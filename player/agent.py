@@ -68,6 +68,9 @@ class MoveInfo:
     depth: int | None = None
     visits: int | None = None
     pv: tuple[str, ...] = ()
+    #: Go, with a pass: the agent's own count of the board (``W+12.5``; an engine's
+    #: ``final_score``), kept in the record where it differs from the server's
+    count: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

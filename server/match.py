@@ -196,6 +196,8 @@ class Match:
         self._aborting = False
         #: a Go game between engines ended by the count, and a referee is to be asked
         self._refer = False
+        #: each seat's own count of the board, given with its pass (ply, ``W+12``)
+        self._own_counts: dict[int, tuple[int, str]] = {}
         self._turn_started = 0.0
         self._started_at = 0.0  # trio time of the match task's start
         self._rechecking = False  # a deadline found long past is being checked again
@@ -330,7 +332,20 @@ class Match:
         status = "aborted" if self._aborting else "finished"
         if self._refer and not self._aborting:
             self._ending = await self._referee_count(self._ending)
+        if self._ending.termination is Termination.SCORE and not self._aborting:
+            self.reason += self._own_counts_note(self._ending)
         await self._finish(self._ending, status=status)
+
+    def _own_counts_note(self, outcome: Outcome) -> str:
+        """``; own counts: NAME W+12`` for each seat whose own count of the final board
+        (given with one of the last two passes) differs from the server's, which stands."""
+        ours = self.game.result_text(outcome)
+        differing = [
+            f"{self.seats[seat].name} {count}"
+            for seat, (ply, count) in sorted(self._own_counts.items())
+            if ply >= self.ply - 2 and count != ours
+        ]
+        return f"; own counts: {', '.join(differing)}" if differing else ""
 
     async def _referee_count(self, as_it_stands: Outcome) -> Outcome:
         """The count with the stones the policy's referee calls dead taken off (the count
@@ -583,6 +598,8 @@ class Match:
             if self.marks_dead and move == PASS and self.state[3] >= 1:
                 self._hold_pass(seat_index, move, message, think)
                 return
+            if message.count is not None and isinstance(self.game, Go) and move == PASS:
+                self._own_counts[seat_index] = (self.ply, message.count)
             self._apply(seat_index, move, message, think)
             self._last_received = received
             outcome = self.game.outcome(self.state)

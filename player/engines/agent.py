@@ -42,6 +42,8 @@ SESSIONS: dict[str, type[Session]] = {
 #: after the budget (and `stop`), how long the agent waits before it gives up by itself;
 #: in a match the server's deadline comes first and `interrupt` ends the wait
 GIVE_UP_AFTER = 5.0
+#: seconds of its budget an engine that passes must have left to be asked its own count
+OWN_COUNT_TIME = 0.25
 #: the budget when the runtime gives no time (an iteration-only limit)
 DEFAULT_MOVE_TIME = 1.0
 
@@ -202,6 +204,8 @@ class EngineAgent(Agent):
             raise ResignMatch(reason) from None
         self.last_answer = answer
         self._info = answer.info
+        if game.name == "go" and answer.text.lower() == "pass":
+            self._own_count(session, turn, answer.move)
         log.info(  # one line a move, like mcts_move: the engine's think as measured here
             "engine_move",
             engine=self.config.label,
@@ -211,6 +215,28 @@ class EngineAgent(Agent):
             **({} if answer.info is None else {"info": answer.info}),
         )
         return answer.move
+
+    def _own_count(self, session: Session, turn: Turn, move: Any) -> None:
+        """A GTP engine's pass in Go: its own count of the board (``final_score``) goes
+        with the move (`MoveInfo.count`), for the record to keep beside ours. Asked only
+        with `OWN_COUNT_TIME` of the budget left; a count it cannot give is left out."""
+        game = turn.game
+        if (
+            not isinstance(session, GtpSession)
+            or game.name != "go"
+            or turn.stop_at - time.monotonic() < OWN_COUNT_TIME
+        ):
+            return
+        try:
+            said = session.final_score([*turn.moves, move], [*turn.movers, turn.seat], turn.stop_at)
+        except EngineError as exc:
+            self._end_process()  # its answer may still come: a fresh process next game
+            log.warning("engine_fault", engine=self.config.label, reason=str(exc))
+            return
+        count = None if said is None else own_count(said)
+        if count is not None:
+            base = self._info or MoveInfo()
+            self._info = dataclasses.replace(base, count=count)
 
     def finish(self, outcome: Outcome | None) -> None:
         """A counted Go game: ask a GTP engine's own count (``final_score``) and log it
@@ -256,6 +282,22 @@ class EngineAgent(Agent):
     def close(self) -> None:
         self._abort.set()
         self._end_process()
+
+
+def own_count(said: str) -> str | None:
+    """An engine's ``final_score`` as a count the protocol carries (``W+12.0`` as
+    ``W+12``, ``Draw`` as ``0``), or None if it is not one."""
+    text = said.strip().upper()
+    if text in ("0", "DRAW", "JIGO"):
+        return "0"
+    side, plus, margin = text.partition("+")
+    try:
+        number = float(margin)
+    except ValueError:
+        return None
+    if side not in ("B", "W") or not plus or not 0 <= number < 10_000:
+        return None
+    return f"{side}+{round(number, 1):g}"
 
 
 def same_count(theirs: str, ours: str) -> bool:
