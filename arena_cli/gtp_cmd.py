@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
+
+from arena_cli.front_run import add_option_argument, run_front
 
 EXAMPLES = """examples:
   arena gtp mcts:time=1 --game reversi
@@ -28,35 +29,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument("spec", metavar="SPEC", help="an agent spec, e.g. mcts:time=1")
     parser.add_argument("--game", required=True, help="the game to play (see `arena games`)")
-    parser.add_argument(
-        "-o",
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a game option (repeatable); boardsize and komi commands change them",
-    )
+    add_option_argument(parser, "boardsize and komi commands change them")
     parser.set_defaults(func=run, default_log_level="warning")
 
 
 def run(args: argparse.Namespace) -> int:
     from arena_cli.main import version
-    from games import parse_options
-    from player.spec import make_agent
     from player.stdio.gtp import GtpFront
 
-    try:
-        options: dict[str, str] = {}
-        for item in args.option:
-            options.update(parse_options(item))
-        agent = make_agent(args.spec)
-        front = GtpFront(agent, args.game, dict(options), version=version())
-    except ValueError as exc:
-        print(f"arena gtp: {exc}", file=sys.stderr)
-        return 2
-    try:
-        return front.run(sys.stdin, sys.stdout)
-    except (BrokenPipeError, KeyboardInterrupt):
-        return 0
-    finally:
-        agent.close()
+    return run_front(
+        "gtp", args, lambda agent, options: GtpFront(agent, args.game, options, version())
+    )

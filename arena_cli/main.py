@@ -45,6 +45,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "check an engine program (GTP, Gomocup, text protocol) or list the engines file",
     ),
     "gtp": ("arena_cli.gtp_cmd", "run an agent (mcts, ...) as a GTP engine on stdin/stdout"),
+    "gomocup": (
+        "arena_cli.gomocup_cmd",
+        "run an agent (mcts, ...) as a Gomocup brain on stdin/stdout",
+    ),
+    "text": (
+        "arena_cli.text_cmd",
+        "run an agent (mcts, ...) as a text-protocol engine on stdin/stdout",
+    ),
     "matches": ("arena_cli.records_cmd", "list recorded matches"),
     "show": ("arena_cli.records_cmd", "replay a recorded match, board after each move"),
     "export": ("arena_cli.export_cmd", "write recorded games as JSON Lines or SGF"),

@@ -85,6 +85,13 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
         "--tls-key", default=None, help="the certificate's PEM private key [$ARENA_TLS_KEY]"
     )
     parser.add_argument(
+        "--referee",
+        default=None,
+        metavar="SPEC",
+        help="a GTP engine (e.g. engine:gnugo) asked for the dead stones after a Go game"
+        " between engines, taken off before the count (default: the board as it stands)",
+    )
+    parser.add_argument(
         "--accounts",
         choices=("open", "registered"),
         default=None,
@@ -289,9 +296,24 @@ def _serve(server: ArenaServer, web: WebConfig | None) -> int:
         raise leaf from None
 
 
+def referee(args: argparse.Namespace) -> object | None:
+    """``--referee SPEC`` as a `GtpReferee` (ValueError in one line for a bad spec)."""
+    spec = getattr(args, "referee", None)
+    if spec is None:
+        return None
+    from player.engines.referee import GtpReferee
+
+    apply_engines_option(getattr(args, "engines", None))  # engine:NAME names its entry
+    try:
+        return GtpReferee.from_spec(spec)
+    except ValueError as exc:
+        raise ValueError(f"--referee: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         overrides = config_overrides(args)
+        overrides["referee"] = referee(args)
         overrides["proxy_protocol"] = args.proxy_protocol
         overrides["trusted_proxies"] = (
             None if args.trusted_proxy is None else tuple(args.trusted_proxy)

@@ -68,6 +68,9 @@ class MoveInfo:
     depth: int | None = None
     visits: int | None = None
     pv: tuple[str, ...] = ()
+    #: Go, with a pass: the agent's own count of the board (``W+12.5``; an engine's
+    #: ``final_score``), kept in the record where it differs from the server's
+    count: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +138,13 @@ class Agent(ABC):
     #: a person plays through this agent: the client says ``hello.human``, and a Go match
     #: between people marks dead stones (`mark_dead`) instead of counting as it stands
     human: bool = False
+
+    def prepare(self, game: Game[Any, Any]) -> None:
+        """(Blocking) get ready to play `game` before a match is sought: start what takes
+        time to start (an engine's process and handshake), so that it is not paid on the
+        first move's clock. Called before every seek; it must be cheap when ready. An
+        AgentError stops the player. Default: nothing."""
+        return None  # a hook: nothing to do by default
 
     def start(self, game: Game[Any, Any], seat: int) -> None:
         """A new match of `game` begins; this agent plays `seat`."""

@@ -468,6 +468,10 @@ class MatchPlay:
         structlog.contextvars.unbind_contextvars("match", "seat")
         return await self.next_match(conn)
 
+    async def prepare(self) -> None:
+        """Have the agent ready for a match (`Agent.prepare`): before each seek or join."""
+        await self._agent_call(self.agent.prepare, self.game)
+
     async def next_match(self, conn: Connection) -> bool:
         if self.done:
             return True

@@ -10,10 +10,17 @@ before sending and sends the move with the rest.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from player.agent import MoveInfo
-from protocol.messages import MAX_DEPTH, MAX_PV_MOVE_LENGTH, MAX_PV_MOVES, MAX_VISITS
+from protocol.messages import (
+    COUNT_PATTERN,
+    MAX_DEPTH,
+    MAX_PV_MOVE_LENGTH,
+    MAX_PV_MOVES,
+    MAX_VISITS,
+)
 
 __all__ = ["wire_fields"]
 
@@ -65,4 +72,10 @@ def wire_fields(info: MoveInfo | None) -> tuple[dict[str, Any], list[str]]:
         dropped.append("pv")
     if pv:
         fields["pv"] = pv
+    count = getattr(info, "count", None)
+    if count is not None:
+        if isinstance(count, str) and re.match(COUNT_PATTERN, count):
+            fields["count"] = count
+        else:
+            dropped.append("count")
     return fields, dropped

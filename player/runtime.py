@@ -208,6 +208,7 @@ class PlayerClient:
     async def run(self) -> list[MatchResult]:
         """Play until `config.games` matches are over; return their results."""
         with trio.CancelScope() as self._run_scope:
+            await self.play.prepare()  # an engine starts before the first connection
             await self._play()
         if self._stopped_by is not None:
             raise self._stopped_by
@@ -389,6 +390,7 @@ class PlayerClient:
 
     async def _request_match(self, conn: Connection) -> None:
         config = self.config
+        await self.play.prepare()  # (again) after a fault or a game that ended its process
         if config.room is not None:
             self.play.pending = "join"
             await conn.send(

@@ -46,6 +46,9 @@ Visits = Annotated[int, msgspec.Meta(ge=0, le=MAX_VISITS)]
 PvMove = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_PV_MOVE_LENGTH)]
 #: move info: the expected continuation, the move itself first
 PrincipalVariation = Annotated[list[PvMove], msgspec.Meta(max_length=MAX_PV_MOVES)]
+#: move info: a Go engine's own count of the board with its pass (``W+12.5``, ``0``)
+COUNT_PATTERN = r"^(0|[BW]\+[0-9]{1,4}(\.[0-9]{1,2})?)$"
+OwnCount = Annotated[str, msgspec.Meta(max_length=10, pattern=COUNT_PATTERN)]
 
 
 class Message(msgspec.Struct, tag_field="type", forbid_unknown_fields=False):
@@ -141,6 +144,9 @@ class Move(Message, tag="move", omit_defaults=True):
     depth: Depth | None = None
     visits: Visits | None = None
     pv: PrincipalVariation = msgspec.field(default_factory=list)
+    #: Go, with a pass: the mover's own count of the board (an engine's ``final_score``,
+    #: additive in v1); kept in the record's reason where it differs from the server's
+    count: OwnCount | None = None
 
 
 #: what failed when a player gives up because its own program did (``resign.fault``):

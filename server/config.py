@@ -8,12 +8,24 @@ an environment-variable equivalent (see `from_env`); command-line flags win.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Protocol
 
 from protocol.codec import DEFAULT_MAX_FRAME
 from server.proxy_protocol import parse_network
+
+
+class DeadStonesReferee(Protocol):
+    """Who says which stones are dead at the end of a Go game between engines
+    (``arena serve --referee``; `player.engines.referee.GtpReferee`)."""
+
+    name: str
+
+    def dead_stones(self, game: Any, moves: Sequence[Any]) -> frozenset[int]:
+        """(Blocking: run off the event loop) the points of the dead stones after
+        `moves`; any exception means the referee could not say."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +44,9 @@ class MatchPolicy:
     #: the default time control as a clock, (initial seconds, increment), instead of
     #: `move_time` for seeks that ask for neither (docs/PROTOCOL.md, "Time controls")
     clock: tuple[float, float] | None = None
+    #: asked for the dead stones after a Go game between engines ends by the count;
+    #: None: the board is counted as it stands (Tromp–Taylor)
+    referee: DeadStonesReferee | None = None
 
     def __post_init__(self) -> None:
         if not self.move_time > 0:

@@ -28,7 +28,13 @@ in a row is held, not played: the clocks stop and the seats agree on the dead
 stones (`server.marking`) within `marking_time`. Agreement plays the held pass
 and counts with the dead taken off; ``resume`` withdraws it, so the recorded
 moves stay plain Tromp–Taylor moves; no agreement in time counts the board as
-it stands (or the one set a seat accepted and nobody changed since).
+it stands (or the one set a seat accepted and nobody changed since). In a Go
+match between engines the board is counted as it stands, unless the policy
+has a referee (``arena serve --referee``): then, before the end is recorded
+and announced, the referee is asked for the dead stones (in a worker thread,
+within `REFEREE_TIME`), and they are taken off before the count; the reason
+names them and the referee. A referee that fails or is late leaves the count
+as it stands, and the reason says so.
 
 Match ids come from `server.match_ids` (unique per database forever).
 """
@@ -84,6 +90,8 @@ STALL_RECHECK = 0.5
 #: the least time (seconds) two people get to agree on the dead stones; a longer
 #: per-move time gives them that instead
 MARKING_TIME = 60.0
+#: seconds a referee may take to say which stones are dead (the count as it stands after)
+REFEREE_TIME = 30.0
 
 
 @dataclass
@@ -186,6 +194,10 @@ class Match:
         self._sleep: trio.CancelScope | None = None
         self._ending: Outcome | None = None
         self._aborting = False
+        #: a Go game between engines ended by the count, and a referee is to be asked
+        self._refer = False
+        #: each seat's own count of the board, given with its pass (ply, ``W+12``)
+        self._own_counts: dict[int, tuple[int, str]] = {}
         self._turn_started = 0.0
         self._started_at = 0.0  # trio time of the match task's start
         self._rechecking = False  # a deadline found long past is being checked again
@@ -318,7 +330,50 @@ class Match:
                 with trio.CancelScope(shield=True), trio.move_on_after(5):
                     await self._finish(self._forfeit(None, Termination.ABORTED), status="aborted")
         status = "aborted" if self._aborting else "finished"
+        if self._refer and not self._aborting:
+            self._ending = await self._referee_count(self._ending)
+        if self._ending.termination is Termination.SCORE and not self._aborting:
+            self.reason += self._own_counts_note(self._ending)
         await self._finish(self._ending, status=status)
+
+    def _own_counts_note(self, outcome: Outcome) -> str:
+        """``; own counts: NAME W+12`` for each seat whose own count of the final board
+        (given with one of the last two passes) differs from the server's, which stands."""
+        ours = self.game.result_text(outcome)
+        differing = [
+            f"{self.seats[seat].name} {count}"
+            for seat, (ply, count) in sorted(self._own_counts.items())
+            if ply >= self.ply - 2 and count != ours
+        ]
+        return f"; own counts: {', '.join(differing)}" if differing else ""
+
+    async def _referee_count(self, as_it_stands: Outcome) -> Outcome:
+        """The count with the stones the policy's referee calls dead taken off (the count
+        as it stands if it names none, fails, or is not done within `REFEREE_TIME`)."""
+        referee, game = self.policy.referee, self.game
+        assert referee is not None and isinstance(game, Go)
+        moves = [game.decode_move(wire) for wire in self.moves]
+        dead: frozenset[int] | None = None
+        failure = f"no answer within {REFEREE_TIME:g}s"
+        with trio.move_on_after(REFEREE_TIME):
+            try:
+                dead = await trio.to_thread.run_sync(
+                    referee.dead_stones, game, moves, abandon_on_cancel=True
+                )
+            except Exception as exc:  # the referee's fault is not the players'
+                failure = " ".join(str(exc).split()) or type(exc).__name__
+        if dead is None:
+            self._log.warning("referee_failed", referee=referee.name, error=failure)
+            self.reason = f"{self.reason} as the board stands (referee {referee.name}: {failure})"
+            return as_it_stands
+        self._log.info("referee", referee=referee.name, dead=sorted(dead))
+        if not dead:
+            self.reason = f"{self.reason} with no dead stones: referee {referee.name}"
+            return as_it_stands
+        outcome = game.score(game.removing(self.state, dead))
+        taken = taken_off_text(game, dead)
+        self.reason = f"{_board_reason(game, outcome)} {taken}: referee {referee.name}"
+        return outcome
 
     async def _finish(self, outcome: Outcome, *, status: str) -> None:
         if self.finished.is_set():
@@ -543,11 +598,18 @@ class Match:
             if self.marks_dead and move == PASS and self.state[3] >= 1:
                 self._hold_pass(seat_index, move, message, think)
                 return
+            if message.count is not None and isinstance(self.game, Go) and move == PASS:
+                self._own_counts[seat_index] = (self.ply, message.count)
             self._apply(seat_index, move, message, think)
             self._last_received = received
             outcome = self.game.outcome(self.state)
             if outcome is not None:
                 self.reason = _board_reason(self.game, outcome)
+                self._refer = (
+                    self.policy.referee is not None
+                    and isinstance(self.game, Go)
+                    and outcome.termination is Termination.SCORE
+                )
                 self._end(outcome)
             elif self.max_plies is not None and self.ply >= self.max_plies:
                 self.reason = f"draw by adjudication after {self.ply} plies"

@@ -1,12 +1,15 @@
 """The ``engine`` agent kind: an external program, over GTP, Gomocup or our text protocol.
 
 The agent owns at most one running engine. A process is started (and its
-handshake done) at the first game, kept from game to game while it behaves
-(``restart=auto``), and replaced by a fresh one after any fault or, with
-``restart=always``, before every game. A fault during a game gives it up with
-the fault as the reason and its kind (`ResignMatch` with a ``fault``: the match
-is recorded as ``crash``, ``stalled``, ``illegal_move`` or ``protocol_error``,
-not as a resignation); a fault while starting the engine
+handshake done) by `prepare`, which the client runtime calls before every
+seek, so that a slow start is never paid on a move's clock; it is kept from
+game to game while it behaves (``restart=auto``), and replaced by a fresh one
+after any fault or, with ``restart=always``, after every game, again by the
+next `prepare` where a runtime calls it (else at the next `start`). A fault
+during a game gives it up with the fault as the reason and its kind
+(`ResignMatch` with a ``fault``: the match is recorded as ``crash``,
+``stalled``, ``illegal_move`` or ``protocol_error``, not as a resignation); a
+fault while starting the engine
 stops the player (`AgentError`), which a tournament treats as any failing
 player.
 """
@@ -51,6 +54,8 @@ SESSIONS: dict[str, type[Session]] = {
 #: after the budget (and `stop`), how long the agent waits before it gives up by itself;
 #: in a match the server's deadline comes first and `interrupt` ends the wait
 GIVE_UP_AFTER = 5.0
+#: seconds of its budget an engine that passes must have left to be asked its own count
+OWN_COUNT_TIME = 0.25
 #: the budget when the runtime gives no time (an iteration-only limit)
 DEFAULT_MOVE_TIME = 1.0
 
@@ -113,7 +118,29 @@ class EngineAgent(Agent):
         if process is not None:
             process.close(session.quit_line if session is not None else None)
 
+    def _needs_launch(self) -> bool:
+        return (
+            self._session is None
+            or self._process is None
+            or not self._process.running
+            or (self.config.restart == "always" and not self._fresh)
+        )
+
     # --- the Agent interface --------------------------------------------------------------
+
+    def prepare(self, game: Game[Any, Any]) -> None:
+        """Start the engine and do its handshake now, before a match is sought (and
+        Gomocup's ``START``, which needs the board): a no-op while one is ready."""
+        self._abort.clear()
+        session = self.launch() if self._needs_launch() else self._session
+        assert session is not None
+        try:
+            session.prepare(game)
+        except ValueError as exc:  # the protocol cannot play this game
+            raise AgentError(f"engine {self.config.label}: {exc}") from None
+        except EngineError as exc:
+            self._end_process()
+            raise AgentError(f"engine {self.config.label}: {exc} (during its handshake)") from None
 
     def start(self, game: Game[Any, Any], seat: int) -> None:
         super().start(game, seat)
@@ -121,12 +148,7 @@ class EngineAgent(Agent):
         self._clocks = None
         self._info = None
         session = self._session
-        if (
-            session is None
-            or self._process is None
-            or not self._process.running
-            or (self.config.restart == "always" and not self._fresh)
-        ):
+        if session is None or self._needs_launch():
             session = self.launch()
         assert self._process is not None
         self._process.new_game()
@@ -196,6 +218,8 @@ class EngineAgent(Agent):
             raise ResignMatch(reason, fault=fault_of(exc)) from None
         self.last_answer = answer
         self._info = answer.info
+        if game.name == "go" and answer.text.lower() == "pass":
+            self._own_count(session, turn, answer.move)
         log.info(  # one line a move, like mcts_move: the engine's think as measured here
             "engine_move",
             engine=self.config.label,
@@ -205,6 +229,28 @@ class EngineAgent(Agent):
             **({} if answer.info is None else {"info": answer.info}),
         )
         return answer.move
+
+    def _own_count(self, session: Session, turn: Turn, move: Any) -> None:
+        """A GTP engine's pass in Go: its own count of the board (``final_score``) goes
+        with the move (`MoveInfo.count`), for the record to keep beside ours. Asked only
+        with `OWN_COUNT_TIME` of the budget left; a count it cannot give is left out."""
+        game = turn.game
+        if (
+            not isinstance(session, GtpSession)
+            or game.name != "go"
+            or turn.stop_at - time.monotonic() < OWN_COUNT_TIME
+        ):
+            return
+        try:
+            said = session.final_score([*turn.moves, move], [*turn.movers, turn.seat], turn.stop_at)
+        except EngineError as exc:
+            self._end_process()  # its answer may still come: a fresh process next game
+            log.warning("engine_fault", engine=self.config.label, reason=str(exc))
+            return
+        count = None if said is None else own_count(said)
+        if count is not None:
+            base = self._info or MoveInfo()
+            self._info = dataclasses.replace(base, count=count)
 
     def finish(self, outcome: Outcome | None) -> None:
         """A counted Go game: ask a GTP engine's own count (``final_score``) and log it
@@ -261,6 +307,22 @@ def fault_of(exc: EngineError) -> Fault:
     if isinstance(exc, EngineProtocolError | EngineFlood):
         return "protocol"
     return "crash"  # it exited, was killed, or closed its output
+
+
+def own_count(said: str) -> str | None:
+    """An engine's ``final_score`` as a count the protocol carries (``W+12.0`` as
+    ``W+12``, ``Draw`` as ``0``), or None if it is not one."""
+    text = said.strip().upper()
+    if text in ("0", "DRAW", "JIGO"):
+        return "0"
+    side, plus, margin = text.partition("+")
+    try:
+        number = float(margin)
+    except ValueError:
+        return None
+    if side not in ("B", "W") or not plus or not 0 <= number < 10_000:
+        return None
+    return f"{side}+{round(number, 1):g}"
 
 
 def same_count(theirs: str, ours: str) -> bool:

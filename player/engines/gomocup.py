@@ -44,9 +44,18 @@ class GomocupSession(Session):
         #: the moves the engine's board holds, from the empty board
         self.known: list[Any] | None = None
         self._timing: tuple[Any, ...] | None = None
+        #: START was answered and no game has been played since: the next needs no RESTART
+        self._pristine = False
 
     def handshake(self) -> None:
-        return None  # a brain waits for START, which needs the board: see new_game
+        return None  # a brain waits for START, which needs the board: see prepare, new_game
+
+    def prepare(self, game: Game[Any, Any]) -> None:
+        """``START`` (and ``ABOUT``, the ``init`` lines) before a match is sought, where the
+        engine has no board yet: its start-up is then not paid on a move's clock."""
+        mapping = board_mapping(game, "gomocup")
+        if self.board is None:
+            self._start((mapping.width, mapping.height))
 
     def _answer(self, deadline: float, what: str, started: float) -> str:
         """The engine's next line that is not MESSAGE/DEBUG chatter (logged)."""
@@ -68,6 +77,17 @@ class GomocupSession(Session):
     def new_game(self, game: Game[Any, Any], seat: int) -> None:
         mapping = board_mapping(game, "gomocup")
         board = (mapping.width, mapping.height)
+        if self.board is not None and self.board != board:
+            raise NeedsRestart(f"engine played a {self.board} board, now {board}")
+        if not (self._pristine and self.board == board):
+            self._start(board)
+        self._pristine = False
+        self.mapping, self.known, self._timing = mapping, [], None
+        for key, value in (("max_memory", 0), ("game_type", 1), ("rule", 0)):
+            self.process.send(f"INFO {key} {value}")
+
+    def _start(self, board: tuple[int, int]) -> None:
+        """``START`` (``RECTSTART``) on a fresh engine, ``RESTART`` on one that played."""
         started = time.monotonic()
         self.process.begin_answer()
         if self.board is None:
@@ -75,10 +95,8 @@ class GomocupSession(Session):
                 command = f"START {board[0]}"
             else:
                 command = f"RECTSTART {board[0]},{board[1]}"
-        elif self.board == board:
-            command = "RESTART"
         else:
-            raise NeedsRestart(f"engine played a {self.board} board, now {board}")
+            command = "RESTART"
         self.process.send(command)
         try:
             answer = self._answer(self.startup_deadline(), quote(command), started)
@@ -92,9 +110,8 @@ class GomocupSession(Session):
             self._about()
             for line in self.config.init:
                 self.process.send(line)
-        self.mapping, self.board, self.known, self._timing = mapping, board, [], None
-        for key, value in (("max_memory", 0), ("game_type", 1), ("rule", 0)):
-            self.process.send(f"INFO {key} {value}")
+            self._pristine = True
+        self.board = board
 
     def _about(self) -> None:
         started = time.monotonic()

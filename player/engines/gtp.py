@@ -138,13 +138,15 @@ class GtpSession(Session):
                 self.expect(f"play {colour} {mapping.vertex(move)}")
             self.known.append(move)
 
-    def final_score(self, moves: Sequence[Any], movers: Sequence[int]) -> str | None:
+    def final_score(
+        self, moves: Sequence[Any], movers: Sequence[int], deadline: float | None = None
+    ) -> str | None:
         """The engine's own count of the game (``W+12.0``) after `moves`, if it lists
-        ``final_score`` and answers it; None otherwise."""
+        ``final_score`` and answers it (by `deadline`); None otherwise."""
         if "final_score" not in self.commands:
             return None
         self.sync(moves, movers)
-        ok, text = self.command("final_score")
+        ok, text = self.command("final_score", deadline)
         return text.split()[0] if ok and text.split() else None
 
     def dead_stones(self) -> list[str] | None:

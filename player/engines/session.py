@@ -81,6 +81,11 @@ class Session(ABC):
     def handshake(self) -> None:
         """Start talking: within ``config.start_timeout`` (EngineError if not)."""
 
+    def prepare(self, game: Game[Any, Any]) -> None:
+        """Before a match of `game` is sought: whatever else the engine needs to be ready
+        (Gomocup's ``START``); ValueError if the protocol cannot play it. Default: nothing."""
+        return None  # a hook: the handshake is all most protocols need
+
     @abstractmethod
     def new_game(self, game: Game[Any, Any], seat: int) -> None:
         """A new game of `game` begins; the engine plays `seat`."""

@@ -3,11 +3,8 @@
 Why this shape: GTP is strictly request and answer, one command at a time,
 so the front is a plain loop over lines with no concurrency: `handle` turns
 one command line into one answer (``= ...`` or ``? ...``, then an empty
-line), and `run` feeds it from a text stream. The agent is told of the game
-as the arena's client runtime tells it (`start`, `sync`, `observe`,
-`choose`), lazily, just before it must move: a controller may `undo`,
-`clear_board` or play several moves in a row, and the agent only needs the
-game as it stands when it is asked for a move.
+line), and `run` feeds it from a text stream. The game and the agent's view
+of it are `player.stdio.front.AgentGame`'s, shared with the other fronts.
 
 Coordinates come from the engines' per-game table (`player.engines.mapping`),
 so every game that table maps to GTP is playable, with the same vertices our
@@ -18,7 +15,8 @@ is refused.
 
 Time: the agent's own budget (``mcts:time=1``) when its spec has one, else
 the clock GTP gives (`time_settings`, `time_left`): a byo-yomi period's time
-per stone, or the main time left over `MOVES_AHEAD` moves, less `MARGIN`.
+per stone, or the main time left over `MOVES_AHEAD` moves, less `MARGIN`
+(`player.stdio.front.budget`).
 """
 
 from __future__ import annotations
@@ -31,18 +29,11 @@ from typing import Any, TextIO
 from games import Game, GameError, make_game
 from player.agent import Agent, SearchLimit
 from player.engines.mapping import BoardMapping, board_mapping
+from player.stdio.front import MARGIN, MOVES_AHEAD, AgentGame, IllegalChoice, budget
 
 __all__ = ["GtpFront"]
 
 COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
-#: moves the main time is spread over when GTP gives no byo-yomi
-MOVES_AHEAD = 30
-#: seconds kept back from every clock budget (the pipe, the controller's own overhead)
-MARGIN = 0.1
-#: the budget when neither the agent nor the controller gives one
-DEFAULT_SECONDS = 1.0
-#: the least budget a clock can give
-MIN_SECONDS = 0.05
 COMMANDS = (
     "protocol_version", "name", "version", "known_command", "list_commands", "quit",
     "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
@@ -76,16 +67,23 @@ class GtpFront:
     log: Callable[[str], None] = lambda message: None
 
     def __post_init__(self) -> None:
-        self.game: Game[Any, Any] = make_game(self.game_name, self.options)
-        self.mapping: BoardMapping = board_mapping(self.game, "gtp")
-        self.moves: list[Any] = []
-        self.state: Any = self.game.initial_state()
+        game = make_game(self.game_name, self.options)
+        self.mapping: BoardMapping = board_mapping(game, "gtp")
+        self.match = AgentGame(self.agent, game)
         self.clocks = [Clock(), Clock()]
-        #: the agent's view: the seat it was started for and the moves it was told
-        self._seat: int | None = None
-        self._told = 0
-        self._told_state: Any = self.state
         self.done = False
+
+    @property
+    def game(self) -> Game[Any, Any]:
+        return self.match.game
+
+    @property
+    def moves(self) -> list[Any]:
+        return self.match.moves
+
+    @property
+    def state(self) -> Any:
+        return self.match.state
 
     # --- the loop ----------------------------------------------------------------
 
@@ -180,16 +178,11 @@ class GtpFront:
     def _new_game(self, options: dict[str, Any], keep: list[Any] | None = None) -> None:
         game = make_game(self.game_name, options)
         mapping = board_mapping(game, "gtp")
-        self.game, self.mapping, self.options = game, mapping, options
-        self._seat = None  # a new game for the agent too
-        self._replay(list(keep or []))
+        self.match.reset(list(keep or []), game)  # a new game for the agent too
+        self.mapping, self.options = mapping, options
 
     def _replay(self, moves: list[Any]) -> None:
-        state = self.game.initial_state()
-        for move in moves:
-            state = self.game.apply(state, move)
-        self.state, self.moves = state, moves
-        self._seat = None  # the agent is started again before its next move
+        self.match.reset(moves)  # the agent is started again before its next move
 
     # --- moves ---------------------------------------------------------------------
 
@@ -214,7 +207,10 @@ class GtpFront:
                 raise GtpError("the game is over")
             return "pass"
         self._to_seat(seat)
-        move = self._choose(seat)
+        try:
+            move = self.match.choose(self._limit(seat))
+        except IllegalChoice as exc:
+            raise GtpError(str(exc)) from None
         self._play(move)
         return self.mapping.vertex(move) if move != self.mapping.pass_move else "pass"
 
@@ -234,30 +230,9 @@ class GtpFront:
 
     def _play(self, move: Any) -> None:
         try:
-            state = self.game.play(self.state, move)
+            self.match.play(move)
         except GameError:
             raise GtpError("illegal move") from None
-        self.moves.append(move)
-        self.state = state
-
-    def _choose(self, seat: int) -> Any:
-        """The agent's move for `seat`, the agent brought up to date first."""
-        agent = self.agent
-        if self._seat != seat:
-            agent.start(self.game, seat)
-            agent.sync(self.state, list(self.moves))
-            self._seat = seat
-        else:  # the moves since its last choice (an undo or a new game starts it again)
-            state = self._told_state
-            for move in self.moves[self._told :]:
-                after = self.game.apply(state, move)
-                agent.observe(state, move, after)
-                state = after
-        self._told, self._told_state = len(self.moves), self.state
-        move = agent.choose(self.state, self._limit(seat))
-        if move not in self.game.legal_moves(self.state):
-            raise GtpError(f"the agent chose an illegal move: {move!r}")
-        return move  # the agent is told of it with the moves after it, before its next one
 
     # --- time ------------------------------------------------------------------------
 
@@ -279,24 +254,19 @@ class GtpFront:
         return ""
 
     def _limit(self, seat: int) -> SearchLimit:
-        own = self.agent.default_limit
         clock = self.clocks[seat]
-        budget: float | None = None
+        seconds: float | None = None
         if clock.left is not None and clock.main is not None:
             if clock.left_stones > 0:  # in byo-yomi: this period's time per stone
-                budget = clock.left / clock.left_stones
+                seconds = clock.left / clock.left_stones
             elif clock.stones > 0 and clock.left <= 0:
-                budget = clock.byo_yomi / clock.stones
+                seconds = clock.byo_yomi / clock.stones
             elif clock.stones > 0:  # main time, then byo-yomi: the period is a floor
-                budget = max(clock.left / MOVES_AHEAD, clock.byo_yomi / clock.stones)
+                seconds = max(clock.left / MOVES_AHEAD, clock.byo_yomi / clock.stones)
             else:
-                budget = clock.left / MOVES_AHEAD
-            budget = max(MIN_SECONDS, budget - MARGIN)
-        if own is not None:
-            if budget is None or (own.time is not None and own.time <= budget):
-                return own
-            return SearchLimit(time=budget, iterations=own.iterations)
-        return SearchLimit(time=budget if budget is not None else DEFAULT_SECONDS)
+                seconds = clock.left / MOVES_AHEAD
+            seconds -= MARGIN
+        return budget(self.agent, seconds)
 
     # --- the end ---------------------------------------------------------------------
 

@@ -76,3 +76,25 @@ def test_gomocup_refuses_a_game_it_cannot_play(engines: dict[str, str]) -> None:
     with pytest.raises(AgentError, match=r"it plays five in a row"):
         agent.start(make_game("tictactoe", {}), 0)
     agent.close()
+
+
+def test_prepare_starts_the_brain_and_the_first_game_needs_no_restart(
+    engines: dict[str, str],
+) -> None:
+    agent = pattern(engines)
+    try:
+        agent.prepare(GOMOKU)  # what the runtime does before it seeks
+        session = agent.session
+        assert session is not None and session.engine_name == "pattern"
+        sent = record_sends(session.process)
+        agent.prepare(GOMOKU)  # ready: nothing more
+        assert sent == []
+        for seat in (0, 1):
+            players = [RandomAgent(seed=seat), RandomAgent(seed=seat)]
+            players[seat] = agent  # type: ignore[call-overload]
+            play_local_game(GOMOKU, players, SearchLimit(time=0.5))
+        assert agent.session is session
+        assert not any(line.startswith(("START", "ABOUT")) for line in sent)
+        assert [line for line in sent if line == "RESTART"] == ["RESTART"]  # the second game
+    finally:
+        agent.close()

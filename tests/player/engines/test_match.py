@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from protocol.messages import Clock
 from server.config import MatchPolicy
 from store import SqliteDatabase
 from tests.server.harness import running_server
+
+PASSING = str(Path(__file__).resolve().parents[2] / "engines" / "passing_go.py")
 
 
 async def play_pair(
@@ -160,3 +163,47 @@ async def test_gnu_go_plays_9x9_go_through_a_real_server(gnugo: str, tmp_path: P
     assert match.points is not None and match.points[engine] > 0
     assert match.points[0] == -match.points[1]
     assert all(m.notation == "pass" or m.notation[0] in "ABCDEFGHJ" for m in moves)
+
+
+async def test_a_slow_starting_engine_is_ready_before_its_first_clock(
+    engines: dict[str, str], tmp_path: Path
+) -> None:
+    """An engine that takes 1 s to start plays at 0.4 s a move without a time loss: the
+    player starts it (handshake included) before it seeks, and with ``restart=always``
+    starts each fresh process before the next seek, not on a move's clock."""
+    slow = tmp_path / "slow_engine"
+    slow.write_text(f'#!/bin/sh\nsleep 1\nexec {engines["text_engine"]} "$@"\n')
+    slow.chmod(0o755)
+    db = tmp_path / "arena.sqlite"
+    policy = MatchPolicy(move_time=0.4, lag_margin=0.2)
+    with capture_logs() as logs:
+        async with running_server(db=str(db), policy=policy) as server:
+            assert server.port is not None
+            await play_pair(server.port, f"engine:cmd={slow},restart=always", 2, 0.4)
+    played = records(db)
+    assert len(played) == 2
+    assert all(termination != "timeout" for termination, _reason, _players in played), played
+    assert len([entry for entry in logs if entry["event"] == "engine_started"]) >= 2
+
+
+async def test_an_engines_own_count_is_kept_in_the_record_where_it_differs(
+    tmp_path: Path,
+) -> None:
+    """The passing engine says B+99 whatever the board (its ``final_score``, asked with
+    its pass and sent with the move); ours stands, and the reason keeps both."""
+    passing = PASSING
+    db = tmp_path / "arena.sqlite"
+    spec = f"engine:cmd={sys.executable},args={passing},protocol=gtp"
+    async with running_server(db=str(db), policy=MatchPolicy(move_time=1.0)) as server:
+        assert server.port is not None
+        await play_pair(server.port, spec, 1, 1.0, game="go")
+    [(termination, reason, _players)] = records(db)
+    assert termination == "score", reason
+    assert reason is not None and reason.endswith("; own counts: engine B+99"), reason
+    store = SqliteDatabase(str(db))
+    try:
+        [match] = store.list_matches()
+        assert match.game == "go" and match.points is not None
+        assert match.points[0] != 99  # ours, not the engine's
+    finally:
+        store.close()
