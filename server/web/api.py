@@ -198,12 +198,12 @@ class Api:
             raise ApiError(503, "the server is not running")
         seeks = [
             {
-                "game": game,
-                "options": msgspec.json.decode(options),
-                "move_time": move_time,
+                "game": key.game,
+                "options": msgspec.json.decode(key.options),
+                "move_time": key.move_time,
                 "players": [conn.name for conn in conns],
             }
-            for (game, options, move_time, _pool), conns in lobby.seeks.items()
+            for key, conns in lobby.seeks.items()
             if conns
         ]
         rooms = [
