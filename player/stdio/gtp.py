@@ -31,6 +31,7 @@ from typing import Any, TextIO
 from games import Game, GameError, make_game
 from player.agent import Agent, SearchLimit
 from player.engines.mapping import BoardMapping, board_mapping
+from player.errors import GtpError as GtpError
 
 __all__ = ["GtpFront"]
 
@@ -48,10 +49,6 @@ COMMANDS = (
     "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
     "time_settings", "time_left", "final_score",
 )  # fmt: skip
-
-
-class GtpError(Exception):
-    """A command that fails: its message is the answer after ``?``."""
 
 
 @dataclass

@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from games import GameError, available_games, make_game
 from server.app import ArenaServer
+from server.errors import ApiError as ApiError
 from server.web.config import WebConfig
 from server.web.tournaments import list_tournaments, tournament_document
 from store import Database, MatchRecord, StoreError
@@ -29,13 +30,6 @@ MAX_LIMIT = 1000
 STATUSES = ("running", "finished", "aborted")
 
 _encoder = msgspec.json.Encoder()
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 def json_response(data: Any, status: int = 200) -> Response:
