@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from arena_cli.errors import ExportError as ExportError
 from arena_cli.options import DB_HELP
 from arena_cli.records_cmd import open_existing
 from records.jsonl import write_jsonl
@@ -17,10 +18,6 @@ from store import Database, MatchRecord, StoreError
 
 #: every match (SQLite treats the LIMIT as "no limit" in practice)
 _ALL = 2**62
-
-
-class ExportError(Exception):
-    """What to tell the user, on one line."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

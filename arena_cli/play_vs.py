@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from arena_cli.children import ender
+from arena_cli.errors import OpponentFailed as OpponentFailed
 from player.client import ClientError, MatchResult, PlayerClient
 from player.spec import parse_agent_spec, spec_name
 from protocol.messages import OpenSeek, Seeking
@@ -204,10 +205,6 @@ async def _close_at_exit(store: object) -> None:
         close = getattr(store, "close", None)
         if close is not None:
             close()
-
-
-class OpponentFailed(ClientError):
-    """The --vs opponent's process ended before the games were played."""
 
 
 class _Opponent:

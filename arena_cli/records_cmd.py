@@ -14,6 +14,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from arena_cli.errors import RecordsError as RecordsError
 from arena_cli.options import DB_HELP
 from arena_cli.options import db_path as db_path
 
@@ -52,10 +53,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     show.add_argument("--db", default=None, help=DB_HELP)
     show.add_argument("--json", action="store_true", help="print the record and moves as JSON")
     show.set_defaults(func=run_show, logs=False)
-
-
-class RecordsError(Exception):
-    """A user error reading the records (one line for the user)."""
 
 
 def open_existing(path: str | None) -> Database:

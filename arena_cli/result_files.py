@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from arena_cli.errors import OutputError as OutputError
+
 __all__ = [
     "OUT_FORMATS",
     "STANDING_COLUMNS",
@@ -45,14 +47,6 @@ STANDING_COLUMNS = [
     "elo",
     "elo_margin",
 ]
-
-
-class OutputError(Exception):
-    """A result file that could not be written (one line: the path and the reason)."""
-
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"--out {path!r}: cannot write it: {reason}")
-        self.path = path
 
 
 def _parent(target: Path) -> Path:

@@ -11,6 +11,7 @@ import structlog
 import trio
 
 from arena_cli import stops
+from arena_cli.errors import WebListenError as WebListenError
 from arena_cli.options import (
     DB_HELP,
     add_engines_option,
@@ -180,15 +181,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="another origin (http://host:port) allowed to open the WebSocket (repeatable)",
     )
     parser.set_defaults(func=run, log_stream="stdout")
-
-
-class WebListenError(Exception):
-    """The web app cannot listen on its address."""
-
-    def __init__(self, web: WebConfig, error: OSError) -> None:
-        super().__init__(
-            f"cannot listen on {web.host}:{web.port} (--web): {error.strerror or error}"
-        )
 
 
 def web_config(args: argparse.Namespace, tcp_host: str) -> WebConfig | None:

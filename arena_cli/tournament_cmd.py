@@ -19,6 +19,7 @@ import shlex
 import signal
 import sys
 import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import trio
@@ -197,27 +198,74 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(func=run, default_log_level="warning")
 
 
-def resume_command(args: argparse.Namespace, config: TournamentConfig) -> str:
+@dataclass(frozen=True, slots=True)
+class RunFlags:
+    """What the command line says about this run beside the tournament's configuration.
+
+    Built once from the parsed flags (`from_args`); from then on the run carries
+    this and the `TournamentConfig`, never the argparse namespace.
+    """
+
+    #: --db as given (the resume command repeats it), and the database it names
+    db: str | None
+    db_path: str
+    #: --server as given, and parsed; None plays on an embedded server
+    server: str | None
+    server_address: tuple[str, int] | None
+    #: the server the resume command names: not one that stops with this command
+    #: (arena demo's), for then the tournament resumes on an embedded server
+    resume_server: str | None
+    pool: str | None
+    secret: str | None
+    concurrency: int
+    max_failures: int
+    reconnect_grace: float
+    out: tuple[str, ...]
+    json: bool
+    no_progress: bool
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, db_path: str) -> RunFlags:
+        """The run's flags, checked (ValueError with one line for the user)."""
+        if args.concurrency < 1:
+            raise ValueError(f"--concurrency must be >= 1, not {args.concurrency}")
+        server_address = parse_server(args.server)
+        result_files.check_out_paths(args.out)
+        return cls(
+            db=args.db,
+            db_path=db_path,
+            server=args.server,
+            server_address=server_address,
+            resume_server=None if getattr(args, "server_stops_with_us", False) else args.server,
+            pool=args.pool,
+            secret=args.secret,
+            concurrency=args.concurrency,
+            max_failures=args.max_failures,
+            reconnect_grace=args.reconnect_grace,
+            out=tuple(args.out),
+            json=args.json,
+            no_progress=args.no_progress,
+        )
+
+
+def resume_command(flags: RunFlags, config: TournamentConfig) -> str:
     """The exact command that continues this tournament."""
     words = ["arena", "tournament", "--resume", config.id]
-    # a server that stops with this command (arena demo's) is not one to come back to:
-    # then the tournament resumes on an embedded server
-    server = None if getattr(args, "server_stops_with_us", False) else args.server
     for flag, value in (
-        ("--db", args.db),
-        ("--server", server),
-        ("--pool", args.pool),
-        ("--secret", args.secret),
+        ("--db", flags.db),
+        ("--server", flags.resume_server),
+        ("--pool", flags.pool),
+        ("--secret", flags.secret),
     ):
         if value:
             words += [flag, value]
-    if args.concurrency != 1:
-        words += ["--concurrency", str(args.concurrency)]
-    for path in args.out:
+    if flags.concurrency != 1:
+        words += ["--concurrency", str(flags.concurrency)]
+    for path in flags.out:
         words += ["--out", path]
-    if args.json:
+    if flags.json:
         words.append("--json")
-    if args.no_progress:
+    if flags.no_progress:
         words.append("--no-progress")
     return shlex.join(words)
 
@@ -253,10 +301,7 @@ def run(args: argparse.Namespace) -> int:
         apply_engines_option(getattr(args, "engines", None))
         config = resolve_config(args, records)
         validate_specs([p.spec for p in config.players if p.spec])
-        if args.concurrency < 1:
-            raise ValueError(f"--concurrency must be >= 1, not {args.concurrency}")
-        server_address = parse_server(args.server)
-        result_files.check_out_paths(args.out)
+        flags = RunFlags.from_args(args, db_path)
     except (ValueError, OpeningError) as exc:
         if created:  # refused before any game: leave no empty database behind
             store.close()
@@ -266,13 +311,13 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     try:
         with records.running(config.id):
-            return _play(args, console, records, config, server_address, db_path)
+            return _play(flags, console, records, config)
     except TournamentRunning as exc:
         return _fail(str(exc), 1)
 
 
 def _pool_owned(
-    args: argparse.Namespace, records: TournamentRecords, config: TournamentConfig, pool: str
+    flags: RunFlags, records: TournamentRecords, config: TournamentConfig, pool: str
 ) -> int:
     """The server's pool has another owner: say what that means; resume in a pool of our own.
 
@@ -286,44 +331,38 @@ def _pool_owned(
     if own == pool:
         own = f"{pool}-2"
     print(
-        f"arena tournament: pool {pool!r} on {args.server or 'the server'} belongs to another"
+        f"arena tournament: pool {pool!r} on {flags.server or 'the server'} belongs to another"
         " director: only the holder of its owner key (made by the first director to use the"
         " pool and kept in its --db) may direct it; this may be the same tournament started"
         " with another --db. Play in a pool of your own with --pool NAME",
         file=sys.stderr,
     )
-    mine = argparse.Namespace(**{**vars(args), "pool": own})
-    print(f"resume with: {resume_command(mine, config)}", file=sys.stderr)
+    print(f"resume with: {resume_command(replace(flags, pool=own), config)}", file=sys.stderr)
     return 2
 
 
 def _play(
-    args: argparse.Namespace,
-    console: Console,
-    records: TournamentRecords,
-    config: TournamentConfig,
-    server_address: tuple[str, int] | None,
-    db_path: str,
+    flags: RunFlags, console: Console, records: TournamentRecords, config: TournamentConfig
 ) -> int:
-    remote_secret = args.secret or os.environ.get("ARENA_SECRET")
+    remote_secret = flags.secret or os.environ.get("ARENA_SECRET")
     secret_of = {
         p.name: (remote_secret if (p.spec is None and remote_secret) else secrets.token_urlsafe(12))
         for p in config.players
     }
-    pool = args.pool or os.environ.get("ARENA_POOL") or config.id
+    pool = flags.pool or os.environ.get("ARENA_POOL") or config.id
     local_processes = sum(p.instances for p in config.players if p.spec)
     # the remote players are the stored configuration's (a resume gives no --remote)
     remote_players = sum(1 for p in config.players if p.spec is None)
     cores = os.cpu_count() or 1
-    if args.concurrency > cores:
+    if flags.concurrency > cores:
         console.print(
-            f"[yellow]warning: {args.concurrency} games at once on {cores} cores: searches under a"
+            f"[yellow]warning: {flags.concurrency} games at once on {cores} cores: searches under a"
             " time limit lose strength when starved of CPU[/]"
         )
-    if local_processes and args.concurrency * 2 > local_processes + remote_players:
+    if local_processes and flags.concurrency * 2 > local_processes + remote_players:
         console.print(
             f"[yellow]note: {local_processes} local player processes allow fewer than"
-            f" {args.concurrency} games at once; add --instances[/]"
+            f" {flags.concurrency} games at once; add --instances[/]"
         )
     records.save(config, "running")
     done_before = len(records.results(config.id))
@@ -335,14 +374,14 @@ def _play(
     )
     log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{config.id}-"))
     live = view.Live(
-        console, config, console.is_terminal and not args.no_progress and not args.json
+        console, config, console.is_terminal and not flags.no_progress and not flags.json
     )
     state = Run(
         config,
         records,
         secret_of,
-        args.concurrency,
-        args.max_failures,
+        flags.concurrency,
+        flags.max_failures,
         log_dir,
         note=live.note,
         on_result=live.on_result,
@@ -350,7 +389,12 @@ def _play(
     try:
         live.start(view.planned_total(config), done_before)
         outcome = trio.run(
-            run_tournament, state, server_address, db_path, pool, args.reconnect_grace
+            run_tournament,
+            state,
+            flags.server_address,
+            flags.db_path,
+            pool,
+            flags.reconnect_grace,
         )
     except KeyboardInterrupt:  # before the signal handler was in place
         outcome = None
@@ -358,9 +402,9 @@ def _play(
         live.stop()
         records.save(config, "stopped")
         if exc.code == "not_owner":
-            return _pool_owned(args, records, config, pool)
+            return _pool_owned(flags, records, config, pool)
         print(f"arena tournament: {exc}", file=sys.stderr)
-        print(f"resume with: {resume_command(args, config)}", file=sys.stderr)
+        print(f"resume with: {resume_command(flags, config)}", file=sys.stderr)
         return 1
     finally:
         live.stop()
@@ -370,21 +414,21 @@ def _play(
         done = len(records.results(config.id))
         name = signal.Signals(signum).name if signum else "signal"
         print(
-            f"stopped by {name}: {done} games stored; resume with: {resume_command(args, config)}",
+            f"stopped by {name}: {done} games stored; resume with: {resume_command(flags, config)}",
             flush=True,
         )
         return 128 + int(signum or signal.SIGINT)
     records.save(config, "finished")
     game = make_game(config.game, config.options)
     document = results_document(config, outcome.results, status="finished", game=game)
-    if args.json:
+    if flags.json:
         print(json.dumps(document, indent=2))
     else:
         view.print_results(console, document)
-    errors = result_files.write_outputs(args.out, document)
+    errors = result_files.write_outputs(flags.out, document)
     failed = {error.path for error in errors}
-    if not args.json:
-        for path in args.out:
+    if not flags.json:
+        for path in flags.out:
             if path not in failed:
                 console.print(f"results written to {path}", markup=False)
         console.print(f"player logs: {log_dir}", markup=False)
@@ -392,8 +436,8 @@ def _play(
         for error in errors:
             print(f"arena tournament: {error}", file=sys.stderr)
         print(
-            f"arena tournament: the {len(outcome.results)} games are stored in {db_path};"
-            f" write the results again with: {resume_command(args, config)}",
+            f"arena tournament: the {len(outcome.results)} games are stored in {flags.db_path};"
+            f" write the results again with: {resume_command(flags, config)}",
             file=sys.stderr,
             flush=True,
         )

@@ -20,24 +20,13 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
+from games.errors import GameError as GameError
+from games.errors import IllegalMoveError as IllegalMoveError
+from games.errors import InvalidMoveError as InvalidMoveError
+from games.errors import InvalidStateError as InvalidStateError
+
 S = TypeVar("S", bound=Hashable)
 M = TypeVar("M", bound=Hashable)
-
-
-class GameError(Exception):
-    """Base class of the games library's errors."""
-
-
-class InvalidMoveError(GameError, ValueError):
-    """The text or wire value is not a syntactically valid move for this game."""
-
-
-class IllegalMoveError(GameError, ValueError):
-    """The move is well formed but not legal in the given position."""
-
-
-class InvalidStateError(GameError, ValueError):
-    """An encoded state could not be decoded into a valid state of this game."""
 
 
 class Termination(enum.Enum):

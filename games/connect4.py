@@ -1,7 +1,8 @@
 """Connect four: drop discs into columns; k (default 4) in a row wins.
 
-State: ``(stones0, stones1, ply, status)``, the classic column-major bitboard
-(John Tromp's layout): the cell in column ``c``, row ``r`` (row 0 = bottom) is
+State: ``(stones0, stones1, ply, status)``, a plain tuple read by the named
+indices `STONES0`, `STONES1`, `PLY` and `STATUS`. The stones are the classic
+column-major bitboard (John Tromp's layout): the cell in column ``c``, row ``r`` (row 0 = bottom) is
 bit ``c * (height + 1) + r``. The extra bit on top of every column is always
 empty, so shifting a board by 1 (vertical), ``height + 1`` (horizontal),
 ``height`` and ``height + 2`` (the diagonals) never wraps a line from one
@@ -32,7 +33,10 @@ from games.base import (
     line_game_outcome,
 )
 
+#: A plain tuple, read by these named indices: a NamedTuple's constructor made
+#: `apply` about a fifth slower (docs/ARCHITECTURE.md, "Game states").
 Connect4State = tuple[int, int, int, int]
+STONES0, STONES1, PLY, STATUS = range(4)
 
 
 def line_shifts(height: int, k: int) -> tuple[tuple[int, ...], ...]:
@@ -118,12 +122,12 @@ class Connect4(Game[Connect4State, int]):
         return (0, 0, 0, ONGOING)
 
     def to_move(self, state: Connect4State) -> int:
-        return state[2] & 1
+        return state[PLY] & 1
 
     def legal_moves(self, state: Connect4State) -> list[int]:
-        if state[3] != ONGOING:
+        if state[STATUS] != ONGOING:
             return []
-        occupied = state[0] | state[1]
+        occupied = state[STONES0] | state[STONES1]
         top = self.top
         return [c for c in range(self.width) if not occupied & top[c]]
 
@@ -143,10 +147,10 @@ class Connect4(Game[Connect4State, int]):
         return (stones0, stones1, ply, DRAW if ply == self.cells else ONGOING)
 
     def outcome(self, state: Connect4State) -> Outcome | None:
-        return line_game_outcome(state[3])
+        return line_game_outcome(state[STATUS])
 
     def is_terminal(self, state: Connect4State) -> bool:
-        return state[3] != ONGOING
+        return state[STATUS] != ONGOING
 
     def playout(
         self, state: Connect4State, rng: random.Random, max_moves: int | None = None
@@ -235,7 +239,7 @@ class Connect4(Game[Connect4State, int]):
         """Random playout for any k and move budget: one `apply` per move."""
         moves_left = -1 if max_moves is None else max_moves
         getrandbits = rng.getrandbits
-        while moves_left != 0 and state[3] == ONGOING:
+        while moves_left != 0 and state[STATUS] == ONGOING:
             moves = self.legal_moves(state)
             state = self.apply(state, moves[getrandbits(30) % len(moves)])
             moves_left -= 1
@@ -262,7 +266,7 @@ class Connect4(Game[Connect4State, int]):
 
     def _rows(self, state: Connect4State) -> list[str]:
         """The board as strings, top row first (the server encodes one per move)."""
-        stones0, stones1 = state[0], state[1]
+        stones0, stones1 = state[STONES0], state[STONES1]
         occupied = stones0 | stones1
         empty = self._empty_row
         cache = self._row_cache

@@ -21,12 +21,12 @@ as GTP vertices: a column letter A… skipping I, then the row counted from the
 bottom (``A1`` is the bottom-left corner, ``T19`` the top-right of 19×19), or
 ``pass``.
 
-State: ``(black, white, ply, passes, key, history, last, captured_by_black,
-captured_by_white)``. The side to move is ``ply % 2`` (a pass is a move).
-``black`` and ``white`` are bitboards with a guard column: the point (row,
-col) is bit ``row * (N + 1) + col``, and bit ``row * (N + 1) + N`` is always
-empty, so a shift by one never wraps from one row into the next and a flood
-fill is a few shifts and masks of Python ints. ``key`` is the Zobrist hash
+State: the named tuple `GoState` ``(black, white, ply, passes, key, history,
+last, captured_by_black, captured_by_white)``. The side to move is ``ply % 2``
+(a pass is a move). ``black`` and ``white`` are bitboards with a guard
+column: the point (row, col) is bit ``row * (N + 1) + col``, and bit
+``row * (N + 1) + N`` is always empty, so a shift by one never wraps from one
+row into the next and a flood fill is a few shifts and masks of Python ints. ``key`` is the Zobrist hash
 (64 bits, fixed per board size) of the position; ``history`` is the frozenset
 of the keys of every position so far, the current one included: superko is a
 set lookup, and the state stays immutable and hashable. Two positions with
@@ -45,7 +45,7 @@ import random
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from games.base import (
     Game,
@@ -58,8 +58,20 @@ from games.base import (
     decode_int_move,
 )
 
-#: (black, white, ply, passes, key, history, last, captured by Black, captured by White)
-GoState = tuple[int, int, int, int, int, frozenset[int], int, int, int]
+
+class GoState(NamedTuple):
+    """A Go position with what the rules need of its past (hashable, a plain tuple too)."""
+
+    black: int  #: Black's stones, bit `tables.position[move]` per point
+    white: int  #: White's stones, same layout
+    ply: int  #: moves played (passes included); the mover is ``ply & 1``
+    passes: int  #: consecutive passes just played (two end the game)
+    key: int  #: the Zobrist key of the position
+    history: frozenset[int]  #: the keys of every position so far (positional superko)
+    last: int  #: the last move, `PASS`, or `NO_MOVE` before the first
+    captured_by_black: int  #: White stones Black has taken
+    captured_by_white: int  #: Black stones White has taken
+
 
 #: the pass move
 PASS = -1
@@ -276,13 +288,13 @@ class Go(Game[GoState, int]):
     # --- rules -----------------------------------------------------------------
 
     def initial_state(self) -> GoState:
-        return (0, 0, 0, 0, 0, frozenset((0,)), NO_MOVE, 0, 0)
+        return GoState(0, 0, 0, 0, 0, frozenset((0,)), NO_MOVE, 0, 0)
 
     def to_move(self, state: GoState) -> int:
-        return state[2] & 1
+        return state.ply & 1
 
     def is_terminal(self, state: GoState) -> bool:
-        return state[3] >= 2 or state[2] >= self.move_cap
+        return state.passes >= 2 or state.ply >= self.move_cap
 
     def legal_moves(self, state: GoState) -> list[int]:
         """Every legal placement in increasing move order, then `PASS`; [] when the game is over."""
@@ -320,7 +332,9 @@ class Go(Game[GoState, int]):
     def apply(self, state: GoState, move: int) -> GoState:
         black, white, ply, passes, key, history, _, by_black, by_white = state
         if move == PASS:
-            return (black, white, ply + 1, passes + 1, key, history, PASS, by_black, by_white)
+            return GoState(
+                black, white, ply + 1, passes + 1, key, history, PASS, by_black, by_white
+            )
         tables = self.tables
         pos = tables.position[move]
         mover = ply & 1
@@ -339,12 +353,12 @@ class Go(Game[GoState, int]):
                 white ^= captured
                 key ^= _key_of(captured, tables.zobrist[1])
                 by_black += captured.bit_count()
-        return (black, white, ply + 1, 0, key, history | {key}, move, by_black, by_white)
+        return GoState(black, white, ply + 1, 0, key, history | {key}, move, by_black, by_white)
 
     def outcome(self, state: GoState) -> Outcome | None:
-        if state[3] < 2 and state[2] < self.move_cap:
+        if state.passes < 2 and state.ply < self.move_cap:
             return None
-        board = (state[0], state[1])
+        board = (state.black, state.white)
         found = self._scores.get(board)
         if found is None:
             if len(self._scores) > 50_000:  # a cache, not a record: keep it bounded
@@ -354,7 +368,7 @@ class Go(Game[GoState, int]):
 
     def area(self, state: GoState) -> tuple[int, int]:
         """Black's and White's area (stones plus territory) as the board stands."""
-        return _area(state[0], state[1], self.tables)
+        return _area(state.black, state.white, self.tables)
 
     def score(self, state: GoState) -> Outcome:
         """The result if the game ended now: area difference less komi, by `Termination.SCORE`."""
@@ -369,7 +383,8 @@ class Go(Game[GoState, int]):
         """The stones (as moves) of the chain on point `move`; empty if the point is empty."""
         tables = self.tables
         bit = 1 << tables.position[move]
-        stones = state[0] if state[0] & bit else state[1] if state[1] & bit else 0
+        black, white = state.black, state.white
+        stones = black if black & bit else white if white & bit else 0
         if not stones:
             return frozenset()
         found = _chain(bit, stones, tables.stride)
@@ -380,7 +395,7 @@ class Go(Game[GoState, int]):
         the players agreed (docs/PROTOCOL.md "Dead stones"); not a position of play."""
         position = self.tables.position
         off = sum(1 << position[move] for move in dead)
-        return (state[0] & ~off, state[1] & ~off, *state[2:])
+        return state._replace(black=state.black & ~off, white=state.white & ~off)
 
     def result_text(self, outcome: Outcome) -> str:
         """``B+3.5`` (the count), ``W+R`` (resignation), ``B+T`` (time), ``0``: see `result_text`."""
@@ -487,7 +502,9 @@ class Go(Game[GoState, int]):
             mover ^= 1
             ply += 1
         black, white = (opp, me) if mover else (me, opp)
-        return (black, white, ply, passes, key, frozenset(seen), last, captures[0], captures[1])
+        return GoState(
+            black, white, ply, passes, key, frozenset(seen), last, captures[0], captures[1]
+        )
 
     # --- notation and wire -----------------------------------------------------
 
@@ -518,7 +535,7 @@ class Go(Game[GoState, int]):
         return decode_int_move(data, self.cells, pass_move=PASS)
 
     def _symbols(self, state: GoState) -> list[str]:
-        black, white = state[0], state[1]
+        black, white = state.black, state.white
         return [
             "X" if (black >> pos) & 1 else "O" if (white >> pos) & 1 else "."
             for pos in self.tables.position
@@ -534,20 +551,20 @@ class Go(Game[GoState, int]):
         ignores it).
         """
         data = self.encode_view(state)
-        data["history"] = "".join(f"{key:016x}" for key in sorted(state[5]))
+        data["history"] = "".join(f"{key:016x}" for key in sorted(state.history))
         return data
 
     def encode_view(self, state: GoState) -> dict[str, Any]:
         """`encode_state` without the superko history (which grows with every ply)."""
         n = self.size
         symbols = self._symbols(state)
-        last = state[6]
+        last = state.last
         data: dict[str, Any] = {
             "board": ["".join(symbols[r * n : (r + 1) * n]) for r in range(n)],
-            "ply": state[2],
-            "passes": state[3],
+            "ply": state.ply,
+            "passes": state.passes,
             "last": None if last == NO_MOVE else last,
-            "captures": [state[7], state[8]],
+            "captures": [state.captured_by_black, state.captured_by_white],
         }
         if self.is_terminal(state):
             data["area"] = list(self.area(state))
@@ -610,7 +627,7 @@ class Go(Game[GoState, int]):
         key = _key_of(black, tables.zobrist[0]) ^ _key_of(white, tables.zobrist[1])
         if key not in history or 0 not in history:
             raise InvalidStateError("'history' lacks the empty board or the current position")
-        return (black, white, ply, passes, key, history, last, captures[0], captures[1])
+        return GoState(black, white, ply, passes, key, history, last, captures[0], captures[1])
 
     def render(self, state: GoState, *, dead: frozenset[int] | None = None) -> str:
         """The board with coordinates on every side; the last stone played in parentheses.
@@ -624,7 +641,7 @@ class Go(Game[GoState, int]):
             symbols[move] = symbols[move].lower()
         letters = " ".join(LETTERS[:n])
         pad = len(str(n))
-        last = state[6]
+        last = state.last
         lines = [f"{'':>{pad}} {letters}"]
         for row in range(n):
             cells = symbols[row * n : (row + 1) * n]
@@ -634,7 +651,9 @@ class Go(Game[GoState, int]):
                 text = text[: 2 * col] + "(" + cells[col] + ")" + text[2 * col + 3 :]
             lines.append(f"{n - row:>{pad}}{text}{n - row}")
         lines.append(lines[0])
-        captured = f"captures: Black (X) {state[7]}, White (O) {state[8]}"
+        captured = (
+            f"captures: Black (X) {state.captured_by_black}, White (O) {state.captured_by_white}"
+        )
         played = "" if last == NO_MOVE else f"; last move {self.format_move(last)}"
         outcome = self.outcome(state)
         if dead is not None:
@@ -654,7 +673,7 @@ class Go(Game[GoState, int]):
                     f"marking dead stones (x, o): {len(dead)} marked; counted without them: {count}"
                 )
         elif outcome is None:
-            side = self.seat_names[state[2] & 1]
+            side = self.seat_names[state.ply & 1]
             lines.append(f"{captured}; komi {self.komi:g}{played}; {side} to move")
         else:
             black_area, white_area = self.area(state)

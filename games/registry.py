@@ -17,6 +17,7 @@ from typing import Any
 import structlog
 
 from games.base import Game
+from games.errors import UnknownGameError as UnknownGameError
 
 ENTRY_POINT_GROUP = "arena.games"
 
@@ -33,10 +34,6 @@ _registered: dict[str, type[Game[Any, Any]]] = {}
 _plugins_loaded = False
 
 log = structlog.get_logger(__name__)
-
-
-class UnknownGameError(ValueError):
-    """No game is registered under the requested name."""
 
 
 def register(cls: type[Game[Any, Any]]) -> type[Game[Any, Any]]:

@@ -17,9 +17,10 @@ Coordinates follow Othello usage, not the m,n,k-games': columns a.. from the
 left, rows 1.. from the *top*, so a1 is the top-left corner and Black's four
 opening moves are d3, c4, f5 and e6, as in published game transcripts.
 
-State: ``(black, white, to_move, status, moves)``. ``black``/``white`` are
-bitboards with square ``row * size + col`` (row 0 = top) at the bit of the
-same index. ``status`` is NORMAL, AFTER_PASS (the previous move was a pass)
+State: ``(black, white, to_move, status, moves)``, a plain tuple read by the
+named indices `BLACK`, `WHITE`, `TO_MOVE`, `STATUS` and `MOVES`.
+``black``/``white`` are bitboards with square ``row * size + col`` (row 0 =
+top) at the bit of the same index. ``status`` is NORMAL, AFTER_PASS (the previous move was a pass)
 or OVER. ``moves`` caches the bitboard of the legal placements of the side
 to move (0 when it must pass or the game is over): `apply` computes it
 anyway to settle the status, so `legal_moves` and `outcome` are cheap.
@@ -49,8 +50,11 @@ from games.base import (
     parse_square,
 )
 
-#: (black, white, to_move, status, legal placements of the side to move)
+#: (black, white, to_move, status, legal placements of the side to move): a plain
+#: tuple read by these named indices, as a NamedTuple made `apply` slower by 5-10%
+#: (docs/ARCHITECTURE.md, "Game states")
 ReversiState = tuple[int, int, int, int, int]
+BLACK, WHITE, TO_MOVE, STATUS, MOVES = range(5)
 
 #: the pass move (the only legal move of a side that cannot place a disc)
 PASS = -1
@@ -215,12 +219,12 @@ class Reversi(Game[ReversiState, int]):
         return (black, white, to_move, status, moves)
 
     def to_move(self, state: ReversiState) -> int:
-        return state[2]
+        return state[TO_MOVE]
 
     def legal_moves(self, state: ReversiState) -> list[int]:
-        if state[3] == OVER:
+        if state[STATUS] == OVER:
             return []
-        moves = state[4]
+        moves = state[MOVES]
         if not moves:
             return [PASS]
         squares = []
@@ -231,7 +235,7 @@ class Reversi(Game[ReversiState, int]):
         return squares
 
     def apply(self, state: ReversiState, move: int) -> ReversiState:
-        black, white, to_move = state[0], state[1], state[2]
+        black, white, to_move = state[BLACK], state[WHITE], state[TO_MOVE]
         if move == PASS:
             return self._position(black, white, 1 - to_move, passed=True)
         bit = 1 << move
@@ -242,16 +246,16 @@ class Reversi(Game[ReversiState, int]):
         return self._position(black ^ flips, white | bit | flips, 0, passed=False)
 
     def outcome(self, state: ReversiState) -> Outcome | None:
-        if state[3] != OVER:
+        if state[STATUS] != OVER:
             return None
-        diff = state[0].bit_count() - state[1].bit_count()
+        diff = state[BLACK].bit_count() - state[WHITE].bit_count()
         points = (float(diff), float(-diff))
         if diff == 0:
             return Outcome.draw(2, Termination.NO_MOVES, points)
         return Outcome.win(0 if diff > 0 else 1, 2, Termination.NO_MOVES, points)
 
     def is_terminal(self, state: ReversiState) -> bool:
-        return state[3] == OVER
+        return state[STATUS] == OVER
 
     def playout(
         self, state: ReversiState, rng: random.Random, max_moves: int | None = None
@@ -342,7 +346,7 @@ class Reversi(Game[ReversiState, int]):
         return decode_int_move(data, self.cells, pass_move=PASS)
 
     def _symbols(self, state: ReversiState) -> list[str]:
-        black, white = state[0], state[1]
+        black, white = state[BLACK], state[WHITE]
         return [
             "X" if (black >> sq) & 1 else "O" if (white >> sq) & 1 else "."
             for sq in range(self.cells)
@@ -354,8 +358,8 @@ class Reversi(Game[ReversiState, int]):
         n = self.size
         return {
             "board": ["".join(symbols[r * n : (r + 1) * n]) for r in range(n)],
-            "to_move": state[2],
-            "passed": state[3] == AFTER_PASS,
+            "to_move": state[TO_MOVE],
+            "passed": state[STATUS] == AFTER_PASS,
         }
 
     def decode_state(self, data: Any) -> ReversiState:
@@ -386,7 +390,7 @@ class Reversi(Game[ReversiState, int]):
         state = self._position(discs[0], discs[1], to_move, passed)
         if passed:
             me, opp = (discs[0], discs[1]) if to_move == 0 else (discs[1], discs[0])
-            if _mobility(opp, me, self.tables) or not state[4]:
+            if _mobility(opp, me, self.tables) or not state[MOVES]:
                 raise InvalidStateError(
                     "'passed' is set but the previous player had a move"
                     " or the player to move has none"
@@ -397,7 +401,7 @@ class Reversi(Game[ReversiState, int]):
         """The board with a1 at the top left; '*' marks the legal squares."""
         n = self.size
         symbols = self._symbols(state)
-        moves = state[4]
+        moves = state[MOVES]
         for sq in range(self.cells):
             if (moves >> sq) & 1:
                 symbols[sq] = "*"
@@ -405,12 +409,12 @@ class Reversi(Game[ReversiState, int]):
         lines = [" " * (pad + 1) + " ".join(column_letters(n))]
         for row in range(n):
             lines.append(f"{row + 1:>{pad}} " + " ".join(symbols[row * n : (row + 1) * n]))
-        count_black, count_white = state[0].bit_count(), state[1].bit_count()
+        count_black, count_white = state[BLACK].bit_count(), state[WHITE].bit_count()
         score = f"Black (X) {count_black}, White (O) {count_white}"
-        if state[3] == OVER:
+        if state[STATUS] == OVER:
             lines.append(f"{score}; game over")
         else:
-            side = self.seat_names[state[2]]
+            side = self.seat_names[state[TO_MOVE]]
             note = " (must pass)" if not moves else ""
             lines.append(f"{score}; {side} to move{note}")
         return "\n".join(lines)

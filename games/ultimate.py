@@ -10,8 +10,9 @@ has three in a line, the game is drawn (Termination.BOARD_FULL).
 Moves are global cells ``row * 9 + col`` (row 0 = top), written like
 tic-tac-toe squares ``a1``..``i9`` (a1 = bottom left).
 
-State: ``(stones0, stones1, won0, won1, closed, forced, ply, status)``. The
-stone boards hold sub-board ``s`` (row-major, 0 = top left) in bits
+State: ``(stones0, stones1, won0, won1, closed, forced, ply, status)``, a
+plain tuple read by the named indices `STONES0` .. `STATUS` below. The stone
+boards hold sub-board ``s`` (row-major, 0 = top left) in bits
 ``9 * s .. 9 * s + 8``, one bit per local cell ``r * 3 + c``; ``won0``,
 ``won1`` and ``closed`` are 9-bit masks over the sub-boards; ``forced`` is the
 sub-board the mover must play in, or -1 for a free choice (and in finished
@@ -36,7 +37,10 @@ from games.base import (
     parse_square,
 )
 
+#: A plain tuple, read by these named indices: a NamedTuple's constructor made
+#: `apply` about a fifth slower (docs/ARCHITECTURE.md, "Game states").
 UltimateState = tuple[int, int, int, int, int, int, int, int]
+STONES0, STONES1, WON0, WON1, CLOSED, FORCED, PLY, STATUS = range(8)
 
 FREE = -1
 SYMBOLS = ("X", "O")
@@ -94,7 +98,7 @@ class UltimateTicTacToe(Game[UltimateState, int]):
         return (0, 0, 0, 0, 0, FREE, 0, ONGOING)
 
     def to_move(self, state: UltimateState) -> int:
-        return state[6] & 1
+        return state[PLY] & 1
 
     def legal_moves(self, state: UltimateState) -> list[int]:
         stones0, stones1, _, _, closed, forced, _, status = state
@@ -144,10 +148,10 @@ class UltimateTicTacToe(Game[UltimateState, int]):
         return (stones0, stones1, won0, won1, closed, forced, ply, status)
 
     def outcome(self, state: UltimateState) -> Outcome | None:
-        return line_game_outcome(state[7])
+        return line_game_outcome(state[STATUS])
 
     def is_terminal(self, state: UltimateState) -> bool:
-        return state[7] != ONGOING
+        return state[STATUS] != ONGOING
 
     def playout(
         self, state: UltimateState, rng: random.Random, max_moves: int | None = None
@@ -221,7 +225,7 @@ class UltimateTicTacToe(Game[UltimateState, int]):
         """Random playout for any move budget: one `apply` per move."""
         moves_left = -1 if max_moves is None else max_moves
         getrandbits = rng.getrandbits
-        while moves_left != 0 and state[7] == ONGOING:
+        while moves_left != 0 and state[STATUS] == ONGOING:
             moves = self.legal_moves(state)
             state = self.apply(state, moves[getrandbits(30) % len(moves)])
             moves_left -= 1
@@ -242,7 +246,7 @@ class UltimateTicTacToe(Game[UltimateState, int]):
 
     def _rows(self, state: UltimateState) -> list[str]:
         """The 9×9 board as strings, top row first."""
-        stones0, stones1 = state[0], state[1]
+        stones0, stones1 = state[STONES0], state[STONES1]
         cells = []
         for cell in range(81):
             bit = 1 << CELL_BIT[cell]
@@ -251,7 +255,7 @@ class UltimateTicTacToe(Game[UltimateState, int]):
 
     def _macro_rows(self, state: UltimateState) -> list[str]:
         """The 3×3 board of sub-boards: 'X'/'O' won, '-' full without a line, '.' open."""
-        won0, won1, closed = state[2], state[3], state[4]
+        won0, won1, closed = state[WON0], state[WON1], state[CLOSED]
         marks = [
             "X"
             if (won0 >> s) & 1
@@ -268,7 +272,7 @@ class UltimateTicTacToe(Game[UltimateState, int]):
         """``board`` (9 rows, top first), ``to_move``, ``forced`` (sub-board 0..8, row-major
         from the top left, or None for a free choice) and ``sub_boards`` (3 rows of
         'X'/'O' won, '-' drawn, '.' open)."""
-        forced = state[5]
+        forced = state[FORCED]
         return {
             "board": self._rows(state),
             "to_move": self.to_move(state),
@@ -360,7 +364,7 @@ class UltimateTicTacToe(Game[UltimateState, int]):
             cells = [" ".join(text[i : i + 3]) for i in (0, 3, 6)]
             lines.append(f"{9 - row} " + " | ".join(cells))
         lines.append("  a b c   d e f   g h i")
-        forced, status = state[5], state[7]
+        forced, status = state[FORCED], state[STATUS]
         if status == ONGOING:
             where = (
                 f"sub-board {sub_board_name(forced)}" if forced != FREE else "any open sub-board"

@@ -27,6 +27,7 @@ from player.client import (
     ServerRejected,
     open_connection,
 )
+from player.errors import UnknownMatch as UnknownMatch
 from player.timefmt import clocks_line
 from protocol.messages import (
     FOLLOW_ALL,
@@ -48,10 +49,6 @@ log = structlog.get_logger("arena.watch")
 HANDSHAKE_TIMEOUT = 5.0
 #: statuses of a listed match that are not worth spectating
 OVER = frozenset({"finished", "aborted"})
-
-
-class UnknownMatch(ClientError):
-    """The server is not playing the requested match."""
 
 
 def _describe(tc: TimeControl) -> str:

@@ -14,6 +14,8 @@ from typing import Any, Generic, TypeVar
 import msgspec
 import trio
 
+from protocol.errors import ConnectionClosed as ConnectionClosed
+from protocol.errors import ProtocolError as ProtocolError
 from protocol.messages import CLIENT_TYPES, SERVER_TYPES, ClientMessage, ServerMessage
 
 DEFAULT_MAX_FRAME = 64 * 1024
@@ -21,22 +23,6 @@ HEADER = struct.Struct(">I")
 RECEIVE_CHUNK = 64 * 1024
 
 T = TypeVar("T")
-
-
-class ProtocolError(Exception):
-    """The peer broke the protocol; `code` is one of the documented error codes."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"ProtocolError({self.code!r}, {self.message!r})"
-
-
-class ConnectionClosed(Exception):
-    """The peer closed the connection (cleanly, between frames, or mid-frame)."""
 
 
 _encoder = msgspec.msgpack.Encoder()

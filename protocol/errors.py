@@ -1,13 +1,38 @@
-"""Errors of a protocol client: every way talking to a server can fail, with a readable message.
+"""Every error of the protocol package, under one base class: `WireError`.
 
-They live beside the codec because every client of the protocol (the player
-runtime, the tournament director, `arena status`/`ping`/`watch`) meets them.
+The codec's two (`ProtocolError`: the peer broke the protocol, a malformed or
+refused frame; `ConnectionClosed`: the peer went away) and the protocol
+client's (`ClientError` and its kinds: every way talking to a server can fail,
+with a readable message). They live together because every end of the
+protocol (the server, the player runtime, the tournament director, `arena
+status`/`ping`/`watch`) meets them; a caller that only needs to know that the
+conversation failed catches `WireError`.
 """
 
 from __future__ import annotations
 
 
-class ClientError(Exception):
+class WireError(Exception):
+    """Base class of the protocol package's errors."""
+
+
+class ProtocolError(WireError):
+    """The peer broke the protocol; `code` is one of the documented error codes."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"ProtocolError({self.code!r}, {self.message!r})"
+
+
+class ConnectionClosed(WireError):
+    """The peer closed the connection (cleanly, between frames, or mid-frame)."""
+
+
+class ClientError(WireError):
     """The client cannot go on; ``str(exc)`` is a message for the user."""
 
 

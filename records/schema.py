@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from protocol.messages import Depth, Evaluation, PrincipalVariation, Visits
+from records.errors import RecordError as RecordError
 from store import MatchRecord, MoveRecord
 from store.matches import MatchTags
 
@@ -35,10 +36,6 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
-
-
-class RecordError(ValueError):
-    """A record cannot be read or does not replay (one line: where, and what is wrong)."""
 
 
 class TimeControlEntry(msgspec.Struct, forbid_unknown_fields=True):

@@ -19,21 +19,13 @@ import secrets
 
 import trio
 
+from server.errors import AccountError as AccountError
 from store.errors import StoreError
 from store.interface import AccountTable
 
 #: scrypt cost parameters (n = 2**14, r = 8: the interactive-login setting of the scrypt paper)
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 1 << 14, 8, 1
 MIN_PASSWORD = 8
-
-
-class AccountError(Exception):
-    """A refused account operation; `code` is a documented error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def hash_password(password: str, *, n: int = SCRYPT_N) -> str:

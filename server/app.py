@@ -32,6 +32,7 @@ from server.cluster_pools import ClusterPools
 from server.cluster_seeks import ClusterSeeks
 from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
+from server.errors import TlsError as TlsError
 from server.limits import Addresses, ClientBudget, address_of
 from server.lobby import Lobby, RequestError
 from server.match import Stats
@@ -51,10 +52,6 @@ from store.writer import ProcessWriter
 log = structlog.get_logger("arena.server")
 
 FLUSH_TIMEOUT = 2.0
-
-
-class TlsError(Exception):
-    """The TLS certificate or key cannot be used (one readable line)."""
 
 
 class ArenaServer:

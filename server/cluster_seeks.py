@@ -99,9 +99,8 @@ class ClusterSeeks:
         lobby.require_store()
         lobby.cancel_seeks(conn)
         clock = message.clock
-        default_clock = lobby.config.policy.clock
-        if clock is None and message.move_time is None and default_clock is not None:
-            clock = Clock(*default_clock)
+        if clock is None and message.move_time is None:
+            clock = lobby.config.policy.clock  # the server's default, if any
         options = msgspec.json.encode(game.options).decode()
         key = json.dumps(
             [

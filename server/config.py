@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol
 
 from protocol.codec import DEFAULT_MAX_FRAME
+from protocol.messages import Clock
 from server.proxy_protocol import parse_network
 
 
@@ -41,9 +42,9 @@ class MatchPolicy:
     lag_margin: float = 0.2
     illegal_retries: int = 0
     reconnect_grace: float = 10.0
-    #: the default time control as a clock, (initial seconds, increment), instead of
-    #: `move_time` for seeks that ask for neither (docs/PROTOCOL.md, "Time controls")
-    clock: tuple[float, float] | None = None
+    #: the default time control as a clock, instead of `move_time` for seeks that ask
+    #: for neither (docs/PROTOCOL.md, "Time controls")
+    clock: Clock | None = None
     #: asked for the dead stones after a Go game between engines ends by the count;
     #: None: the board is counted as it stands (Tromp–Taylor)
     referee: DeadStonesReferee | None = None
@@ -52,7 +53,7 @@ class MatchPolicy:
         if not self.move_time > 0:
             raise ValueError(f"move_time must be > 0 seconds, not {self.move_time!r}")
         if self.clock is not None and not (
-            0 < self.clock[0] <= 86_400 and 0 <= self.clock[1] <= 3600
+            0 < self.clock.initial <= 86_400 and 0 <= self.clock.increment <= 3600
         ):
             raise ValueError(
                 f"clock must be (0, 86400] seconds + [0, 3600] increment, not {self.clock!r}"
@@ -191,11 +192,11 @@ LIMIT_FIELDS: dict[str, type] = {
 
 
 # environment variable -> (field, parser); policy fields are nested
-def parse_clock(text: str) -> tuple[float, float]:
-    """``5+3`` (minutes + seconds a move) -> (300.0, 3.0); ValueError otherwise."""
+def parse_clock(text: str) -> Clock:
+    """``5+3`` (minutes + seconds a move) -> Clock(300.0, 3.0); ValueError otherwise."""
     minutes, plus, increment = text.strip().partition("+")
     try:
-        return float(minutes) * 60, float(increment) if plus else 0.0
+        return Clock(float(minutes) * 60, float(increment) if plus else 0.0)
     except ValueError:
         raise ValueError(f"{text!r} is not MINUTES+SECONDS (e.g. 5+3)") from None
 

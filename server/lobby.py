@@ -29,30 +29,13 @@ from server.config import MatchPolicy, ServerConfig
 from server.connection import Connection, LazyFlusher
 from server.errors import RequestError as RequestError
 from server.match import Match, Stats
-from server.membership import Membership
+from server.membership import Membership, SeekKey
 from server.pool_desk import PoolDesk
 from server.pools import Pool, PooledSeek
 from store import Recorder
 from store.matches import MatchTags
 
 log = structlog.get_logger("arena.server")
-
-
-#: (game, options as JSON, move time, clock "initial+increment" or "" or ANY_TIME)
-SeekKey = tuple[str, bytes, float, str]
-#: the clock part of the key of seeks that accept any time control
-ANY_TIME = "*"
-
-
-def _clock_key(clock: Clock | None) -> str:
-    return "" if clock is None else f"{clock.initial!r}+{clock.increment!r}"
-
-
-def _clock_of(key: SeekKey) -> Clock | None:
-    if key[3] in ("", ANY_TIME):
-        return None
-    initial, increment = key[3].split("+")
-    return Clock(float(initial), float(increment))
 
 
 @dataclass
@@ -230,12 +213,11 @@ class Lobby:
         self.cancel_seeks(conn)
         options = msgspec.json.encode(game.options)
         clock = message.clock
-        default_clock = self.config.policy.clock
-        if clock is None and message.move_time is None and default_clock is not None:
-            clock = Clock(*default_clock)  # the server's default time control is a clock
-        key: SeekKey = (game.name, options, move_time, _clock_key(clock))
+        if clock is None and message.move_time is None:
+            clock = self.config.policy.clock  # the server's default time control, if a clock
+        key = SeekKey(game.name, options, move_time, clock)
         if message.any_time:
-            key = (game.name, options, 0.0, ANY_TIME)
+            key = key.with_any_time()
         others = self._open_seeks(game.name, key)
         pairing = None
         if not message.pool:
@@ -272,18 +254,18 @@ class Lobby:
         any, so they are not listed (they play this seek, or wait with it)."""
 
         def compatible(key: SeekKey) -> bool:
-            return key[:2] == own[:2] and ANY_TIME in (key[3], own[3])
+            return key[:2] == own[:2] and (key.any_time or own.any_time)
 
         return [
             OpenSeek(
-                game=key[0],
-                options=msgspec.json.decode(key[1]),
-                move_time=key[2],
-                clock=_clock_of(key),
+                game=key.game,
+                options=msgspec.json.decode(key.options),
+                move_time=key.move_time,
+                clock=key.clock,
                 players=len(conns),
             )
             for key, conns in self.seeks.items()
-            if key[0] == game and key != own and conns and not compatible(key)
+            if key.game == game and key != own and conns and not compatible(key)
         ][:16]
 
     def _pairing(
@@ -292,10 +274,10 @@ class Lobby:
         """The players, policy and clock of a match if enough seekers agree (taken out of
         the lobby): same game and options, and the same time control or any (an any-time
         seeker plays the other's; all any-time: the default). None if they do not yet."""
-        flexible_key: SeekKey = (key[0], key[1], 0.0, ANY_TIME)
+        flexible_key = key.with_any_time()
         flexible = self.seeks.get(flexible_key, [])
-        if key[3] == ANY_TIME:
-            fixed_keys = [k for k in self.seeks if k[:2] == key[:2] and k[3] != ANY_TIME]
+        if key.any_time:
+            fixed_keys = [k for k in self.seeks if k[:2] == key[:2] and not k.any_time]
             fixed_key = fixed_keys[0] if fixed_keys else None
         else:
             fixed_key = key
@@ -312,11 +294,9 @@ class Lobby:
                 del self.seeks[waiting_key]
         self.rng.shuffle(players)
         if fixed_key is None:  # only any-time seekers: the server's default time control
-            default_clock = self.config.policy.clock
-            move_time = self.config.policy.move_time
-            clock = None if default_clock is None else Clock(*default_clock)
+            move_time, clock = self.config.policy.move_time, self.config.policy.clock
         else:
-            move_time, clock = fixed_key[2], _clock_of(fixed_key)
+            move_time, clock = fixed_key.move_time, fixed_key.clock
         return players, replace(self.config.policy, move_time=move_time), clock
 
     def cancel_seeks(self, conn: Connection) -> None:
@@ -359,9 +339,8 @@ class Lobby:
             room = Room(
                 message.room, game, self.move_time(message.move_time), [None] * game.num_players
             )
-            default_clock = self.config.policy.clock
-            if message.move_time is None and default_clock is not None:
-                room.clock = Clock(*default_clock)
+            if message.move_time is None:
+                room.clock = self.config.policy.clock
         elif message.game != room.game.name:
             raise RequestError(
                 "room_mismatch", f"room {room.name!r} plays {room.game.name}, not {message.game!r}"

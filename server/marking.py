@@ -19,10 +19,7 @@ from typing import Any
 
 from games import InvalidMoveError, Outcome
 from games.go import Go, GoState
-
-
-class MarkingError(ValueError):
-    """A `mark` or `accept` the agreement refuses (the message says why, in one line)."""
+from server.errors import MarkingError as MarkingError
 
 
 class DeadStones:

@@ -595,7 +595,7 @@ class Match:
             if self.clock is not None:
                 used = self._turn_time - self._time_left + think
                 self.clock.move_made(seat_index, used, think)
-            if self.marks_dead and move == PASS and self.state[3] >= 1:
+            if self.marks_dead and move == PASS and self.state.passes >= 1:
                 self._hold_pass(seat_index, move, message, think)
                 return
             if message.count is not None and isinstance(self.game, Go) and move == PASS:

@@ -9,11 +9,31 @@ connection so that forgetting one costs O(what it holds).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+from protocol.messages import Clock
 
 if TYPE_CHECKING:
     from server.fanout import Fanout
     from server.match import Match
+
+
+class SeekKey(NamedTuple):
+    """What seeks must share to pair: the seeks waiting in the lobby are grouped by it."""
+
+    game: str
+    #: the game's options as JSON
+    options: bytes
+    #: the move time (0.0 for any-time seeks)
+    move_time: float
+    #: the clock asked for (the wire's frozen, hashable `Clock`), None for a move time
+    clock: Clock | None
+    #: accepts whatever time control the other seeker asks for
+    any_time: bool = False
+
+    def with_any_time(self) -> SeekKey:
+        """The key of the any-time seeks of this game and options."""
+        return SeekKey(self.game, self.options, 0.0, None, any_time=True)
 
 
 class Watched(Protocol):
@@ -33,7 +53,7 @@ class Membership:
     #: matches it spectates (here, or another node's)
     watching: set[Watched] = field(default_factory=set)
     #: the open seek it waits in, if any
-    seek_key: tuple[Any, ...] | None = None
+    seek_key: SeekKey | None = None
     #: pools it seeks in
     pool_seeks: set[str] = field(default_factory=set)
     #: pools it directs

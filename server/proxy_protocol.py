@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import trio
 
+from server.errors import ProxyHeaderError as ProxyHeaderError
+
 V2_SIGNATURE = b"\r\n\r\n\x00\r\nQUIT\n"
 V1_PREFIX = b"PROXY "
 #: the longest v1 header, CRLF included (the specification's bound)
@@ -44,20 +46,6 @@ V2_MAX = 16 + 2048
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-class ProxyHeaderError(Exception):
-    """A connection from a trusted proxy did not begin with a usable header.
-
-    `code`: ``proxy_header_invalid`` (not a PROXY header, or a malformed one),
-    ``proxy_header_too_large``, ``proxy_header_timeout`` or
-    ``proxy_header_missing`` (the connection closed before its header ended).
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,7 @@ from protocol.messages import (
 )
 from tournament.adjudication import Proof, prove
 from tournament.config import TournamentConfig
+from tournament.errors import TournamentError as TournamentError
 from tournament.results import GameResult
 from tournament.schedule import Plan, ScheduledGame, make_plan
 
@@ -95,17 +96,6 @@ NOT_AVAILABLE_RETRY = 1.0
 
 #: server error codes that are expected races, not problems
 _RACES = frozenset({"stale_position", "unknown_match"})
-
-
-class TournamentError(Exception):
-    """The tournament cannot go on (bad configuration, server refused, ...).
-
-    `code` is the server's error code when the server refused (e.g. ``not_owner``).
-    """
-
-    def __init__(self, message: str, code: str = "") -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass

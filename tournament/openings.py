@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from games import Game, GameError
+from tournament.errors import OpeningError as OpeningError
 
 __all__ = [
     "EMPTY",
@@ -48,10 +49,6 @@ __all__ = [
 MAX_ATTEMPTS = 1000
 
 _SEPARATORS = re.compile(r"[\s,;]+")
-
-
-class OpeningError(ValueError):
-    """An opening cannot be built or read (one line, naming the line and the move)."""
 
 
 @dataclass(frozen=True, slots=True)

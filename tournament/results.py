@@ -23,12 +23,9 @@ from typing import Any
 from games import Game, stored_result_text
 from store.interface import Database, StoredGame
 from tournament.config import TournamentConfig
+from tournament.errors import TournamentRunning as TournamentRunning
 
 __all__ = ["GameResult", "TournamentRecords", "TournamentRunning"]
-
-
-class TournamentRunning(Exception):
-    """Another process is directing this tournament on these records."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tournament.errors import SprtError as SprtError
 from tournament.stats import NELO_SCALE, PAIR_SCORES, MatchStats, Pentanomial, score_from_elo
 
 __all__ = ["MODELS", "SPRT", "Decision", "SprtError", "SprtState", "SprtStatus", "parse_sprt"]
@@ -48,10 +49,6 @@ MODELS = ("normalized", "logistic")
 
 #: an empty bin counts as this many pairs (as in fastchess), so no log(0) appears
 REGULARIZATION = 1e-3
-
-
-class SprtError(ValueError):
-    """Bad SPRT parameters (the message names the bad key or value)."""
 
 
 class Decision(enum.Enum):

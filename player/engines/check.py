@@ -25,6 +25,7 @@ from player.engines.errors import EngineError
 from player.engines.gtp import GtpSession
 from player.engines.process import EngineProcess
 from player.errors import AgentError, ResignMatch
+from player.errors import CheckFailed as CheckFailed
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,10 +42,6 @@ class Step:
     stderr: tuple[str, ...] = ()
     #: passed, with something the user should know (a Go engine that passes with dead stones)
     warning: bool = False
-
-
-class CheckFailed(Exception):
-    """A step failed (already reported)."""
 
 
 def _ms(seconds: float) -> str:

@@ -10,7 +10,6 @@ import structlog
 
 from games.base import Game
 from player.engines.errors import (
-    EngineError,
     EngineIllegalMove,
     EngineProtocolError,
     EngineTimeout,
@@ -18,6 +17,7 @@ from player.engines.errors import (
 )
 from player.engines.mapping import BoardMapping, board_mapping
 from player.engines.session import Answer, Session, Turn
+from player.errors import NeedsRestart as NeedsRestart
 
 log = structlog.get_logger("player.engines")
 
@@ -25,10 +25,6 @@ _MOVE = re.compile(r"\s*(\d+)\s*,\s*(\d+)\s*\Z")
 _ABOUT = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 #: MESSAGE/DEBUG lines one answer may carry
 MAX_CHATTER = 1000
-
-
-class NeedsRestart(EngineError):
-    """The engine cannot start another game in this process (a fresh one is needed)."""
 
 
 class GomocupSession(Session):

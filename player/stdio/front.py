@@ -16,6 +16,7 @@ from typing import Any
 
 from games import Game
 from player.agent import Agent, SearchLimit
+from player.errors import IllegalChoice as IllegalChoice
 
 __all__ = [
     "DEFAULT_SECONDS",
@@ -36,10 +37,6 @@ MARGIN = 0.1
 DEFAULT_SECONDS = 1.0
 #: the least budget a clock can give
 MIN_SECONDS = 0.05
-
-
-class IllegalChoice(Exception):
-    """The agent chose a move that is not legal (a bug in the agent, said in one line)."""
 
 
 class AgentGame:

@@ -31,6 +31,7 @@ from typing import Any, TextIO
 from games import GameError, make_game
 from player.agent import Agent, SearchLimit
 from player.engines.mapping import BoardMapping, board_mapping
+from player.errors import GomocupError as GomocupError
 from player.stdio.front import (
     MARGIN,
     MIN_SECONDS,
@@ -47,10 +48,6 @@ _XY = re.compile(r"\s*(\d+)\s*,\s*(\d+)\s*\Z")
 _STONE = re.compile(r"\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\Z")
 #: stones one BOARD may list before DONE (a 26x26 board has 676 points)
 MAX_BOARD_LINES = 1000
-
-
-class GomocupError(Exception):
-    """A command that fails: its message follows ``ERROR``."""
 
 
 @dataclass

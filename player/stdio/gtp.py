@@ -29,6 +29,7 @@ from typing import Any, TextIO
 from games import Game, GameError, make_game
 from player.agent import Agent, SearchLimit
 from player.engines.mapping import BoardMapping, board_mapping
+from player.errors import GtpError as GtpError
 from player.stdio.front import MARGIN, MOVES_AHEAD, AgentGame, IllegalChoice, budget
 
 __all__ = ["GtpFront"]
@@ -39,10 +40,6 @@ COMMANDS = (
     "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
     "time_settings", "time_left", "final_score",
 )  # fmt: skip
-
-
-class GtpError(Exception):
-    """A command that fails: its message is the answer after ``?``."""
 
 
 @dataclass

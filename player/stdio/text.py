@@ -31,19 +31,13 @@ from typing import Any, TextIO
 
 from games import Game, GameError, make_game, parse_options
 from player.agent import Agent, SearchLimit
+from player.errors import GameRefused as GameRefused
+from player.errors import TextError as TextError
 from player.stdio.front import MARGIN, MOVES_AHEAD, AgentGame, IllegalChoice, budget, one_line
 
 __all__ = ["TextFront"]
 
 VERSION = 1
-
-
-class TextError(Exception):
-    """A command that fails: its message goes out as ``info string error: …``."""
-
-
-class GameRefused(Exception):
-    """A ``newgame`` for a game this engine was not started for: the engine exits."""
 
 
 @dataclass

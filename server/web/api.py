@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from games import GameError, available_games, make_game
 from server.app import ArenaServer
+from server.errors import ApiError as ApiError
 from server.web.config import WebConfig
 from server.web.tournaments import list_tournaments, tournament_document
 from store import Database, MatchRecord, StoreError
@@ -29,13 +30,6 @@ MAX_LIMIT = 1000
 STATUSES = ("running", "finished", "aborted")
 
 _encoder = msgspec.json.Encoder()
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 def json_response(data: Any, status: int = 200) -> Response:
@@ -198,12 +192,12 @@ class Api:
             raise ApiError(503, "the server is not running")
         seeks = [
             {
-                "game": game,
-                "options": msgspec.json.decode(options),
-                "move_time": move_time,
+                "game": key.game,
+                "options": msgspec.json.decode(key.options),
+                "move_time": key.move_time,
                 "players": [conn.name for conn in conns],
             }
-            for (game, options, move_time, _pool), conns in lobby.seeks.items()
+            for key, conns in lobby.seeks.items()
             if conns
         ]
         rooms = [

@@ -24,16 +24,9 @@ from typing import Any
 import structlog
 import trio
 
+from server.errors import EngineError as EngineError
+
 log = structlog.get_logger("arena.web")
-
-
-class EngineError(Exception):
-    """An engine request that is refused; `status` is the HTTP status to answer."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)

@@ -130,6 +130,21 @@ def board(game: Go, state: GoState) -> list[str]:
     return list(game.encode_state(state)["board"])
 
 
+def test_state_has_named_fields_and_equals_its_plain_tuple() -> None:
+    game = Go(size=5)
+    state = game.apply(game.apply(game.initial_state(), game.parse_move("C3")), PASS)
+    assert isinstance(state, GoState) and state._fields == (
+        "black", "white", "ply", "passes", "key", "history", "last",
+        "captured_by_black", "captured_by_white",
+    )  # fmt: skip
+    assert (state.ply, state.passes, state.last) == (2, 1, PASS)
+    assert state.black == 1 << game.tables.position[game.parse_move("C3")]
+    plain = tuple(state)
+    assert plain == state and hash(plain) == hash(state)
+    assert game.decode_state(game.encode_state(state)) == state
+    assert game.removing(state, frozenset({game.parse_move("C3")})).black == 0
+
+
 def test_captures_remove_chains_and_are_counted() -> None:
     game = Go.unchecked(5)
     # White's two stones on B1-C1 are surrounded on the edge; D1 takes them both

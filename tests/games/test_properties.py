@@ -13,6 +13,8 @@ Board-based checks read the ``board`` rows of `encode_state` (strings of
 from __future__ import annotations
 
 import copy
+import importlib
+import pickle
 import random
 from typing import Any
 
@@ -109,6 +111,13 @@ def check_outcome(game: AnyGame, state: Any) -> None:
         assert len(outcome.points) == game.num_players
 
 
+def check_value(state: Any) -> None:
+    """A state is a value: a hashable tuple that pickles (to process workers) to an equal one."""
+    assert isinstance(state, tuple)
+    copied = pickle.loads(pickle.dumps(state))
+    assert copied == state and hash(copied) == hash(state) and type(copied) is type(state)
+
+
 def check_wire_and_notation(game: AnyGame, state: Any) -> None:
     encoded = game.encode_state(state)
     assert game.decode_state(encoded) == state
@@ -131,7 +140,7 @@ def test_random_games_obey_the_rules(name: str, options: dict[str, Any], seed: i
     seen_moves: set[Any] = set()
     steps, passes_in_a_row = 0, 0
     while True:
-        hash(state)
+        check_value(state)
         check_outcome(game, state)
         check_wire_and_notation(game, state)
         moves = game.legal_moves(state)
@@ -203,3 +212,29 @@ def test_playout_ends_the_game_by_the_rules(
         assert after - before <= budget
         if not game.is_terminal(partial):
             assert after - before >= budget // 2
+
+
+#: the built-in games whose states are plain tuples read by named indices (a
+#: NamedTuple slowed their `apply`), with those indices in the state's order
+NAMED_INDICES = [
+    ("connect4", "games.connect4", ("STONES0", "STONES1", "PLY", "STATUS")),
+    ("tictactoe", "games.mnk", ("STONES0", "STONES1", "PLY", "STATUS")),
+    ("reversi", "games.reversi", ("BLACK", "WHITE", "TO_MOVE", "STATUS", "MOVES")),
+    (
+        "ultimate",
+        "games.ultimate",
+        ("STONES0", "STONES1", "WON0", "WON1", "CLOSED", "FORCED", "PLY", "STATUS"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "module", "fields"), NAMED_INDICES)
+def test_named_indices_cover_the_state(name: str, module: str, fields: tuple[str, ...]) -> None:
+    names = importlib.import_module(module)
+    game = make_game(name)
+    state = game.initial_state()
+    assert [getattr(names, field) for field in fields] == list(range(len(state)))
+    after = game.apply(state, game.legal_moves(state)[0])
+    mover = names.TO_MOVE if name == "reversi" else names.PLY
+    assert (state[mover], after[mover]) == (0, 1)
+    assert after[names.STATUS] == state[names.STATUS]  # one move neither wins nor ends

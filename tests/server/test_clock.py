@@ -95,7 +95,7 @@ async def test_an_any_time_seek_plays_the_other_seekers_clock(
 async def test_the_servers_default_clock_pairs_a_plain_seek_with_a_clocked_one(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    async with memory_server(policy=MatchPolicy(clock=(300.0, 3.0))) as server:
+    async with memory_server(policy=MatchPolicy(clock=Clock(300.0, 3.0))) as server:
         human, engine = RawClient.in_memory(server), RawClient.in_memory(server)
         await human.hello("human")
         await human.send(
@@ -113,7 +113,7 @@ async def test_the_servers_default_clock_pairs_a_plain_seek_with_a_clocked_one(
 def test_the_default_clock_comes_from_the_environment() -> None:
     from server.config import build_config
 
-    assert build_config({}, {"ARENA_TC": "5+3"}).policy.clock == (300.0, 3.0)
+    assert build_config({}, {"ARENA_TC": "5+3"}).policy.clock == Clock(300.0, 3.0)
     with pytest.raises(ValueError, match="ARENA_TC='fast' is not a valid time control"):
         build_config({}, {"ARENA_TC": "fast"})
 
@@ -121,7 +121,7 @@ def test_the_default_clock_comes_from_the_environment() -> None:
 async def test_a_room_plays_the_servers_default_clock(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    async with memory_server(policy=MatchPolicy(clock=(60.0, 1.0))) as server:
+    async with memory_server(policy=MatchPolicy(clock=Clock(60.0, 1.0))) as server:
         a, b = RawClient.in_memory(server), RawClient.in_memory(server)
         for client, name in ((a, "a"), (b, "b")):
             await client.hello(name)
