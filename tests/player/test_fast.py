@@ -168,7 +168,7 @@ def test_compaction_keeps_the_subtree() -> None:
     nch = int(search.ni[child, tree.NCH])
     search.advance(state, 3, game.apply(state, 3))
     used = int(search.meta[tree.NEXT])
-    tree.compact(search.st, search.ni, search.wsum, search.meta)
+    tree.compact(search.arrays)
     assert int(search.meta[tree.ROOT]) == 0 and int(search.meta[tree.NEXT]) < used
     assert (int(search.ni[0, tree.VIS]), float(search.wsum[0])) == before
     assert int(search.ni[0, tree.NCH]) == nch and int(search.ni[0, tree.PARENT]) == -1

@@ -149,7 +149,7 @@ def warm_up() -> bool:
             moves = game.legal_moves(state)
             search.advance(state, moves[0], game.apply(state, moves[0]))
             # compaction runs only once a tree is half full: compile it here, not mid-game
-            engine.tree.compact(*search.arrays)
+            engine.tree.compact(search.arrays)
             search.search(game.apply(state, moves[0]), SearchLimit(iterations=10))
         from player.mcts.fast.reversi.plan import warm_up_endgame
 

@@ -40,10 +40,8 @@ from player.mcts.options import SearchOptions
 from player.mcts.search import MoveStat, SearchResult
 
 BATCH_SECONDS = 0.001
-#: `tree.run`'s leaf parameters, counts and scratch when leaves are rolled out (no evaluator)
-NO_LEAF = np.empty(0, dtype=np.float64)
-NO_COUNTS = np.empty(0, dtype=np.int64)
-NO_SCRATCH = np.empty((0, 0), dtype=np.int64)
+#: `tree.run`'s leaf when leaves are rolled out (no evaluator)
+ROLLOUTS = tree.Leaf.rollouts()
 _PROOF = {PROVEN_WIN: 1.0, PROVEN_DRAW: 0.5, PROVEN_LOSS: 0.0}
 
 
@@ -213,11 +211,11 @@ class FastSearch:
         """Make `state` the root; return the visits it already has."""
         if self.root_state is None or self.root_state != state:
             self.st[0, :] = self.adapter.encode_state(state)
-            tree.init_root(self.adapter.gid, self.cfg, *self.arrays)
+            tree.init_root(self.adapter.gid, self.cfg, self.arrays)
             self.root_state = state
             return 0
         if self.meta[tree.ROOT] != 0 and self.meta[tree.NEXT] > self.capacity // 2:
-            tree.compact(*self.arrays)
+            tree.compact(self.arrays)
         root = int(self.meta[tree.ROOT])
         if not self._proof_held(root):
             # A reused node proven by a leaf's exact judgement, a threat search or
@@ -342,16 +340,14 @@ class FastSearch:
         `scratch` (counts, rows: `_start_lanes`).
         """
         plan = self.plan
-        alpha = 0.0
         if plan is not None and plan.evaluated:
-            c, leaf = plan.c, plan.params
             counts, rows = (plan.stats, plan.buf) if scratch is None else scratch
-            alpha = plan.minimax
+            c, leaf, alpha = plan.c, tree.Leaf(plan.params, counts, rows), plan.minimax
         else:
-            c, leaf, counts, rows = self.c, NO_LEAF, NO_COUNTS, NO_SCRATCH
+            c, leaf, alpha = self.c, ROLLOUTS, 0.0
         done, depth = tree.run(
-            self.adapter.gid, self.cfg, *self.arrays, kstate,
-            batch, c, self.policy, self.solver, leaf, counts, rows, shared, alpha,
+            self.adapter.gid, self.cfg, self.arrays, kstate,
+            batch, c, self.policy, self.solver, leaf, shared, alpha,
         )  # fmt: skip
         return int(done), int(depth)
 
