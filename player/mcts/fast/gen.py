@@ -191,6 +191,13 @@ def _branches(kernels: Sequence[Kernel], call: str, *, returns: bool) -> list[st
     return lines
 
 
+def _jitted(name: str, params: Sequence[str], result: str) -> list[str]:
+    """A hook's decorated head: ``gid``, ``cfg`` and ``st``, then `params`, one a line."""
+    lines = ["", "", "@njit(cache=True, nogil=True)", f"def {name}("]
+    lines += [f"    {p}," for p in ("gid: int", "cfg: np.ndarray", "st: np.ndarray", *params)]
+    return [*lines, f") -> {result}:"]
+
+
 def render(kernels: Sequence[Kernel]) -> str:
     """The text of the dispatch module for `kernels` (checked, by game id)."""
     kernels = check(kernels)
@@ -220,11 +227,11 @@ def render(kernels: Sequence[Kernel]) -> str:
         "#: the kernels whose `solve` is an exact search (the others answer UNSOLVED at once)"
     )
     body.append(f"SOLVERS = frozenset({{{', '.join(k.name for k in solvers)}}})")
-    body += [
-        "", "", "@njit(cache=True, nogil=True)", "def solve(", "    gid: int,",
-        "    cfg: np.ndarray,", "    st: np.ndarray,", "    table: np.ndarray,",
-        "    budget: np.ndarray,", "    alpha: int = -1,", "    beta: int = 1,", ") -> int:",
-    ]  # fmt: skip
+    body += _jitted(
+        "solve",
+        ["table: np.ndarray", "budget: np.ndarray", "alpha: int = -1", "beta: int = 1"],
+        "int",
+    )
     body += SOLVE_DOC.rstrip("\n").splitlines()
     for k in solvers:
         assert k.solve is not None
@@ -247,12 +254,11 @@ def render(kernels: Sequence[Kernel]) -> str:
         "#: the kernels with a leaf evaluator (`leaf`; the others' leaves are always rolled out)"
     )
     body.append(f"EVALUATORS = frozenset({{{', '.join(k.name for k in evaluators)}}})")
-    body += [
-        "", "", "@njit(cache=True, nogil=True)", "def leaf(", "    gid: int,",
-        "    cfg: np.ndarray,", "    st: np.ndarray,", "    params: np.ndarray,",
-        "    counts: np.ndarray,", "    scratch: np.ndarray,",
-        ") -> tuple[int, int, float, float]:",
-    ]  # fmt: skip
+    body += _jitted(
+        "leaf",
+        ["params: np.ndarray", "counts: np.ndarray", "scratch: np.ndarray"],
+        "tuple[int, int, float, float]",
+    )
     body += LEAF_DOC.rstrip("\n").splitlines()
     for k in evaluators:
         assert k.leaf is not None
