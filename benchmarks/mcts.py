@@ -43,6 +43,7 @@ import structlog
 from games import Game, available_games, make_game
 from player.agent import SearchLimit
 from player.mcts import MCTSAgent
+from player.mcts.options import SearchOptions
 
 #: MCTS iterations per second from the start, one CPython process
 TARGETS: dict[str, int] = {
@@ -153,13 +154,19 @@ def openspiel_rate(game: Game[Any, Any], seconds: float, seed: int) -> float | N
 def measure(name: str, seconds: float, repeat: int, workers: bool) -> dict[str, float]:
     """Median figures for game `name`: classic, mcts, nodes, fast, C++ and workers=2."""
     game = make_game(name)
-    one = MCTSAgent(time=seconds, c=1.4, seed=1, engine="python")
+    one = MCTSAgent(SearchOptions(time=seconds, c=1.4, seed=1, engine="python"))
     one.start(game, 0)
     # the search alone: no share of the time for connect four's exact root search
-    fast = MCTSAgent(time=seconds, c=1.4, seed=1, engine="fast", rollout="random", exact=0.0)
+    fast = MCTSAgent(
+        SearchOptions(time=seconds, c=1.4, seed=1, engine="fast", rollout="random", exact=0.0)
+    )
     fast.start(game, 0)
     has_kernel = type(fast.search_tree) is not type(one.search_tree)
-    two = MCTSAgent(time=seconds, c=1.4, workers=2, seed=1, engine="python") if workers else None
+    two = (
+        MCTSAgent(SearchOptions(time=seconds, c=1.4, workers=2, seed=1, engine="python"))
+        if workers
+        else None
+    )
     runs: dict[str, list[float]] = {
         "classic": [],
         "mcts": [],

@@ -1,7 +1,8 @@
 """The ``mcts`` agent: a `SearchEngine` (plus optional workers) behind `Agent`.
 
 Registered under the spec name ``mcts`` when this module is imported, with
-the option table of `player.mcts.options`.
+the option table of `player.mcts.options`: a spec's values become one
+`SearchOptions` and one `Knowledge`, what the agent takes.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import structlog
 from games.base import Game, Outcome
 from player.agent import Agent, MoveInfo, SearchLimit, mix_seeds
 from player.mcts import fast
+from player.mcts.fast.connect4.options import Connect4Options
 from player.mcts.interface import SearchEngine
-from player.mcts.options import agent_options, check_options, default
+from player.mcts.options import Knowledge, SearchOptions, agent_options, check_options
 from player.mcts.parallel import WorkerPool
 from player.mcts.resist import NODE_BUDGET, longest_resistance
 from player.mcts.search import (
@@ -76,83 +78,55 @@ def worker_seed(seed: int | None, index: int) -> int | str | None:
 class MCTSAgent(Agent):
     """UCT with tree reuse, MCTS-Solver and optional parallel search (`workers`).
 
-    `time` (seconds per move, None = no limit) and `iterations` (cap, per
-    search) make `default_limit`. ``engine`` picks the search: ``fast`` is
-    the compiled core (`player.mcts.fast`, built-in games only), ``python``
-    the generic engine (`player.mcts.search`, any game), ``auto`` the first
-    that can play the game. With ``workers=N`` the compiled engine searches
-    its one tree in N threads (it releases the GIL; `FastSearch` ``threads``),
-    and the Python engine runs N-1 more searches in processes started by
-    `start`, whose root visits are summed by move. ``memory`` caps each tree (MiB:
-    rows of the compiled engine, a node budget for the Python one); past it
-    the tree stops growing and the search goes on. ``rollout`` applies to
-    the compiled engine only.
+    `options` are the generic search options (`SearchOptions`: each one's
+    meaning is its help there) and `knowledge` every game's own
+    (`Knowledge`: gomoku's threats, ``connect4_*``, ``reversi_*``), as
+    OpenSpiel's bot takes an evaluator; the search of a game gets that
+    game's (`Adapter.knowledge`). ``time`` and ``iterations`` make
+    `default_limit`. ``engine`` picks the search: ``fast`` is the compiled
+    core (`player.mcts.fast`, built-in games only), ``python`` the generic
+    engine (`player.mcts.search`, any game), ``auto`` the first that can
+    play the game. With ``workers=N`` the compiled engine searches its one
+    tree in N threads, and the Python engine runs N-1 more searches in
+    processes started by `start`, whose root visits are summed by move.
+    ``memory`` caps each tree (MiB: rows of the compiled engine, a node
+    budget for the Python one). None: the defaults. `clock` replaces the searches' clock (tests).
     """
 
     def __init__(
         self,
+        options: SearchOptions | None = None,
+        knowledge: Knowledge | None = None,
         *,
-        time: float | None = default("time"),
-        iterations: int | None = default("iterations"),
-        c: float = default("c"),
-        metric: str = default("metric"),
-        max_moves: int | None = default("max_moves"),
-        workers: int = default("workers"),
-        reuse: bool = default("reuse"),
-        solver: bool = default("solver"),
-        seed: int | None = default("seed"),
-        engine: str = default("engine"),
-        rollout: str = default("rollout"),
-        memory: float = default("memory"),
-        exact: float = default("exact"),
-        threats: bool = default("threats"),
-        candidates: int = default("candidates"),
-        cutoff: int = default("cutoff"),
-        vcf: int = default("vcf"),
-        vct: int = default("vct"),
         clock: Callable[[], float] | None = None,
-        **kernel_options: Any,
     ) -> None:
-        generic = {
-            "time": time, "iterations": iterations, "c": c, "metric": metric,
-            "max_moves": max_moves, "workers": workers, "reuse": reuse, "solver": solver,
-            "seed": seed, "engine": engine, "rollout": rollout, "memory": memory, "exact": exact,
-        }  # fmt: skip
-        # The games' own options (gomoku's threat knowledge, connect4_*, reversi_*): each
-        # declared in its knowledge package, read by its game's compiled search, ignored by
-        # the others.
-        gomoku = {"threats": threats, "candidates": candidates, "cutoff": cutoff, "vcf": vcf}
-        knowledge = {**kernel_options, **gomoku, "vct": vct}
-        check_options({**kernel_options, **generic, **gomoku, "vct": vct})
-        self.default_limit = SearchLimit(time=time, iterations=iterations)
-        #: the Python engine's options, as `Search` names them
-        self.options: dict[str, Any] = {name: generic[name] for name in PYTHON_OPTIONS}
-        self.workers = workers
-        self.seed = seed
-        self.engine = engine
-        #: the compiled engine's options, as `FastSearch` names them, and the games' own
-        self.fast_options: dict[str, Any] = {
-            "c": c, "rollout": rollout, "solver": solver, "reuse": reuse,
-            "max_memory": memory, "exact_share": exact, **knowledge,
-        }  # fmt: skip
-        shown = {"time": time, "iterations": iterations, **self.options, "workers": workers}
-        shown["seed"] = seed
-        shown.update({k: v for k, v in kernel_options.items() if v != default(k)})
-        if engine != "auto":
-            shown["engine"] = engine
-        for key in (*gomoku, "vct"):
-            if knowledge[key] != default(key):  # the gomoku knowledge, named when changed
-                shown[key] = knowledge[key]
+        options = SearchOptions() if options is None else options
+        knowledge = Knowledge() if knowledge is None else knowledge
+        self.search_options = options
+        self.knowledge = knowledge
+        self.default_limit = SearchLimit(time=options.time, iterations=options.iterations)
+        #: the Python engine's options, as `Search` takes them
+        self.options: dict[str, Any] = {name: getattr(options, name) for name in PYTHON_OPTIONS}
+        self.workers = options.workers
+        self.seed = options.seed
+        self.engine = options.engine
+        shown = {"time": options.time, "iterations": options.iterations, **self.options}
+        shown["workers"] = options.workers
+        shown["seed"] = options.seed
+        if options.engine != "auto":
+            shown["engine"] = options.engine
+        shown.update(knowledge.changed())  # a game's knowledge, named when changed
         # The Python engine's node budget from the same byte cap.
-        self.options["max_nodes"] = int(memory * 2**20) // PYTHON_NODE_BYTES
+        self.options["max_nodes"] = int(options.memory * 2**20) // PYTHON_NODE_BYTES
         # Compile (or load from the disk cache) before any clock runs.
+        engine = options.engine
         self._fast = fast.load() if engine != "python" and fast.warm_up() else None
         if engine == "fast" and self._fast is None:
             log.warning("mcts_fast_engine_unavailable", reason="numba cannot be imported")
         if self._fast is not None:  # a weights file named is read now: a bad one fails here
             from player.mcts.fast.connect4 import plan as connect4_plan
 
-            connect4_plan.check_options(kernel_options)
+            connect4_plan.check_options(knowledge.of(Connect4Options))
         self.name = "mcts:" + ",".join(
             f"{key}={str(value).lower() if isinstance(value, bool) else value}"
             for key, value in shown.items()
@@ -201,8 +175,9 @@ class MCTSAgent(Agent):
 
             adapter = adapter_for(game)
             if adapter is not None:
+                own = self.knowledge.of(adapter.knowledge)  # this game's (None: it has none)
                 compiled: SearchEngine = self._fast.FastSearch(
-                    game, adapter, seed=seed, threads=self.workers, **self.fast_options, **kwargs
+                    game, adapter, self.search_options, own, seed=seed, **kwargs
                 )
                 return compiled
         if self.engine == "fast":
@@ -449,8 +424,10 @@ def _log_move(game: Game[Any, Any], name: str, report: MoveReport) -> None:
     )
 
 
-def _make(**options: Any) -> MCTSAgent:
-    return MCTSAgent(**options)
+def _make(**values: Any) -> MCTSAgent:
+    """The agent of a spec's values (flat, by option name): its options and knowledge."""
+    check_options(values)
+    return MCTSAgent(SearchOptions.from_values(values), Knowledge.from_values(values))
 
 
 MCTS = register_agent(

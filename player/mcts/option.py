@@ -1,20 +1,25 @@
-"""One ``mcts`` option: `MCTSOption`, its type, default, range, help and check.
+"""One ``mcts`` option (`MCTSOption`) and a set of them as one value (`Options`).
 
 Why a module of its own: the generic options (`player.mcts.options`) and
 each game's (its knowledge package's ``options.py``) are declared with it,
-and neither table may import the other's.
+and neither table may import the other's. Each set is a frozen dataclass
+whose fields are declared with `option`: the field's name is the spec's
+key, and its type, default, range and help are written once, there. The
+spec's table (`table`), the checks (`Options.__post_init__`) and the
+constructors' defaults all come from that one declaration.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from player.spec import AgentOption, OptionType
 
-__all__ = ["AGENT", "BOTH", "FAST", "MCTSOption", "defaults"]
+__all__ = ["AGENT", "BOTH", "FAST", "MCTSOption", "Options", "defaults", "option", "table"]
 
 #: who reads an option: the agent itself, or the search engines named
 AGENT = ()
@@ -94,3 +99,78 @@ class MCTSOption:
 def defaults(options: Iterable[MCTSOption]) -> Mapping[str, Any]:
     """Each option's default by name (a game's knowledge reads its own table's)."""
     return {option.name: option.default for option in options}
+
+
+#: the key of an `option` field's declaration in its dataclass field's metadata
+_DECLARED = "mcts_option"
+
+
+def option(
+    type: OptionType,
+    default: Any,
+    help: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    above: bool = False,
+    unit: str = "",
+    choices: tuple[str, ...] | None = None,
+    nullable: bool = False,
+    engines: tuple[str, ...] = BOTH,
+) -> Any:
+    """A field of an `Options` dataclass: its default, and the rest of its `MCTSOption`.
+
+    The field's name is the option's name (its spec key); the arguments are
+    `MCTSOption`'s.
+    """
+    declared = {
+        "type": type, "help": help, "low": low, "high": high, "above": above, "unit": unit,
+        "choices": choices, "nullable": nullable, "engines": engines,
+    }  # fmt: skip
+    return dataclasses.field(default=default, metadata={_DECLARED: declared})
+
+
+_tables: dict[str, tuple[MCTSOption, ...]] = {}
+
+
+def table(cls: type) -> tuple[MCTSOption, ...]:
+    """The options an `Options` dataclass declares, in field order (made once per class)."""
+    key = f"{cls.__module__}.{cls.__qualname__}"
+    made = _tables.get(key)
+    if made is None:
+        made = _tables[key] = tuple(
+            MCTSOption(name=f.name, default=f.default, **f.metadata[_DECLARED])
+            for f in dataclasses.fields(cls)
+        )
+    return made
+
+
+class Options:
+    """Base of a set of options: a frozen dataclass whose fields are declared with `option`.
+
+    Constructing one checks every field (`MCTSOption.check`: ValueError,
+    one line, naming the option).
+    """
+
+    __slots__ = ()
+
+    def __post_init__(self) -> None:
+        for declared in table(type(self)):
+            declared.check(getattr(self, declared.name))
+
+    @classmethod
+    def options(cls) -> tuple[MCTSOption, ...]:
+        """This set's declarations (`table`)."""
+        return table(cls)
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> Self:
+        """The set with the values named in `values` (a spec's, flat); other keys are ignored."""
+        return cls(**{o.name: values[o.name] for o in table(cls) if o.name in values})
+
+    def changed(self) -> Iterator[tuple[str, Any]]:
+        """(name, value) of each option not at its default, in declaration order."""
+        for declared in table(type(self)):
+            value = getattr(self, declared.name)
+            if value != declared.default:
+                yield declared.name, value

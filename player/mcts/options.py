@@ -1,40 +1,47 @@
-"""The ``mcts`` options in two layers: the generic search's table here, each game's in its package.
+"""The ``mcts`` options in two layers: the generic search's here, each game's knowledge in its package.
 
-The generic options (time, c, workers, reuse, solver, ...) are `GENERIC`;
-each game's knowledge declares its own (defaults, help, range) in its
-package's ``options.py`` (`player.mcts.fast.connect4.options`, ``reversi``,
-``mnk`` for gomoku's threats), and `OPTIONS` lists them all in spec order.
+The generic options (time, c, workers, reuse, solver, ...) are the fields of
+`SearchOptions`; each game's knowledge is a dataclass of the same kind
+declared in its package's ``options.py`` (`Connect4Options`,
+`ReversiOptions`, `GomokuOptions` for gomoku's threats), and `Knowledge`
+holds one of each. Every option is declared once, as a field
+(`player.mcts.option.option`: type, default, range, help); `OPTIONS` lists
+them all, in spec order, for the spec parser.
 
-Why one table per layer: the defaults and checks used to live in three places (the
-agent's constructor, its spec registration, each engine's constructor) and
-had drifted apart: the exploration constant defaulted to 1.4 in the agent and
-the Python engine but to 1.0 in the compiled one, and the memory cap was
-defined twice. Now the agent registers `agent_options()` and checks its
-values with `check_options`; both engines take their defaults from `default`
-and check what they read with the same `MCTSOption.check`, so an error names
-the option the same way wherever it is caught.
+Why: the defaults and checks used to live in three places (the agent's
+constructor, its spec registration, each engine's constructor) and had
+drifted apart (the exploration constant defaulted to 1.4 in the agent but
+1.0 in the compiled engine). Now the agent registers `agent_options()`, a
+spec's values become one `SearchOptions` and one `Knowledge`, and the
+engines read those; the Python engine takes its keyword defaults from
+`default`. Every check is `MCTSOption.check`, so an error names the option
+the same way wherever it is caught.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
 
-from player.mcts.fast.connect4 import options as connect4
-from player.mcts.fast.mnk import options as mnk
-from player.mcts.fast.reversi import options as reversi
-from player.mcts.option import AGENT, MCTSOption
+from player.mcts.fast.connect4.options import Connect4Options
+from player.mcts.fast.mnk.options import GomokuOptions
+from player.mcts.fast.reversi.options import ReversiOptions
+from player.mcts.option import AGENT, MCTSOption, Options, option, table
 from player.spec import AgentOption
 
 __all__ = [
     "ENGINES",
     "GAMES",
     "GENERIC",
+    "KNOWLEDGE",
     "MAX_WORKERS",
     "METRICS",
     "OPTIONS",
     "ROLLOUTS",
+    "Knowledge",
     "MCTSOption",
+    "SearchOptions",
     "agent_options",
     "check_options",
     "default",
@@ -45,67 +52,160 @@ ENGINES = ("auto", "fast", "python")
 METRICS = ("uct", "uctv")
 ROLLOUTS = ("smart", "random")
 
-#: the generic search options: every game's, read by the agent or the engines
-GENERIC: tuple[MCTSOption, ...] = (
-    MCTSOption(
-        "time", float, 1.0, "seconds per move", low=0, above=True, unit="seconds",
-        nullable=True, engines=AGENT,
-    ),
-    MCTSOption(
-        "iterations", int, None, "iteration cap per move (per worker)", low=1, nullable=True,
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions(Options):
+    """The generic search options: every game's, read by the agent or the engines.
+
+    Constructing one checks each value (`MCTSOption.check`) and the rule
+    between two of them: ``time`` and ``iterations`` cannot both be None.
+    """
+
+    time: float | None = option(
+        float,
+        1.0,
+        "seconds per move",
+        low=0,
+        above=True,
+        unit="seconds",
+        nullable=True,
         engines=AGENT,
-    ),
-    MCTSOption("c", float, 1.4, "UCB1 exploration constant", low=0),
-    MCTSOption(
-        "metric", str, "uct", "uct: win counts; uctv: game points (normalised)",
-        choices=METRICS, engines=("python",),
-    ),
-    MCTSOption(
-        "max_moves", int, None, "rollout depth cap (capped = draw)", low=1, nullable=True,
+    )
+    iterations: int | None = option(
+        int, None, "iteration cap per move (per worker)", low=1, nullable=True, engines=AGENT
+    )
+    c: float = option(float, 1.4, "UCB1 exploration constant", low=0)
+    metric: str = option(
+        str,
+        "uct",
+        "uct: win counts; uctv: game points (normalised)",
+        choices=METRICS,
         engines=("python",),
-    ),
-    MCTSOption(
-        "workers", int, 1,
+    )
+    max_moves: int | None = option(
+        int,
+        None,
+        "rollout depth cap (capped = draw)",
+        low=1,
+        nullable=True,
+        engines=("python",),
+    )
+    workers: int = option(
+        int,
+        1,
         "threads growing one tree in a timed search (compiled engine; the Python engine:"
         " root-parallel processes, visits summed); a search capped by iterations alone uses one",
-        low=1, high=MAX_WORKERS, engines=AGENT,
-    ),
-    MCTSOption("reuse", bool, True, "keep the subtree between moves"),
-    MCTSOption("solver", bool, True, "MCTS-Solver: prove wins and losses"),
-    MCTSOption(
-        "seed", int, None, "random seed (none = from the OS)", nullable=True, engines=AGENT
-    ),
-    MCTSOption(
-        "engine", str, "auto", "fast: compiled (built-in games), python: generic",
-        choices=ENGINES, engines=AGENT,
-    ),
-    MCTSOption(
-        "rollout", str, "smart", "compiled engine: smart (win/block) or random",
-        choices=ROLLOUTS, engines=("fast",),
-    ),
-    MCTSOption(
-        "exact", float, 0.5,
+        low=1,
+        high=MAX_WORKERS,
+        engines=AGENT,
+    )
+    reuse: bool = option(bool, True, "keep the subtree between moves")
+    solver: bool = option(bool, True, "MCTS-Solver: prove wins and losses")
+    seed: int | None = option(
+        int, None, "random seed (none = from the OS)", nullable=True, engines=AGENT
+    )
+    engine: str = option(
+        str,
+        "auto",
+        "fast: compiled (built-in games), python: generic",
+        choices=ENGINES,
+        engines=AGENT,
+    )
+    rollout: str = option(
+        str,
+        "smart",
+        "compiled engine: smart (win/block) or random",
+        choices=ROLLOUTS,
+        engines=("fast",),
+    )
+    exact: float = option(
+        float,
+        0.5,
         "share of each move's time for an exact search from the root (connect four);"
         " its proof decides the move; 0 = off",
-        low=0, high=1, engines=("fast",),
-    ),
-    MCTSOption(
-        "memory", float, 512, "MiB per search tree (the tree stops growing)", low=1,
-        unit="MiB",
-    ),
-)  # fmt: skip
+        low=0,
+        high=1,
+        engines=("fast",),
+    )
+    memory: float = option(
+        float, 512, "MiB per search tree (the tree stops growing)", low=1, unit="MiB"
+    )  # fmt: skip
 
-#: each game's own options, declared in its knowledge package, in spec order after the generic ones
+    def __post_init__(self) -> None:
+        super(SearchOptions, self).__post_init__()
+        if self.time is None and self.iterations is None:
+            raise ValueError("options 'time' and 'iterations' cannot both be none")
+
+
+#: the generic search options' table (`SearchOptions`'s fields)
+GENERIC: tuple[MCTSOption, ...] = table(SearchOptions)
+
+#: each game's knowledge, declared in its package, in spec order after the generic options
+KNOWLEDGE: tuple[type[Options], ...] = (GomokuOptions, Connect4Options, ReversiOptions)
+
+#: each game's own options by its package, as `KNOWLEDGE` declares them
 GAMES: Mapping[str, tuple[MCTSOption, ...]] = {
-    "mnk": mnk.OPTIONS,
-    "connect4": connect4.OPTIONS,
-    "reversi": reversi.OPTIONS,
+    cls.__module__.split(".")[-2]: table(cls) for cls in KNOWLEDGE
 }
 
 OPTIONS: Mapping[str, MCTSOption] = {
-    option.name: option for table in (GENERIC, *GAMES.values()) for option in table
+    option.name: option for table_ in (GENERIC, *GAMES.values()) for option in table_
 }
 """Every option of the ``mcts`` agent by name, in spec order: the generic ones, then each game's."""
+
+K = TypeVar("K", bound=Options)
+
+
+class Knowledge:
+    """Every game's knowledge options: one `Options` value per game of `KNOWLEDGE`.
+
+    What the agent takes beside its `SearchOptions` (as OpenSpiel's bot takes
+    an evaluator): it does not know its game until a match starts, so it
+    holds each game's, and hands the search of a game that game's (`of`).
+    ``Knowledge(Connect4Options(connect4_eval=0))`` names the sets that
+    differ from their defaults; the others are their defaults.
+    """
+
+    __slots__ = ("_sets",)
+
+    def __init__(self, *sets: Options) -> None:
+        given = {type(one): one for one in sets}
+        unknown = [cls.__name__ for cls in given if cls not in KNOWLEDGE]
+        if unknown or len(given) < len(sets):
+            raise ValueError(f"knowledge of no game, or one game's twice: {', '.join(unknown)}")
+        self._sets: tuple[Options, ...] = tuple(given.get(cls) or cls() for cls in KNOWLEDGE)
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> Knowledge:
+        """Each game's set from a spec's values (flat, by option name; other keys ignored)."""
+        return cls(*(game.from_values(values) for game in KNOWLEDGE))
+
+    @overload
+    def of(self, cls: type[K]) -> K: ...
+    @overload
+    def of(self, cls: None) -> None: ...
+    def of(self, cls: type[K] | None) -> K | None:
+        """The set of class `cls` (one of `KNOWLEDGE`; an adapter's `knowledge`), None for None."""
+        if cls is None:
+            return None
+        for one in self._sets:
+            if type(one) is cls:
+                return one
+        raise KeyError(cls.__name__)
+
+    def changed(self) -> Iterator[tuple[str, Any]]:
+        """(name, value) of every option not at its default, in spec order."""
+        for one in self._sets:
+            yield from one.changed()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Knowledge) and self._sets == other._sets
+
+    def __hash__(self) -> int:
+        return hash(self._sets)
+
+    def __repr__(self) -> str:
+        return f"Knowledge({', '.join(repr(one) for one in self._sets)})"
 
 
 def default(name: str) -> Any:

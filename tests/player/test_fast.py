@@ -27,6 +27,7 @@ from player.mcts import fast as fast_package
 from player.mcts.fast.adapters import adapter_for
 from player.mcts.fast.core import exact, tree
 from player.mcts.fast.core.engine import FastSearch, bytes_per_node
+from player.mcts.options import SearchOptions
 from player.spec import make_agent
 
 ENGINES = ["python", "fast"]
@@ -47,10 +48,10 @@ def started(spec: str, game: Game[Any, Any], seat: int) -> MCTSAgent:
     return agent
 
 
-def fast_search(game: Game[Any, Any], **options: Any) -> FastSearch:
+def fast_search(game: Game[Any, Any], seed: int, **options: Any) -> FastSearch:
     adapter = adapter_for(game)
     assert adapter is not None
-    return FastSearch(game, adapter, **options)
+    return FastSearch(game, adapter, SearchOptions(**options), seed=seed)
 
 
 def test_auto_picks_the_compiled_engine_for_built_in_games_only() -> None:
@@ -158,7 +159,7 @@ def test_fast_tree_reuse_keeps_statistics() -> None:
 
 def test_compaction_keeps_the_subtree() -> None:
     game = make_game("connect4")
-    search = fast_search(game, seed=4, max_memory=2)
+    search = fast_search(game, seed=4, memory=2)
     state = game.initial_state()
     search.search(state, SearchLimit(iterations=20_000))
     root = int(search.meta[tree.ROOT])
@@ -167,7 +168,7 @@ def test_compaction_keeps_the_subtree() -> None:
     nch = int(search.ni[child, tree.NCH])
     search.advance(state, 3, game.apply(state, 3))
     used = int(search.meta[tree.NEXT])
-    tree.compact(search.st, search.ni, search.wsum, search.meta)
+    tree.compact(search.arrays)
     assert int(search.meta[tree.ROOT]) == 0 and int(search.meta[tree.NEXT]) < used
     assert (int(search.ni[0, tree.VIS]), float(search.wsum[0])) == before
     assert int(search.ni[0, tree.NCH]) == nch and int(search.ni[0, tree.PARENT]) == -1
@@ -182,7 +183,7 @@ def test_compaction_keeps_the_subtree() -> None:
 
 def test_memory_cap_bounds_the_tree_and_the_search_goes_on() -> None:
     game = make_game("connect4")
-    search = fast_search(game, seed=1, max_memory=1)
+    search = fast_search(game, seed=1, memory=1)
     # the exact search's table takes its share of the cap (player.mcts.fast.core.exact); the
     # evaluation's network is the process's, shared by every search (connect4_plan)
     assert search.plan is not None and search.plan.owned_bytes == 0
@@ -237,7 +238,7 @@ def test_a_new_root_starts_from_no_reward_whatever_its_memory_held() -> None:
     game = make_game("connect4")
     adapter = adapter_for(game)
     assert adapter is not None
-    search = FastSearch(game, adapter, max_memory=1, seed=3)
+    search = FastSearch(game, adapter, SearchOptions(memory=1), seed=3)
     search.wsum[:] = -8.99e307  # what a reused block may hold
     search.search(game.initial_state(), SearchLimit(iterations=200))
     assert_consistent_tree(search)
@@ -276,7 +277,7 @@ def test_two_threads_fill_a_small_tree_and_go_on() -> None:
     game = make_game("ultimate")
     adapter = adapter_for(game)
     assert adapter is not None
-    search = FastSearch(game, adapter, max_memory=1, threads=2, seed=3)
+    search = FastSearch(game, adapter, SearchOptions(memory=1, workers=2), seed=3)
     try:
         result = search.search(game.initial_state(), SearchLimit(time=0.3))
         assert result.iterations > search.capacity
@@ -412,6 +413,7 @@ from player.agent import SearchLimit
 from player.mcts import fast
 from player.mcts.fast.core import engine
 from player.mcts.fast.adapters import adapter_for
+from player.mcts.options import SearchOptions
 assert fast.warm_up()
 modules = [importlib.import_module(m.name) for m in pkgutil.walk_packages(fast.__path__, "player.mcts.fast.")]
 def compiled():
@@ -423,7 +425,7 @@ def compiled():
 before = compiled()
 for name in ["connect4", "tictactoe", "reversi", "ultimate", "gomoku"]:
     game = make_game(name)
-    search = engine.FastSearch(game, adapter_for(game), max_memory=64, seed=1)
+    search = engine.FastSearch(game, adapter_for(game), SearchOptions(memory=64), seed=1)
     state = game.initial_state()
     for _ in range(4):  # timed searches: the exact search's verification runs only on a clock
         result = search.search(state, SearchLimit(time=0.05))

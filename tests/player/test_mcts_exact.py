@@ -28,6 +28,7 @@ from player.mcts.fast.connect4 import solve as connect4_solve
 from player.mcts.fast.core import exact, tree
 from player.mcts.fast.core.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNSOLVED
 from player.mcts.fast.core.engine import FastSearch
+from player.mcts.options import SearchOptions
 from player.spec import make_agent
 from tests.benchmarks.minimax import even_positions, late_positions, value
 
@@ -243,7 +244,7 @@ def test_finished_games_answer_from_their_status() -> None:
 def test_solve_root_marks_the_children_and_the_root() -> None:
     game = Connect4()
     state = replay(game, HIDDEN_WIN)
-    search = FastSearch(game, adapter_for(game), seed=1, exact_share=0.5)  # type: ignore[arg-type]
+    search = FastSearch(game, adapter_for(game), SearchOptions(exact=0.5), seed=1)  # type: ignore[arg-type]
     result = search.search(state, SearchLimit(iterations=2000))
     assert result.root_proven == 1.0
     wins = {s.move for s in result.stats if s.proven == 1.0}
@@ -255,7 +256,7 @@ def test_solve_root_marks_the_children_and_the_root() -> None:
 def test_the_root_is_marked_only_when_its_value_is_known() -> None:
     game = Connect4()
     state = replay(game, "4")
-    search = FastSearch(game, adapter_for(game), seed=1, exact_share=0.5)  # type: ignore[arg-type]
+    search = FastSearch(game, adapter_for(game), SearchOptions(exact=0.5), seed=1)  # type: ignore[arg-type]
     result = search.search(state, SearchLimit(iterations=50))  # 1000 nodes: not enough
     assert result.root_proven is None
     assert all(s.proven != 1.0 for s in result.stats)
@@ -281,7 +282,7 @@ def test_the_player_finds_a_win_that_plain_uct_misses(seed: int) -> None:
 def test_a_timed_move_keeps_to_its_budget() -> None:
     game = Connect4()
     state = replay(game, "4")  # too early to solve: the search must give up in time
-    search = FastSearch(game, adapter_for(game), seed=1, exact_share=0.9)  # type: ignore[arg-type]
+    search = FastSearch(game, adapter_for(game), SearchOptions(exact=0.9), seed=1)  # type: ignore[arg-type]
     result = search.search(state, SearchLimit(time=0.1))
     assert result.elapsed < 0.1 + 0.05
     assert result.iterations > 0  # Monte Carlo still had its share
@@ -292,15 +293,15 @@ def test_games_without_a_solver_get_plain_uct() -> None:
         game = make_game(name)
         adapter = adapter_for(game)
         assert adapter is not None and not exact.supported(adapter.gid)
-        assert FastSearch(game, adapter, max_memory=4).exact is None
+        assert FastSearch(game, adapter, SearchOptions(memory=4)).exact is None
 
 
 def test_the_table_is_part_of_the_memory_cap() -> None:
     game = Connect4()
     adapter = adapter_for(game)
     assert adapter is not None
-    with_table = FastSearch(game, adapter, max_memory=64)
-    without = FastSearch(game, adapter, max_memory=64, exact_share=0)
+    with_table = FastSearch(game, adapter, SearchOptions(memory=64))
+    without = FastSearch(game, adapter, SearchOptions(memory=64, exact=0))
     assert with_table.exact is not None and without.exact is None
     table = with_table.exact.table.nbytes
     assert table <= exact.table_bytes(64)
@@ -361,7 +362,7 @@ def searched_roots(
     game = Connect4()
     for moves in late_positions(seed=seed, count=count, ply=ply):
         state = replay(game, moves)
-        search = FastSearch(game, adapter_for(game), seed=1, exact_share=0)  # type: ignore[arg-type]
+        search = FastSearch(game, adapter_for(game), SearchOptions(exact=0), seed=1)  # type: ignore[arg-type]
         search.search(state, SearchLimit(iterations=iterations))
         root = int(search.meta[tree.ROOT])
         if not search.ni[root, tree.PROVEN]:  # else proven by the simulations (a win at once)

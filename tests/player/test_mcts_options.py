@@ -3,18 +3,30 @@ engines, and one interface (`SearchEngine`) in front of both engines."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from games import make_game
 from player.agent import SearchLimit
 from player.mcts import MCTSAgent, Search, fast
+from player.mcts.fast.connect4.options import Connect4Options
+from player.mcts.fast.mnk.options import GomokuOptions
+from player.mcts.fast.reversi.options import ReversiOptions
 from player.mcts.interface import SearchEngine
-from player.mcts.options import OPTIONS, check_options, default
-from player.spec import available_agents
+from player.mcts.options import (
+    GENERIC,
+    KNOWLEDGE,
+    OPTIONS,
+    Knowledge,
+    SearchOptions,
+    check_options,
+    default,
+)
+from player.spec import available_agents, make_agent
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,26 +63,55 @@ def test_the_spec_registers_exactly_the_table() -> None:
     assert f"\n{info.usage()}\n" in (ROOT / "docs" / "AGENTS.md").read_text()
 
 
-def test_the_agent_and_the_python_engine_take_their_defaults_from_the_table() -> None:
-    agent = signature_defaults(MCTSAgent.__init__)
-    # one game's options (connect4_*, reversi_*) pass through the agent's **kernel_options
-    own = [name for name in OPTIONS if not name.startswith(("connect4_", "reversi_"))]
-    assert {name: agent[name] for name in own} == {n: OPTIONS[n].default for n in own}
+def test_the_agent_takes_the_generic_options_and_the_knowledge_each_declared_once() -> None:
+    """No keyword per option: the two values whose fields are the table, defaults included."""
+    params = inspect.signature(MCTSAgent.__init__).parameters
+    assert list(params) == ["self", "options", "knowledge", "clock"]
+    generic = {option.name: option.default for option in GENERIC}
+    assert {f.name: f.default for f in dataclasses.fields(SearchOptions)} == generic
+    own = {name: o.default for name, o in OPTIONS.items() if name not in generic}
+    assert dict(Knowledge().changed()) == {}
+    assert {
+        f.name: f.default for cls in KNOWLEDGE for f in dataclasses.fields(cast(Any, cls))
+    } == own
     python = signature_defaults(Search.__init__)
     for name in ("c", "metric", "max_moves", "solver", "reuse"):
         assert python[name] == default(name) and "python" in OPTIONS[name].engines
     assert python["c"] == 1.4
 
 
-def test_the_compiled_engine_takes_its_defaults_from_the_table() -> None:
+def test_a_spec_becomes_the_agents_options_and_knowledge_unrenamed() -> None:
+    spec = "mcts:engine=python,memory=64,exact=0.25,c=0.9,vct=0,connect4_eval=0.3,reversi_depth=2"
+    agent = make_agent(spec)
+    assert isinstance(agent, MCTSAgent)
+    assert agent.search_options == SearchOptions(memory=64, exact=0.25, c=0.9, engine="python")
+    assert agent.knowledge == Knowledge(
+        Connect4Options(connect4_eval=0.3),
+        GomokuOptions(vct=0),
+        ReversiOptions(reversi_depth=2),
+    )
+    assert agent.knowledge.of(Connect4Options).connect4_eval == 0.3
+    agent.close()
+
+
+def test_the_compiled_engine_reads_the_same_values() -> None:
     pytest.importorskip("numba")
+    from player.mcts.fast.adapters import adapter_for
     from player.mcts.fast.core.engine import FastSearch
 
-    fast = signature_defaults(FastSearch.__init__)
-    for name in ("c", "rollout", "solver", "reuse"):
-        assert fast[name] == default(name) and "fast" in OPTIONS[name].engines
-    assert fast["max_memory"] == default("memory") == 512
-    assert fast["c"] == 1.4  # it was 1.0 here while the agent and the docs said 1.4
+    game = make_game("connect4")
+    adapter = adapter_for(game)
+    assert adapter is not None
+    plain = FastSearch(game, adapter)  # the table's defaults
+    assert plain.c == default("c") == 1.4  # it was 1.0 here while the agent and the docs said 1.4
+    assert plain.options == SearchOptions() and plain.knowledge == Connect4Options()
+    assert plain.exact is not None
+    assert (plain.capacity * plain.node_bytes) // 2**20 < default("memory") == 512
+    own = Connect4Options(connect4_eval=0)
+    search = FastSearch(game, adapter, SearchOptions(exact=0, memory=2), own)
+    assert search.exact is None and search.plan is None and search.knowledge is own
+    with pytest.raises(TypeError, match="knowledge of another game"):
+        FastSearch(game, adapter, knowledge=ReversiOptions())
 
 
 @pytest.mark.parametrize(
@@ -114,10 +155,11 @@ def test_both_engines_check_with_the_table() -> None:
 
     adapter = adapter_for(game)
     assert adapter is not None
+    # the compiled engine takes a `SearchOptions`, checked as it is made
     with pytest.raises(ValueError, match="option 'c' must be a finite number >= 0"):
-        FastSearch(game, adapter, c=-1.0)
+        FastSearch(game, adapter, SearchOptions(c=-1.0))
     with pytest.raises(ValueError, match="option 'memory' must be a finite number >= 1 MiB"):
-        FastSearch(game, adapter, max_memory=0.5)
+        FastSearch(game, adapter, SearchOptions(memory=0.5))
 
 
 def test_both_engines_are_search_engines() -> None:
@@ -151,7 +193,7 @@ def test_the_reversi_plan_takes_its_defaults_from_the_table() -> None:
     from player.mcts.fast.adapters import adapter_for
     from player.mcts.fast.reversi.plan import plan_for
 
-    plan = plan_for(adapter_for(Reversi()), {})
+    plan = plan_for(adapter_for(Reversi()), ReversiOptions())
     assert plan is not None
     assert (plan.leaf, plan.depth, plan.solve_empties, plan.endgame, plan.c, plan.minimax) == tuple(
         default(f"reversi_{name}") for name in ("leaf", "depth", "solve", "endgame", "c", "minimax")
@@ -159,6 +201,8 @@ def test_the_reversi_plan_takes_its_defaults_from_the_table() -> None:
     bad = {"reversi_leaf": "minimax"}
     with pytest.raises(ValueError, match="option 'reversi_leaf' must be one of eval, rollout"):
         check_options(bad)
+    with pytest.raises(ValueError, match="option 'reversi_leaf' must be one of eval, rollout"):
+        ReversiOptions(reversi_leaf="minimax")
 
 
 def _documented_options() -> list[tuple[str, str]]:

@@ -135,12 +135,13 @@ def warm_up() -> bool:
         from games.ultimate import UltimateTicTacToe
         from player.agent import SearchLimit
         from player.mcts.fast.adapters import adapter_for
+        from player.mcts.options import SearchOptions
 
         games: list[Any] = [Connect4(), TicTacToe(), Reversi(), UltimateTicTacToe(), Gomoku()]
         for game in games:
             adapter = adapter_for(game)
             assert adapter is not None
-            search = engine.FastSearch(game, adapter, max_memory=1, seed=0)
+            search = engine.FastSearch(game, adapter, SearchOptions(memory=1), seed=0)
             state = game.initial_state()
             search.search(state, SearchLimit(iterations=200))
             if search.exact is not None:
@@ -148,7 +149,7 @@ def warm_up() -> bool:
             moves = game.legal_moves(state)
             search.advance(state, moves[0], game.apply(state, moves[0]))
             # compaction runs only once a tree is half full: compile it here, not mid-game
-            engine.tree.compact(*search.arrays)
+            engine.tree.compact(search.arrays)
             search.search(game.apply(state, moves[0]), SearchLimit(iterations=10))
         from player.mcts.fast.reversi.plan import warm_up_endgame
 

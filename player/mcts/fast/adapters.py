@@ -8,7 +8,6 @@ adapter is searched by the generic Python engine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -21,15 +20,17 @@ from games.ultimate import UltimateTicTacToe
 from player.mcts.fast import kernels
 from player.mcts.fast.connect4 import kernel as connect4
 from player.mcts.fast.connect4 import plan as connect4_plan
+from player.mcts.fast.connect4.options import Connect4Options
 from player.mcts.fast.core.adapter import Adapter
 from player.mcts.fast.core.codes import Rollout
 from player.mcts.fast.mnk import big as bigmnk
 from player.mcts.fast.mnk import kernel as mnk
-from player.mcts.fast.mnk import options as gomoku_options
+from player.mcts.fast.mnk.options import GomokuOptions
 from player.mcts.fast.mnk.rootthreats import RootThreats
 from player.mcts.fast.mnk.rootvct import RootVCT
 from player.mcts.fast.reversi import kernel as reversi
 from player.mcts.fast.reversi import plan as reversi_plan
+from player.mcts.fast.reversi.options import ReversiOptions
 from player.mcts.fast.ultimate import kernel as ultimate
 
 __all__ = ["Adapter", "adapter_for"]
@@ -44,27 +45,21 @@ def _tuple(state: Any) -> tuple[int, ...]:
 
 
 def _reversi_plan(
-    adapter: Adapter, options: Mapping[str, Any], policy: int
+    adapter: Adapter, options: ReversiOptions, policy: int
 ) -> reversi_plan.ReversiPlan | None:
     return reversi_plan.plan_for(adapter, options)
 
 
-def _gomoku_option(options: Mapping[str, Any], name: str) -> Any:
-    return options.get(name, gomoku_options.DEFAULTS[name])
+def _gomoku_cfg(cfg: np.ndarray, options: GomokuOptions) -> np.ndarray:
+    return bigmnk.tune(cfg, options.candidates, options.cutoff, options.vcf)
 
 
-def _gomoku_cfg(cfg: np.ndarray, options: Mapping[str, Any]) -> np.ndarray:
-    candidates, cutoff, vcf = (_gomoku_option(options, n) for n in ("candidates", "cutoff", "vcf"))
-    return bigmnk.tune(cfg, candidates, cutoff, vcf)
+def _gomoku_threats(adapter: Adapter, options: GomokuOptions) -> RootThreats | None:
+    return RootThreats(adapter) if options.threats else None
 
 
-def _gomoku_threats(adapter: Adapter, options: Mapping[str, Any]) -> RootThreats | None:
-    return RootThreats(adapter) if _gomoku_option(options, "threats") else None
-
-
-def _gomoku_vct(adapter: Adapter, options: Mapping[str, Any]) -> RootVCT | None:
-    positions = _gomoku_option(options, "vct")
-    return RootVCT(adapter, positions) if positions > 0 else None
+def _gomoku_vct(adapter: Adapter, options: GomokuOptions) -> RootVCT | None:
+    return RootVCT(adapter, options.vct) if options.vct > 0 else None
 
 
 def adapter_for(game: Game[Any, Any]) -> Adapter | None:
@@ -73,7 +68,7 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
         cfg = connect4.make_cfg(game.width, game.height)
         return Adapter(
             kernels.CONNECT4, cfg, connect4.STATE_SIZE, _tuple, _identity, _identity,
-            Rollout.WIN_BLOCK, plan=connect4_plan.plan_for,
+            Rollout.WIN_BLOCK, knowledge=Connect4Options, plan=connect4_plan.plan_for,
         )  # fmt: skip
     if (
         isinstance(game, MNKGame)
@@ -94,6 +89,7 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
         return Adapter(
             kernels.BIGMNK, cfg, bigmnk.STATE_SIZE, bigmnk.encode, _identity, _identity,
             Rollout.THREAT if threats else Rollout.WIN_BLOCK,
+            knowledge=GomokuOptions if threats else None,
             analyse=bigmnk.analyse if threats else None,
             threat_win=bigmnk.threat_win if threats else None,
             configure=_gomoku_cfg if threats else None,
@@ -103,7 +99,7 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
     if type(game) is Reversi and game.size == 8:
         return Adapter(
             kernels.REVERSI, reversi.make_cfg(), reversi.STATE_SIZE, reversi.encode, _identity,
-            _identity, Rollout.RANDOM, plan=_reversi_plan,
+            _identity, Rollout.RANDOM, knowledge=ReversiOptions, plan=_reversi_plan,
         )  # fmt: skip
     if type(game) is UltimateTicTacToe:
         return Adapter(

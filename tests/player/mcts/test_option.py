@@ -8,6 +8,7 @@ compiled search of their game, while the other games ignore them.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from games import make_game
 from player.agent import SearchLimit
 from player.mcts import MCTSAgent
-from player.mcts.options import GAMES, GENERIC, OPTIONS
+from player.mcts.options import GAMES, GENERIC, KNOWLEDGE, OPTIONS, Knowledge, SearchOptions
 from player.spec import check_agent_spec, make_agent
 
 #: the one flat table before the split: (name, type, default, choices)
@@ -93,6 +94,41 @@ def test_no_help_names_a_file_outside_the_installed_package() -> None:
     for option in OPTIONS.values():
         for outside in ("benchmarks", "tests/", ".py", "source tree", "docs/"):
             assert outside not in option.help, (option.name, outside)
+
+
+#: a value other than the default, as a spec writes it, for each generic option
+OTHER = {
+    "time": ("none", None), "iterations": ("7", 7), "c": ("0.3", 0.3), "metric": ("uctv", "uctv"),
+    "max_moves": ("40", 40), "workers": ("3", 3), "reuse": ("false", False),
+    "solver": ("false", False), "seed": ("5", 5), "engine": ("python", "python"),
+    "rollout": ("random", "random"), "exact": ("0.2", 0.2), "memory": ("64", 64.0),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [option.name for option in OPTIONS.values()])
+def test_every_option_of_a_spec_lands_on_the_field_of_its_name(name: str) -> None:
+    """Parsed from a spec, each option is the same-named field of the agent's `SearchOptions`
+    or of its game's knowledge (`Knowledge`), and nothing else changes: no renaming."""
+    if name in OTHER:
+        text, expected = OTHER[name]
+    else:
+        text = SEEN[name][0]
+        expected = OPTIONS[name].agent_option().coerce(text)
+        assert expected != OPTIONS[name].default or name == "connect4_weights"
+    if name == "connect4_weights":
+        text, expected = "other.npz", "other.npz"  # read only when a search starts
+    extra = ",iterations=9" if name == "time" else ""
+    _, values = check_agent_spec(f"mcts:{name}={text}{extra}")
+    options, knowledge = SearchOptions.from_values(values), Knowledge.from_values(values)
+    generic = {f.name for f in dataclasses.fields(options)}
+    if name in generic:
+        assert getattr(options, name) == expected
+        assert dict(knowledge.changed()) == {}
+    else:
+        assert dict(knowledge.changed()) == {name: expected}
+        (owner,) = [cls for cls in KNOWLEDGE if name in {o.name for o in cls.options()}]
+        assert getattr(knowledge.of(owner), name) == expected
+        assert options == SearchOptions()
 
 
 @pytest.mark.slow

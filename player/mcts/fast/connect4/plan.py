@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import zipfile
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ import numpy as np
 from player.mcts.fast import kernels
 from player.mcts.fast.connect4 import evaluation as connect4_eval
 from player.mcts.fast.connect4.kernel import HEIGHT_AT, WIDTH_AT
-from player.mcts.fast.connect4.options import DEFAULTS
+from player.mcts.fast.connect4.options import Connect4Options
 from player.mcts.fast.core.rng import new_rng
 
 #: the ``connect4_weights`` value of the shipped weights (`connect4_eval.WEIGHTS_FILE`)
@@ -69,16 +68,11 @@ def _params(mix: float, policy: int, weights: str = SHIPPED) -> np.ndarray:
     return connect4_eval.leaf_params(_network(weights), mix, policy)
 
 
-def _weights_option(options: Mapping[str, Any]) -> str:
-    """The ``connect4_weights`` option: a weights file, or `SHIPPED`."""
-    return str(options.get("connect4_weights", DEFAULTS["connect4_weights"]))
-
-
-def check_options(options: dict[str, Any]) -> None:
+def check_options(options: Connect4Options) -> None:
     """Read a ``connect4_weights`` file other than the shipped one now (the agent's build, and
     dropped again: the search reads it when it starts): ValueError, one line, for a file that
     is no weights file."""
-    weights = _weights_option(options)
+    weights = options.connect4_weights
     if weights != SHIPPED:
         _network(weights)
 
@@ -137,18 +131,20 @@ class Connect4Plan:
         """Nothing to do before a search (the exact root search is `exact.RootSolver`'s)."""
 
 
-def plan_for(adapter: Any, options: Mapping[str, Any], policy: int) -> Connect4Plan | None:
+def plan_for(adapter: Any, options: Connect4Options, policy: int) -> Connect4Plan | None:
     """The plan of a standard-board connect four adapter with its options, else None."""
     if adapter.gid != kernels.CONNECT4:
         return None
     width, height = int(adapter.cfg[WIDTH_AT]), int(adapter.cfg[HEIGHT_AT])
     if (width, height) != (connect4_eval.WIDTH, connect4_eval.HEIGHT):
         return None
-    mix = float(options.get("connect4_eval", DEFAULTS["connect4_eval"]))
+    mix = float(options.connect4_eval)
     if mix <= 0:
         return None
-    c = float(options.get("connect4_c", DEFAULTS["connect4_c"]))
-    minimax = float(options.get("connect4_minimax", DEFAULTS["connect4_minimax"]))
     return Connect4Plan(
-        mix=mix, c=c, policy=policy, weights=_weights_option(options), minimax=minimax
+        mix=mix,
+        c=float(options.connect4_c),
+        policy=policy,
+        weights=options.connect4_weights,
+        minimax=float(options.connect4_minimax),
     )

@@ -9,13 +9,14 @@ imports a game's package.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
 from player.mcts.fast.core.codes import Rollout
+from player.mcts.option import Options
 
 
 class Plan(Protocol):
@@ -56,11 +57,11 @@ class Adapter:
 
     `smart` is the `Rollout` policy the agent's ``rollout=smart`` asks this
     kernel for: the best one it implements. The optional rest is the game's
-    knowledge, each from the game's own options (the search's keyword options
-    beyond the generic ones; other games' are ignored): `plan` (with the
-    rollout policy) builds its leaf `Plan` (None: plain UCT); `configure` the
-    kernel config the search runs with; `root_threats` and `root_vct` its
-    root searches (None: off).
+    knowledge: `knowledge` is the class of its own options (an `Options`
+    dataclass in its package; None: it has none), and each factory takes an
+    instance of it: `plan` (with the rollout policy) builds its leaf `Plan`
+    (None: plain UCT); `configure` the kernel config the search runs with;
+    `root_threats` and `root_vct` its root searches (None: off).
     """
 
     gid: int
@@ -73,8 +74,10 @@ class Adapter:
     #: threat knowledge (m,n,k with k >= 5): `mnk.big.analyse`, `mnk.big.threat_win`
     analyse: Callable[[np.ndarray, np.ndarray, int, np.ndarray], int] | None = None
     threat_win: Callable[[np.ndarray, np.ndarray, bool, np.ndarray], int] | None = None
-    plan: Callable[[Adapter, Mapping[str, Any], int], Plan | None] | None = None
+    #: the game's own options (each factory below takes one; typed Any there: each game's own)
+    knowledge: type[Options] | None = None
+    plan: Callable[[Adapter, Any, int], Plan | None] | None = None
     #: the config with the game's options applied (gomoku's threat knowledge)
-    configure: Callable[[np.ndarray, Mapping[str, Any]], np.ndarray] | None = None
-    root_threats: Callable[[Adapter, Mapping[str, Any]], RootSearch | None] | None = None
-    root_vct: Callable[[Adapter, Mapping[str, Any]], RootSearch | None] | None = None
+    configure: Callable[[np.ndarray, Any], np.ndarray] | None = None
+    root_threats: Callable[[Adapter, Any], RootSearch | None] | None = None
+    root_vct: Callable[[Adapter, Any], RootSearch | None] | None = None

@@ -35,14 +35,13 @@ from player.mcts.fast.core import exact, tree
 from player.mcts.fast.core.adapter import Adapter, Plan
 from player.mcts.fast.core.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
 from player.mcts.fast.core.rng import new_rng
-from player.mcts.options import check_options, default
+from player.mcts.option import Options
+from player.mcts.options import SearchOptions
 from player.mcts.search import MoveStat, SearchResult
 
 BATCH_SECONDS = 0.001
-#: `tree.run`'s leaf parameters, counts and scratch when leaves are rolled out (no evaluator)
-NO_LEAF = np.empty(0, dtype=np.float64)
-NO_COUNTS = np.empty(0, dtype=np.int64)
-NO_SCRATCH = np.empty((0, 0), dtype=np.int64)
+#: `tree.run`'s leaf when leaves are rolled out (no evaluator)
+ROLLOUTS = tree.Leaf.rollouts()
 _PROOF = {PROVEN_WIN: 1.0, PROVEN_DRAW: 0.5, PROVEN_LOSS: 0.0}
 
 
@@ -63,52 +62,54 @@ def bytes_per_node(state_size: int) -> int:
 class FastSearch:
     """A compiled UCT search tree for one game, kept between moves for tree reuse.
 
-    Options as the ``mcts`` agent's (`player.mcts.options`: defaults and
-    checks); `max_memory` is its ``memory`` (MiB). ``rollout="smart"`` plays
-    the adapter's `Adapter.smart` policy, ``"random"`` `Rollout.RANDOM`.
-    `threads` is the agent's ``workers``; `close` stops the extra threads.
-    Any other keyword option is a game's own (declared in its package's
-    ``options.py``): the adapter's knowledge factories read it, and the
-    other games' adapters ignore it.
+    `options` are the ``mcts`` agent's (`SearchOptions`; None: the defaults); it reads
+    ``c``, ``rollout`` (``smart`` plays the adapter's `Adapter.smart` policy,
+    ``random`` `Rollout.RANDOM`), ``solver``, ``reuse``, ``memory``,
+    ``exact`` and ``workers`` (threads growing the tree in a timed search;
+    `close` stops them). `knowledge` is the game's own options, an instance
+    of `Adapter.knowledge` (None: its defaults): the adapter's knowledge
+    factories read it. `seed` is this search's (the agent's, or a worker's
+    derived from it); `clock` the clock of its deadlines.
     """
 
     def __init__(
         self,
         game: Game[Any, Any],
         adapter: Adapter,
+        options: SearchOptions | None = None,
+        knowledge: Options | None = None,
         *,
-        c: float = default("c"),
-        rollout: str = default("rollout"),
-        solver: bool = default("solver"),
-        reuse: bool = default("reuse"),
-        max_memory: float = default("memory"),
-        exact_share: float = default("exact"),
-        threads: int = 1,
         seed: int | str | None = None,
         clock: Callable[[], float] = time.perf_counter,
-        **kernel_options: Any,
     ) -> None:
-        check_options({"c": c, "rollout": rollout, "memory": max_memory, "exact": exact_share})
+        options = SearchOptions() if options is None else options
+        if knowledge is None and adapter.knowledge is not None:
+            knowledge = adapter.knowledge()
+        if knowledge is not None and type(knowledge) is not adapter.knowledge:
+            raise TypeError(f"{game.name}: knowledge of another game: {knowledge!r}")
         self.game = game
         self.adapter = adapter
-        self.c = float(c)
+        self.options = options
+        #: the game's own options (`Adapter.knowledge`), None when it has none
+        self.knowledge = knowledge
+        self.c = float(options.c)
         #: a plain int: an IntEnum argument would compile other kernel specializations
-        self.policy = int(Rollout.RANDOM if rollout == "random" else adapter.smart)
-        self.solver = solver
-        self.reuse = reuse
+        self.policy = int(Rollout.RANDOM if options.rollout == "random" else adapter.smart)
+        self.solver = options.solver
+        self.reuse = options.reuse
         self.rng = random.Random(seed)
         self.clock = clock
         self.node_bytes = bytes_per_node(adapter.state_size)
-        tree_bytes = int(max_memory * 2**20)
+        memory = options.memory
+        tree_bytes = int(memory * 2**20)
         #: the exact search from the root (option ``exact``), for kernels that have one
         self.exact: exact.RootSolver | None = None
-        if exact_share > 0 and exact.supported(adapter.gid):
-            self.exact = exact.RootSolver(adapter.gid, adapter.cfg, exact_share, max_memory, clock)
-            tree_bytes -= exact.table_bytes(max_memory)
+        if options.exact > 0 and exact.supported(adapter.gid):
+            self.exact = exact.RootSolver(adapter.gid, adapter.cfg, options.exact, memory, clock)
+            tree_bytes -= exact.table_bytes(memory)
         # The game's own search knowledge (reversi's and connect four's `plan`), None = plain UCT.
-        check_options(kernel_options)
         self.plan: Plan | None = (
-            None if adapter.plan is None else adapter.plan(adapter, kernel_options, self.policy)
+            None if adapter.plan is None else adapter.plan(adapter, knowledge, self.policy)
         )
         if self.plan is not None:  # its own leaf parameters count too (not the shared ones)
             tree_bytes -= self.plan.owned_bytes
@@ -119,16 +120,16 @@ class FastSearch:
         self._batch = 16  # grows to BATCH_SECONDS of work (slow kernels: gomoku)
         #: the kernel config the search runs with: the adapter's, knowledge switched on or off
         tune = adapter.configure
-        self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, kernel_options)
+        self.cfg = adapter.cfg if tune is None else tune(adapter.cfg, knowledge)
         #: the game's root searches (`RootSearch`; typed Any: callers may read a game's own fields)
         self.root_threats: Any = (
-            None if adapter.root_threats is None else adapter.root_threats(adapter, kernel_options)
+            None if adapter.root_threats is None else adapter.root_threats(adapter, knowledge)
         )
         self.root_vct: Any = (
-            None if adapter.root_vct is None else adapter.root_vct(adapter, kernel_options)
+            None if adapter.root_vct is None else adapter.root_vct(adapter, knowledge)
         )
-        #: threads searching the one tree in a timed search (`threads`; 1 = this thread only)
-        self.threads = max(1, int(threads))
+        #: threads searching the one tree in a timed search (``workers``; 1 = this thread only)
+        self.threads = max(1, int(options.workers))
         self._lanes: ThreadPoolExecutor | None = None
         #: the last search's simulations per thread (this one first)
         self.thread_iterations: tuple[int, ...] = ()
@@ -210,11 +211,11 @@ class FastSearch:
         """Make `state` the root; return the visits it already has."""
         if self.root_state is None or self.root_state != state:
             self.st[0, :] = self.adapter.encode_state(state)
-            tree.init_root(self.adapter.gid, self.cfg, *self.arrays)
+            tree.init_root(self.adapter.gid, self.cfg, self.arrays)
             self.root_state = state
             return 0
         if self.meta[tree.ROOT] != 0 and self.meta[tree.NEXT] > self.capacity // 2:
-            tree.compact(*self.arrays)
+            tree.compact(self.arrays)
         root = int(self.meta[tree.ROOT])
         if not self._proof_held(root):
             # A reused node proven by a leaf's exact judgement, a threat search or
@@ -339,16 +340,14 @@ class FastSearch:
         `scratch` (counts, rows: `_start_lanes`).
         """
         plan = self.plan
-        alpha = 0.0
         if plan is not None and plan.evaluated:
-            c, leaf = plan.c, plan.params
             counts, rows = (plan.stats, plan.buf) if scratch is None else scratch
-            alpha = plan.minimax
+            c, leaf, alpha = plan.c, tree.Leaf(plan.params, counts, rows), plan.minimax
         else:
-            c, leaf, counts, rows = self.c, NO_LEAF, NO_COUNTS, NO_SCRATCH
+            c, leaf, alpha = self.c, ROLLOUTS, 0.0
         done, depth = tree.run(
-            self.adapter.gid, self.cfg, *self.arrays, kstate,
-            batch, c, self.policy, self.solver, leaf, counts, rows, shared, alpha,
+            self.adapter.gid, self.cfg, self.arrays, kstate,
+            batch, c, self.policy, self.solver, leaf, shared, alpha,
         )  # fmt: skip
         return int(done), int(depth)
 

@@ -76,8 +76,9 @@ class Tree(NamedTuple):
     Row ``i`` is a node: ``st[i]`` its kernel state, ``ni[i]`` its columns
     (`FIRST` ... `IMPLIED`), ``wsum[i]`` the rewards backed up through it;
     ``meta`` holds `ROOT`, `NEXT` (the first free row) and `FULL`. The
-    compiled functions take the four arrays (``*tree``): numba caches
-    functions over arrays, and unpacking costs nothing next to a batch.
+    compiled functions (`run`, `init_root`, `compact`) take it as one
+    argument: numba types a NamedTuple of arrays as a tuple of their types,
+    caches functions over it, and reads a field as it reads a local array.
     """
 
     st: np.ndarray
@@ -96,15 +97,38 @@ class Tree(NamedTuple):
         )
 
 
+class Leaf(NamedTuple):
+    """`run`'s leaf evaluator: the kernel's parameters and a thread's working arrays.
+
+    `params` (float64) are the evaluator's parameters; empty: no evaluator,
+    every leaf plays a rollout. `counts` (int64) and `scratch` (int64 rows)
+    are the thread's own (`kernels.leaf`: layouts the kernel owns). Two
+    arrays, not views of one: a view per leaf costs reference counting,
+    measurably.
+    """
+
+    params: np.ndarray
+    counts: np.ndarray
+    scratch: np.ndarray
+
+    @classmethod
+    def rollouts(cls) -> Leaf:
+        """No evaluator: every leaf plays a rollout."""
+        return cls(
+            np.empty(0, dtype=np.float64),
+            np.empty(0, dtype=np.int64),
+            np.empty((0, 0), dtype=np.int64),
+        )
+
+
 MAX_MOVES = 304  # the most legal moves of any kernel (bigmnk: 300 cells)
 MAX_DEPTH = 1024
 
 
 @njit(cache=True, nogil=True)
-def init_root(
-    gid: int, cfg: np.ndarray, st: np.ndarray, ni: np.ndarray, wsum: np.ndarray, meta: np.ndarray
-) -> None:
-    """Make row 0 the root (its state must already be in ``st[0]``)."""
+def init_root(gid: int, cfg: np.ndarray, tree: Tree) -> None:
+    """Make row 0 the root (its state must already be in ``tree.st[0]``)."""
+    st, ni, wsum, meta = tree
     ni[0, :] = 0
     wsum[0] = 0.0  # the rows are `np.empty`: memory a freed array left, not zeros
     ni[0, PARENT] = -1
@@ -120,10 +144,7 @@ def init_root(
 def _expand(
     gid: int,
     cfg: np.ndarray,
-    st: np.ndarray,
-    ni: np.ndarray,
-    wsum: np.ndarray,
-    meta: np.ndarray,
+    tree: Tree,
     node: int,
     rng: np.ndarray,
     moves: np.ndarray,
@@ -137,6 +158,7 @@ def _expand(
     ``meta[NEXT]``, and the count is published last, so a thread that reads
     it sees the rows.
     """
+    st, ni, wsum, meta = tree
     if shared and cas2(ni, node, NCH, 0, CLAIMED) != 0:
         return BUSY
     n = kernels.legal(gid, cfg, st[node], moves)
@@ -250,28 +272,25 @@ def proof(winner: int, mover: int) -> int:
 def run(
     gid: int,
     cfg: np.ndarray,
-    st: np.ndarray,
-    ni: np.ndarray,
-    wsum: np.ndarray,
-    meta: np.ndarray,
+    tree: Tree,
     rng: np.ndarray,
     iterations: int,
     c: float,
     policy: int,
     solver: bool,
-    leaf: np.ndarray,
-    counts: np.ndarray,
-    scratch: np.ndarray,
+    leaf: Leaf,
     shared: bool = False,
     alpha: float = 0.0,
 ) -> tuple[int, int]:
-    """Run up to `iterations` simulations; return (done, max depth).
+    """Run up to `iterations` simulations on `tree`; return (done, max depth).
 
-    `leaf` (float64) holds the kernel's leaf-evaluator parameters; empty:
-    no evaluator, every leaf plays a rollout (policy `policy`). Else
-    `kernels.leaf` judges each new leaf (working in the kernel's `counts`
-    and `scratch`): a rollout, an exact winner (the leaf is proven, except
-    the root) or a reward for the side to move, backed up as a fraction.
+    `leaf` is the kernel's leaf evaluator (`Leaf`); with no parameters
+    (`Leaf.rollouts`) every leaf plays a rollout (policy `policy`). Else
+    `kernels.leaf` judges each new leaf (working in the leaf's `counts` and
+    `scratch`): a rollout, an exact winner (the leaf is proven, except the
+    root) or a reward for the side to move, backed up as a fraction.
+    `c` is UCB1's constant, `solver` MCTS-Solver's switch, `alpha` the
+    implicit minimax backups' weight (0: off).
 
     `shared`: other threads run on the same tree at the same time (each with
     its own `rng`, `counts` and `scratch`). A simulation then counts its
@@ -280,10 +299,12 @@ def run(
     out), adds rewards atomically, and expands a node only after claiming
     it (`_expand`); a node another thread is expanding is a leaf meanwhile.
     """
+    st, ni, wsum, meta = tree
+    params, counts, scratch = leaf
     root = meta[ROOT]
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     path = np.empty(MAX_DEPTH, dtype=np.int64)
-    evaluator = leaf.shape[0] > 0
+    evaluator = params.shape[0] > 0
     seen = 1 if shared else 0  # a node's visits before this simulation's are more than this
     max_depth = 0
     done = 0
@@ -313,7 +334,7 @@ def run(
                     winner = s
                     break
                 if nch == 0 and (ni[node, VIS] > seen or node == root):
-                    child = _expand(gid, cfg, st, ni, wsum, meta, node, rng, moves, shared)
+                    child = _expand(gid, cfg, tree, node, rng, moves, shared)
                     if child >= 0 and depth + 1 < MAX_DEPTH:
                         node = child
                         depth += 1
@@ -327,7 +348,7 @@ def run(
                 value = -1.0
                 if evaluator:
                     kind, exact, value, estimate = kernels.leaf(
-                        gid, cfg, st[node], leaf, counts, scratch
+                        gid, cfg, st[node], params, counts, scratch
                     )
                 if kind == LEAF_EXACT:
                     winner = exact
@@ -428,12 +449,13 @@ def find_child(ni: np.ndarray, node: int, move: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def compact(st: np.ndarray, ni: np.ndarray, wsum: np.ndarray, meta: np.ndarray) -> None:
+def compact(tree: Tree) -> None:
     """Move the subtree of ROOT to the front rows (in place, order kept); ROOT becomes 0.
 
     Parents precede children, so one forward pass decides which rows live
     (the root and rows whose parent lives) and moves each live row down.
     """
+    st, ni, wsum, meta = tree
     root = meta[ROOT]
     end = meta[NEXT]
     new = np.full(end - root, -1, dtype=np.int64)

@@ -25,7 +25,6 @@ result decides the move (the next `tree.run` picks the proven win at once).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +40,7 @@ from player.mcts.fast.reversi.bits import popcount
 from player.mcts.fast.reversi.endgame import ABORTED, NODES, new_buffer, new_stats, solve
 from player.mcts.fast.reversi.kernel import mobility
 from player.mcts.fast.reversi.leaf import sides
-from player.mcts.fast.reversi.options import DEFAULTS
+from player.mcts.fast.reversi.options import ReversiOptions
 
 #: the evaluation's logistic scale: a score of `SCALE` disc units is a 73% win chance
 SCALE = 20.0
@@ -154,17 +153,17 @@ def solve_root_children(
     return True
 
 
-def plan_for(adapter: Any, options: Mapping[str, Any]) -> ReversiPlan | None:
+def plan_for(adapter: Any, options: ReversiOptions) -> ReversiPlan | None:
     """The plan of a reversi adapter with its options, else None (plain UCT)."""
     if adapter.gid != kernels.REVERSI:
         return None
     plan = ReversiPlan(
-        leaf=options.get("reversi_leaf", DEFAULTS["reversi_leaf"]),
-        depth=int(options.get("reversi_depth", DEFAULTS["reversi_depth"])),
-        solve_empties=int(options.get("reversi_solve", DEFAULTS["reversi_solve"])),
-        endgame=int(options.get("reversi_endgame", DEFAULTS["reversi_endgame"])),
-        c=float(options.get("reversi_c", DEFAULTS["reversi_c"])),
-        minimax=float(options.get("reversi_minimax", DEFAULTS["reversi_minimax"])),
+        leaf=options.reversi_leaf,
+        depth=int(options.reversi_depth),
+        solve_empties=int(options.reversi_solve),
+        endgame=int(options.reversi_endgame),
+        c=float(options.reversi_c),
+        minimax=float(options.reversi_minimax),
     )
     if not plan.evaluated and plan.endgame <= 0:
         return None
@@ -179,10 +178,13 @@ def warm_up_endgame(search_class: Any, adapter: Any) -> None:
     """
     from games.reversi import Reversi
     from player.agent import SearchLimit
+    from player.mcts.options import SearchOptions
 
     game = Reversi()
     state = game.initial_state()
     while 64 - (state[0] | state[1]).bit_count() > 12:  # first legal move each turn
         state = game.apply(state, game.legal_moves(state)[0])
-    search = search_class(game, adapter, max_memory=1, seed=0, reversi_depth=2)
+    search = search_class(
+        game, adapter, SearchOptions(memory=1), ReversiOptions(reversi_depth=2), seed=0
+    )
     search.search(state, SearchLimit(iterations=50))

@@ -20,6 +20,7 @@ from player.mcts.fast.connect4 import evaluation as connect4_eval
 from player.mcts.fast.connect4 import kernel as connect4
 from player.mcts.fast.connect4 import plan as connect4_plan
 from player.mcts.fast.connect4 import solve as connect4_solve
+from player.mcts.fast.connect4.options import Connect4Options
 from player.mcts.fast.core.codes import LEAF_EXACT, LEAF_REWARD, UNSOLVED, Rollout
 from player.mcts.fast.core.rng import new_rng
 from player.spec import make_agent
@@ -253,8 +254,8 @@ def test_a_weights_file_of_another_layout_is_refused(tmp_path: Path) -> None:
 
 def test_searches_of_one_process_share_one_network() -> None:
     adapter = adapter_for(GAME)
-    first = connect4_plan.plan_for(adapter, {}, Rollout.WIN_BLOCK)
-    second = connect4_plan.plan_for(adapter, {}, Rollout.WIN_BLOCK)
+    first = connect4_plan.plan_for(adapter, Connect4Options(), Rollout.WIN_BLOCK)
+    second = connect4_plan.plan_for(adapter, Connect4Options(), Rollout.WIN_BLOCK)
     assert first is not None and second is not None
     assert first.params is second.params and first.owned_bytes == 0
     shared = connect4_eval.load_weights().nbytes  # the network, once
@@ -265,10 +266,12 @@ def test_the_weights_option_loads_another_file(tmp_path: Path) -> None:
     adapter = adapter_for(GAME)
     path = tmp_path / "linear.npz"
     np.savez(path, weights=np.full(connect4_eval.SIZE, 0.01, dtype=np.float32))
-    plan = connect4_plan.plan_for(adapter, {"connect4_weights": str(path)}, Rollout.WIN_BLOCK)
+    plan = connect4_plan.plan_for(
+        adapter, Connect4Options(connect4_weights=str(path)), Rollout.WIN_BLOCK
+    )
     assert plan is not None and plan.weights == str(path)
     assert np.array_equal(plan.params[connect4_eval.WEIGHTS :], connect4_eval.load_weights(path))
-    shipped = connect4_plan.plan_for(adapter, {}, Rollout.WIN_BLOCK)
+    shipped = connect4_plan.plan_for(adapter, Connect4Options(), Rollout.WIN_BLOCK)
     assert shipped is not None and shipped.weights == connect4_plan.SHIPPED
     assert plan.params.shape != shipped.params.shape  # no hidden layer in that file
     agent = make_agent(f"mcts:connect4_weights={path},seed=3")
@@ -287,7 +290,7 @@ def test_a_weights_option_that_is_no_weights_file_is_one_line(
     if content is not None:
         path.write_bytes(content)
     with pytest.raises(ValueError, match=r"^option 'connect4_weights': ") as error:
-        connect4_plan.plan_for(adapter_for(GAME), {"connect4_weights": str(path)}, 1)
+        connect4_plan.plan_for(adapter_for(GAME), Connect4Options(connect4_weights=str(path)), 1)
     assert "\n" not in str(error.value)
     with pytest.raises(ValueError, match=r"option 'connect4_weights': .*bad\.npz"):  # when built
         make_agent(f"mcts:connect4_weights={path}")
@@ -295,12 +298,12 @@ def test_a_weights_option_that_is_no_weights_file_is_one_line(
 
 def test_the_plan_is_for_the_standard_board_with_a_share_for_the_evaluation() -> None:
     adapter = adapter_for(GAME)
-    plan = connect4_plan.plan_for(adapter, {}, Rollout.WIN_BLOCK)
+    plan = connect4_plan.plan_for(adapter, Connect4Options(), Rollout.WIN_BLOCK)
     assert plan is not None and plan.evaluated and plan.params[connect4_eval.MIX] == 0.7
-    assert connect4_plan.plan_for(adapter, {"connect4_eval": 0}, 1) is None
+    assert connect4_plan.plan_for(adapter, Connect4Options(connect4_eval=0), 1) is None
     wide = adapter_for(Connect4(width=6, height=7))
-    assert wide is not None and connect4_plan.plan_for(wide, {}, 1) is None
-    assert connect4_plan.plan_for(adapter_for(make_game("tictactoe")), {}, 1) is None
+    assert wide is not None and connect4_plan.plan_for(wide, Connect4Options(), 1) is None
+    assert connect4_plan.plan_for(adapter_for(make_game("tictactoe")), Connect4Options(), 1) is None
 
 
 def test_the_leaf_rollouts_follow_the_search_seed() -> None:

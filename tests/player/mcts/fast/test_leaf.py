@@ -31,6 +31,7 @@ from player.mcts.fast.core.engine import FastSearch
 from player.mcts.fast.reversi import leaf as reversi_leaf
 from player.mcts.fast.reversi.endgame import INF, new_buffer, new_stats, search
 from player.mcts.fast.reversi.plan import SCALE
+from player.mcts.options import Knowledge, SearchOptions
 from tests.player.mcts.fast.test_reversi_endgame import late_positions, negamax, sides
 
 #: (game, late position (count, empties, seed) or None for the start, iterations, options)
@@ -61,15 +62,15 @@ GOLDEN: dict[str, tuple[tuple[str, Any, int, dict[str, Any]], tuple[Any, ...]]] 
         (3000, None, [865, 657, 553, 925], 6100),
     ),
     "connect four": (  # changed with the rollouts' follow-up and claimeven ending
-        ("connect4", None, 5000, {"exact_share": 0, "connect4_eval": 0}),
+        ("connect4", None, 5000, {"exact": 0, "connect4_eval": 0}),
         (5000, None, [493, 341, 306, 384, 653, 2225, 598], 10186),
     ),
     "connect four, evaluated leaves": (  # connect4_eval's default share (0.7), the weights
-        ("connect4", None, 5000, {"exact_share": 0, "connect4_minimax": 0}),
+        ("connect4", None, 5000, {"exact": 0, "connect4_minimax": 0}),
         (5000, None, [45, 48, 26, 31, 44, 4492, 314], 9036),
     ),
     "connect four, evaluated leaves, implicit minimax": (  # the default minimax weight
-        ("connect4", None, 5000, {"exact_share": 0}),
+        ("connect4", None, 5000, {"exact": 0}),
         (5000, None, [30, 29, 25, 27, 23, 4760, 106], 9244),
     ),
     "tic-tac-toe": (
@@ -87,7 +88,11 @@ def test_a_fixed_seed_search_does_what_the_loop_did_before(case: str) -> None:
         state = game.initial_state()
     else:
         state = late_positions(late[0], late[1], seed=late[2])[0]
-    engine = FastSearch(game, adapter_for(game), max_memory=16, seed=42, **options)  # type: ignore[arg-type]
+    adapter = adapter_for(game)
+    assert adapter is not None
+    values = {"memory": 16, **options}  # the options as a spec names them
+    own = Knowledge.from_values(values).of(adapter.knowledge)
+    engine = FastSearch(game, adapter, SearchOptions.from_values(values), own, seed=42)
     result = engine.search(state, SearchLimit(iterations=iterations))
     visits = [stat.visits for stat in result.stats]
     found = (result.iterations, result.root_proven, visits, int(engine.meta[tree.NEXT]))

@@ -21,12 +21,18 @@ from player.mcts import MCTSAgent
 from player.mcts.fast.adapters import adapter_for
 from player.mcts.fast.core.engine import FastSearch
 from player.mcts.fast.mnk import big as bigmnk
+from player.mcts.fast.mnk.options import GomokuOptions
 from player.mcts.fast.mnk.rootthreats import MAX_RATE, MIN_RATE, SHARE
+from player.mcts.options import Knowledge
 from player.spec import make_agent
 from tests.player.mcts.fast.test_threats import VCF_POSITION, position
 
 GAME = Gomoku()
 PLAIN = "threats=false,candidates=0,vcf=0,vct=0,rollout=random"
+
+
+#: gomoku's knowledge with the root threat search on
+THREATS = GomokuOptions(threats=True)
 
 
 def agent(spec: str, seat: int) -> MCTSAgent:
@@ -67,7 +73,7 @@ def test_wins_a_forced_line_that_plain_uct_misses() -> None:
 
 
 def test_the_root_search_keeps_to_its_share_of_the_move_time() -> None:
-    search = FastSearch(GAME, adapter_for(GAME), seed=1, threats=True)  # type: ignore[arg-type]
+    search = FastSearch(GAME, adapter_for(GAME), knowledge=THREATS, seed=1)  # type: ignore[arg-type]
     threats = search.root_threats
     assert threats is not None
     assert abs(threats.budget(10.0, 10.1) - SHARE * 0.1 * threats.rate) < 2
@@ -83,7 +89,10 @@ def test_smaller_k_and_small_boards_keep_plain_uct() -> None:
     for game in (make_game("tictactoe"), make_game("gomoku", {"width": 9, "height": 9, "k": 4})):
         adapter = adapter_for(game)
         assert adapter is not None and adapter.analyse is None
-        search: Any = FastSearch(game, adapter, seed=1, threats=True)
+        # the agent's knowledge of gomoku asks for threats; these games take none of it
+        own = Knowledge(THREATS).of(adapter.knowledge)
+        assert own is None
+        search: Any = FastSearch(game, adapter, knowledge=own, seed=1)
         assert search.root_threats is None and (search.cfg == adapter.cfg).all()
     cfg = bigmnk.make_cfg(9, 9, 4)
     assert (bigmnk.tune(cfg, 12, 4, 32) == cfg).all()

@@ -21,7 +21,7 @@ from player.mcts.fast.connect4 import kernel as connect4
 from player.mcts.fast.core import tree
 from player.mcts.fast.core.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN
 from player.mcts.fast.core.engine import FastSearch
-from player.mcts.options import default
+from player.mcts.options import Knowledge, SearchOptions, default
 
 CFG = connect4.make_cfg(7, 6)
 ONE = tree.IMPLIED_ONE
@@ -39,10 +39,11 @@ def searched(
         state = game.apply(state, move)
     adapter = adapter_for(game)
     assert adapter is not None
-    options: dict[str, Any] = {}
+    values: dict[str, Any] = {"memory": 16, "exact": 0}
     if minimax is not None:
-        options[f"{game.name}_minimax"] = minimax
-    engine = FastSearch(game, adapter, max_memory=16, seed=7, exact_share=0, **options)
+        values[f"{game.name}_minimax"] = minimax
+    own = Knowledge.from_values(values).of(adapter.knowledge)
+    engine = FastSearch(game, adapter, SearchOptions.from_values(values), own, seed=7)
     engine.search(state, SearchLimit(iterations=iterations))
     return engine
 

@@ -29,6 +29,8 @@ from player.mcts.fast.core.engine import FastSearch
 from player.mcts.fast.core.rng import new_rng
 from player.mcts.fast.mnk import big as bigmnk
 from player.mcts.fast.mnk import threats, vct
+from player.mcts.fast.mnk.options import GomokuOptions
+from player.mcts.options import SearchOptions
 from tests.player.mcts.fast.test_threats import board, position
 
 GAME = Gomoku()
@@ -202,7 +204,9 @@ def test_claims_hold_against_every_defence() -> None:
 def fast_search(state: Any, vct_positions: int = 20_000) -> FastSearch:
     adapter = adapter_for(GAME)
     assert adapter is not None
-    search = FastSearch(GAME, adapter, max_memory=8, seed=3, vct=vct_positions)
+    search = FastSearch(
+        GAME, adapter, SearchOptions(memory=8), GomokuOptions(vct=vct_positions), seed=3
+    )
     search._prepare(state)
     return search
 
