@@ -51,8 +51,7 @@ from store.writer import ProcessWriter
 log = structlog.get_logger("arena.server")
 
 FLUSH_TIMEOUT = 2.0
-#: a refused connection is read (and dropped) for this long at most before it closes
-LINGER = 1.0
+#: what a refused connection may still send (read and dropped) before it closes
 LINGER_BYTES, LINGER_CHUNK = 64 * 1024, 16 * 1024
 #: refused connections lingering at once; beyond, they close at once
 MAX_LINGERING = 256
@@ -293,10 +292,11 @@ class ArenaServer:
 
         Closed at once, the socket would answer the client's hello with a reset, and
         the client's next send (or, on some systems, its read of the error frame)
-        fails with "connection reset" instead of the refusal. Bounded: `LINGER`
-        seconds and `LINGER_BYTES` bytes each, and at most `MAX_LINGERING` at once
-        (beyond, closed at once as before: a flood of refused connections holds no
-        more than that).
+        fails with "connection reset" instead of the refusal. Bounded: the
+        handshake's time (`handshake_timeout`, which any silent connection has
+        anyway) and `LINGER_BYTES` bytes each, and at most `MAX_LINGERING` at
+        once (beyond, closed at once: a flood of refused connections holds no
+        more than that). A client that reads the error and closes ends it at once.
         """
         inner = getattr(stream, "transport_stream", stream)  # TLS: the TCP stream underneath
         if (
@@ -308,7 +308,7 @@ class ArenaServer:
             return
         self.lingering += 1
         try:
-            with trio.move_on_after(LINGER):
+            with trio.move_on_after(self.config.handshake_timeout):
                 if isinstance(stream, trio.abc.HalfCloseableStream):
                     await stream.send_eof()
                 received = 0
