@@ -16,10 +16,19 @@ import pytest
 
 from protocol.codec import HEADER, encode_message, server_message_decoder
 from protocol.messages import PROTOCOL_VERSION, Error, Hello, Seek, ServerMessage, Welcome
-from tests.arena_cli.cli import clean_env, run
+from tests.arena_cli.cli import clean_env, free_port, run
+from tests.arena_cli.examples import argv
+from tests.arena_cli.test_readme_sections import served
 from tests.server.serverproc import ServerProcess, server_process
 
 CAP = "--max-connections-per-address"
+TRUSTED = "arena serve --trusted-address 10.0.5.20 --trusted-address 127.0.0.1"
+RAISED = "arena serve --max-connections-per-address 1000"
+
+SCENARIOS = {
+    TRUSTED: "test_a_trusted_host_is_not_capped",
+    RAISED: "test_the_cap_raised_for_everyone",
+}
 
 
 def receive(sock: socket.socket) -> ServerMessage:
@@ -89,12 +98,27 @@ def test_the_connection_over_the_cap_is_told_which_limit(tmp_path: Path, how: st
         assert len(refusals(server)) == 2  # the raw fourth, and arena play once
 
 
-def test_a_trusted_address_is_not_capped(tmp_path: Path) -> None:
-    extra = [CAP, "1", "--trusted-address", "127.0.0.0/8"]
-    with serving(tmp_path, extra, clean_env()) as server, ExitStack() as held:
+def test_a_trusted_host_is_not_capped(tmp_path: Path) -> None:
+    """As docs/DEPLOYMENT.md shows it, on a server that allows one connection per address:
+    this host (127.0.0.1) holds three."""
+    env = clean_env(ARENA_PORT=str(free_port()), ARENA_MAX_CONNECTIONS_PER_ADDRESS="1")
+    with served(argv(TRUSTED), tmp_path, env), ExitStack() as held:
         for i in range(3):
-            held.enter_context(greeted(server.port, f"resident{i}"))
-        assert refusals(server) == []
+            held.enter_context(greeted(int(env["ARENA_PORT"]), f"resident{i}"))
+
+
+def test_the_cap_raised_for_everyone(tmp_path: Path) -> None:
+    """As docs/DEPLOYMENT.md shows it: 300 connections from one host, over the default 256."""
+    env = clean_env(ARENA_PORT=str(free_port()))
+    with served(argv(RAISED), tmp_path, env) as server, ExitStack() as held:
+        socks = [
+            held.enter_context(socket.create_connection(("127.0.0.1", int(env["ARENA_PORT"])), 20))
+            for _ in range(300)
+        ]
+        for i, sock in enumerate(socks):
+            sock.sendall(encode_message(Hello(PROTOCOL_VERSION, f"bot{i}")))
+        assert all(isinstance(receive(sock), Welcome) for sock in socks)
+    assert "connection_refused" not in server.stdout
 
 
 def test_bad_limits_are_one_line_errors() -> None:
