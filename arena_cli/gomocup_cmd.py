@@ -8,7 +8,7 @@ from arena_cli.front_run import add_option_argument, run_front
 
 EXAMPLES = """examples:
   arena gomocup mcts:time=1
-  arena gomocup mcts --game tictactoe -o k=5
+  arena gomocup mcts --game tictactoe -o width=20 -o height=20 -o k=5
 
 The agent answers the Gomocup protocol on stdin/stdout (logs go to stderr):
 START/RECTSTART set the board's size, BEGIN/TURN/BOARD ask for a move,

@@ -151,6 +151,33 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="a load balancer's address or network (repeatable)"
         " [$ARENA_TRUSTED_PROXIES, comma-separated]",
     )
+    limits = parser.add_argument_group(
+        "limits (docs/PROTOCOL.md, section 6; the others: $ARENA_<NAME> only)"
+    )
+    limits.add_argument(
+        "--max-connections",
+        type=int,
+        default=None,
+        metavar="N",
+        help="connections at once, from everyone [$ARENA_MAX_CONNECTIONS, 10000]",
+    )
+    limits.add_argument(
+        "--max-connections-per-address",
+        type=int,
+        default=None,
+        metavar="N",
+        help="connections at once from one client address; raise it for a host that runs"
+        " many bots [$ARENA_MAX_CONNECTIONS_PER_ADDRESS, 256]",
+    )
+    limits.add_argument(
+        "--trusted-address",
+        action="append",
+        default=None,
+        metavar="ADDRESS[/BITS]",
+        help="a client address or network exempt from the per-address limits (connections,"
+        " message rate), e.g. 127.0.0.1 for bots on this host (repeatable)"
+        " [$ARENA_TRUSTED_ADDRESSES, comma-separated]",
+    )
     web = parser.add_argument_group("web app (docs/WEB.md)")
     web.add_argument(
         "--web",
@@ -309,6 +336,11 @@ def run(args: argparse.Namespace) -> int:
         overrides["proxy_protocol"] = args.proxy_protocol
         overrides["trusted_proxies"] = (
             None if args.trusted_proxy is None else tuple(args.trusted_proxy)
+        )
+        overrides["max_connections"] = args.max_connections
+        overrides["max_connections_per_address"] = args.max_connections_per_address
+        overrides["trusted_addresses"] = (
+            None if args.trusted_address is None else tuple(args.trusted_address)
         )
         config = build_config(overrides)
         check_port_free(config.host, config.port)  # a busy port: one line, before anything

@@ -22,7 +22,7 @@ import trio
 
 from arena_cli.children import ender
 from server.app import ArenaServer
-from server.config import MatchPolicy, ServerConfig
+from server.config import LOOPBACK, MatchPolicy, ServerConfig
 from store.open import open_database
 from tournament.config import TournamentConfig, TournamentPlayer
 from tournament.director import FAILURES, TournamentDirector, TournamentError
@@ -184,8 +184,16 @@ async def run_tournament(
         async with trio.open_nursery() as nursery:
             if server_address is None:
                 policy = MatchPolicy(move_time=config.move_time, reconnect_grace=grace)
+                # its own server on loopback: every client is this tournament's (a player
+                # process per instance, the director), however many there are
                 server = ArenaServer(
-                    ServerConfig(host="127.0.0.1", port=0, db=db_path, policy=policy),
+                    ServerConfig(
+                        host="127.0.0.1",
+                        port=0,
+                        db=db_path,
+                        policy=policy,
+                        trusted_addresses=LOOPBACK,
+                    ),
                     store=open_database(db_path),
                 )
                 port = await nursery.start(server.serve)

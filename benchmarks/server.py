@@ -19,7 +19,15 @@ With ``--postgres`` (a throwaway PostgreSQL cluster started for the run,
 PostgreSQL, and the table shows its rate as a share of SQLite's in the same
 round (target: at least 70% at 100 matches, every move durable).
 
+Every match is two connections from this host (127.0.0.1): the server started
+here allows ``2 * matches`` of them from one address (``max_connections_per_address``,
+256 by default, i.e. 128 matches: docs/PROTOCOL.md section 6), and each process
+raises its own open-file limit (``ulimit -n``) to ``2 * matches`` + 64 if its hard
+limit allows; if not, it says which ``ulimit -n`` it needs before anything starts.
+A client refused by the server says why in one line and the run stops.
+
     python -m benchmarks.server [--seconds 4] [--rounds 3] [--matches 1 10 100] [--game connect4]
+    python -m benchmarks.server --matches 400
     python -m benchmarks.server --postgres --matches 100
 """
 
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -43,7 +52,7 @@ from protocol.codec import (
     encode_message,
     server_message_decoder,
 )
-from protocol.messages import PROTOCOL_VERSION, Hello, MatchEnd, Move, Seek, Turn
+from protocol.messages import PROTOCOL_VERSION, Error, Hello, MatchEnd, Move, Seek, Turn
 from server.app import ArenaServer
 from server.config import MatchPolicy, ServerConfig
 from server.match import Stats
@@ -58,6 +67,35 @@ STORE_WRITER = "process"  # --store-writer: who writes the database (ServerConfi
 LAST_CPU_PER_MOVE = 0.0  # server CPU seconds per move in the last measure_arena run
 LAST_LOOP_CPU_PER_MOVE = 0.0  # the same, of the event loop's thread alone (no database thread)
 LAST_ECHO_CPU_PER_MOVE = 0.0  # the same for the echo baseline
+
+
+DEFAULT_PER_ADDRESS = ServerConfig().max_connections_per_address
+#: files a process opens besides its connections (the interpreter, SQLite, pipes)
+SPARE_FILES = 64
+
+
+class BenchmarkFailed(Exception):
+    """The run cannot go on (one line for the user)."""
+
+
+def connections_for(matches: int) -> int:
+    """Connections the clients hold at once: two players a match."""
+    return 2 * matches
+
+
+def raise_file_limit(matches: int) -> None:
+    """Raise this process's soft open-file limit to what `matches` need (children inherit
+    it); BenchmarkFailed naming the ``ulimit -n`` needed if the hard limit is lower."""
+    wanted = connections_for(matches) + SPARE_FILES
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= wanted:
+        return
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        raise BenchmarkFailed(
+            f"{matches} matches need {wanted} open files per process, and this shell allows"
+            f" {hard} (ulimit -Hn): raise it (ulimit -n {wanted}) or run fewer matches"
+        )
+    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
 # --- the client process ---------------------------------------------------------
@@ -84,11 +122,46 @@ async def run_clients(port: int, matches: int, seconds: float, game: str) -> Non
                     )
                 elif isinstance(message, MatchEnd):
                     await stream.send_all(seek)
+                elif isinstance(message, Error) and message.fatal:
+                    raise BenchmarkFailed(
+                        f"the server refused client {index}: {message.code}: {message.message}"
+                    )
         await stream.aclose()
 
     async with trio.open_nursery() as nursery:
-        for index in range(2 * matches):
+        for index in range(connections_for(matches)):
             nursery.start_soon(player, index)
+
+
+def client_process(port: int, matches: int, seconds: float, game: str) -> None:
+    """The clients' process: the first refusal is its one line, and exit code 1."""
+    try:
+        trio.run(run_clients, port, matches, seconds, game)
+    except BaseException as exc:
+        failed = benchmark_failure(exc)
+        if failed is None:
+            raise
+        print(f"benchmarks.server: {failed}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+def benchmark_failure(exc: BaseException) -> BenchmarkFailed | None:
+    """The first `BenchmarkFailed` in `exc` (out of trio's nurseries: a group), if any."""
+    if isinstance(exc, BenchmarkFailed):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        group, _ = exc.split(BenchmarkFailed)
+        first: BaseException | None = group
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        return first if isinstance(first, BenchmarkFailed) else None
+    return None
+
+
+def wait_for_clients(clients: subprocess.Popen[bytes]) -> None:
+    """Wait for the clients' process; BenchmarkFailed if it failed (it said why)."""
+    if clients.wait() != 0:
+        raise BenchmarkFailed(f"the client process failed (exit code {clients.returncode})")
 
 
 def spawn_clients(port: int, matches: int, seconds: float, game: str) -> subprocess.Popen[bytes]:
@@ -128,11 +201,15 @@ async def measure_arena(
     db: str | None = url or str(Path(tempfile.mkdtemp(prefix="arena-bench-")) / "bench.sqlite")
     if NO_DB:
         db = None
-    server = ArenaServer(
-        ServerConfig(port=0, db=db, policy=MatchPolicy(move_time=30.0), store_writer=STORE_WRITER),
-        store=None if db is None else open_database(db),
-        stats=stats,
+    config = ServerConfig(
+        port=0,
+        db=db,
+        policy=MatchPolicy(move_time=30.0),
+        store_writer=STORE_WRITER,
+        # every client is on this host: allow all of them from its one address
+        max_connections_per_address=max(DEFAULT_PER_ADDRESS, connections_for(matches)),
     )
+    server = ArenaServer(config, store=None if db is None else open_database(db), stats=stats)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve)
         clients = spawn_clients(port, matches, seconds + 1.0, game)
@@ -146,7 +223,7 @@ async def measure_arena(
         cpu, loop_cpu = time.process_time() - cpu_start, time.thread_time() - loop_start
         moves, latencies = stats.moves, list(stats.latencies)
         finished, recorded = stats.finished, stats.recorded
-        await trio.to_thread.run_sync(clients.wait)
+        await trio.to_thread.run_sync(wait_for_clients, clients)
         nursery.cancel_scope.cancel()
     global LAST_CPU_PER_MOVE, LAST_LOOP_CPU_PER_MOVE
     LAST_CPU_PER_MOVE = cpu / max(moves, 1)
@@ -199,7 +276,7 @@ async def measure_echo(matches: int, seconds: float, game: str) -> float:
         rate = count / (trio.current_time() - start)
         global LAST_ECHO_CPU_PER_MOVE
         LAST_ECHO_CPU_PER_MOVE = (time.process_time() - cpu_start) / max(count, 1)
-        await trio.to_thread.run_sync(clients.wait)
+        await trio.to_thread.run_sync(wait_for_clients, clients)
         nursery.cancel_scope.cancel()
     return rate
 
@@ -207,7 +284,7 @@ async def measure_echo(matches: int, seconds: float, game: str) -> float:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--client-process":
         port, matches, seconds, game = sys.argv[2:6]
-        trio.run(run_clients, int(port), int(matches), float(seconds), game)
+        client_process(int(port), int(matches), float(seconds), game)
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -247,7 +324,13 @@ def main() -> None:
         cluster.start()
         args.db = cluster.new_database()
     try:
+        raise_file_limit(max(args.matches))
         run(args)
+    except BaseException as exc:
+        failed = benchmark_failure(exc)
+        if failed is None:
+            raise
+        parser.exit(1, f"benchmarks.server: {failed}\n")
     finally:
         if cluster is not None:
             cluster.stop()

@@ -116,3 +116,8 @@ class TextError(PlayerError):
 
 class GameRefused(PlayerError):
     """A ``newgame`` for a game this engine was not started for: the engine exits."""
+
+
+class KernelSpecError(PlayerError, ValueError):
+    """The games' kernel specs cannot make the compiled dispatch (a clash, a missing
+    function): `python -m player.mcts.fast.gen` says which."""

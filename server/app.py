@@ -33,7 +33,7 @@ from server.cluster_seeks import ClusterSeeks
 from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
 from server.errors import TlsError as TlsError
-from server.limits import Addresses, ClientBudget, address_of
+from server.limits import Addresses, ClientBudget, address_of, too_many_connections
 from server.lobby import Lobby, RequestError
 from server.match import Stats
 from server.proxy_protocol import ProxyHeaderError, TrustedProxies, read_header
@@ -52,6 +52,10 @@ from store.writer import ProcessWriter
 log = structlog.get_logger("arena.server")
 
 FLUSH_TIMEOUT = 2.0
+#: what a refused connection may still send (read and dropped) before it closes
+LINGER_BYTES, LINGER_CHUNK = 64 * 1024, 16 * 1024
+#: refused connections lingering at once; beyond, they close at once
+MAX_LINGERING = 256
 
 
 class ArenaServer:
@@ -75,6 +79,7 @@ class ArenaServer:
             record_wait=config.record_wait,
         )
         self.connections = 0
+        self.lingering = 0  # refused connections waiting for their client to close
         self.addresses = Addresses(config)
         #: with the PROXY protocol: whose connections begin with a header naming the client
         self.proxies = TrustedProxies(config.trusted_proxies if config.proxy_protocol else ())
@@ -237,9 +242,7 @@ class ArenaServer:
             conn.peer = peer
         address = address_of(conn.peer)
         if self.connections >= self.config.max_connections:
-            refusal: str | None = (
-                f"the server holds its maximum of {self.config.max_connections} connections"
-            )
+            refusal: str | None = too_many_connections(self.config)
         else:
             refusal = self.addresses.admit(address)
             if refusal is None:
@@ -273,8 +276,48 @@ class ArenaServer:
                 self.open_connections.discard(conn)
                 if conn.address is not None:
                     self.addresses.release(conn.address)
-                await trio.aclose_forcefully(stream)
+                try:
+                    if refusal is not None:
+                        await self._linger(stream)
+                finally:
+                    await trio.aclose_forcefully(stream)
                 log.info("disconnected", reason=conn.close_code, name=conn.name)
+
+    async def _linger(self, stream: trio.abc.Stream) -> None:
+        """Close a refused connection without a reset: say end-of-stream, then read and drop
+        what the client sent anyway (its hello, its seek), until it closes.
+
+        Closed at once, the socket would answer the client's hello with a reset, and
+        the client's next send (or, on some systems, its read of the error frame)
+        fails with "connection reset" instead of the refusal. Bounded: the
+        handshake's time (`handshake_timeout`, which any silent connection has
+        anyway) and `LINGER_BYTES` bytes each, and at most `MAX_LINGERING` at
+        once (beyond, closed at once: a flood of refused connections holds no
+        more than that). A client that reads the error and closes ends it at once.
+        """
+        inner = getattr(stream, "transport_stream", stream)  # TLS: the TCP stream underneath
+        if (
+            getattr(inner, "socket", None) is None
+            or getattr(stream, "framing", "frames") != "frames"
+        ):
+            return  # a WebSocket closes with its own handshake
+        if self.lingering >= MAX_LINGERING:
+            return
+        self.lingering += 1
+        try:
+            with trio.move_on_after(self.config.handshake_timeout):
+                if isinstance(stream, trio.abc.HalfCloseableStream):
+                    await stream.send_eof()
+                received = 0
+                while received < LINGER_BYTES:
+                    data = await stream.receive_some(LINGER_CHUNK)
+                    if not data:
+                        return
+                    received += len(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return
+        finally:
+            self.lingering -= 1
 
     async def _proxy_header(self, stream: trio.abc.Stream) -> tuple[str | None, str | None, bool]:
         """(the proxy, the client it names, admitted) for a connection that may be proxied.

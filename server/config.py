@@ -66,6 +66,10 @@ class MatchPolicy:
             raise ValueError(f"reconnect_grace must be >= 0 seconds, not {self.reconnect_grace!r}")
 
 
+#: this host's own addresses, for `ServerConfig.trusted_addresses`
+LOOPBACK = ("127.0.0.0/8", "::1")
+
+
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
     """Everything `arena serve` can be told."""
@@ -130,6 +134,9 @@ class ServerConfig:
     #: networks) begin with a PROXY protocol header naming the client (server/proxy_protocol.py)
     proxy_protocol: bool = False
     trusted_proxies: tuple[str, ...] = ()
+    #: client addresses (IP addresses or networks) exempt from the per-address limits
+    #: (connections and message rate): the server's own host running many bots
+    trusted_addresses: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -166,6 +173,11 @@ class ServerConfig:
             )
         for network in self.trusted_proxies:
             parse_network(network)  # ValueError naming it
+        for network in self.trusted_addresses:
+            try:
+                parse_network(network)
+            except ValueError as exc:
+                raise ValueError(f"trusted address: {exc}") from None
         if self.accounts not in ("open", "registered"):
             raise ValueError(f"accounts must be 'open' or 'registered', not {self.accounts!r}")
 
@@ -241,10 +253,25 @@ ENV_VARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "ARENA_ADVERTISE": ("advertise", str),
     "ARENA_PROXY_PROTOCOL": ("proxy_protocol", parse_flag),
     "ARENA_TRUSTED_PROXIES": ("trusted_proxies", parse_list),
+    "ARENA_TRUSTED_ADDRESSES": ("trusted_addresses", parse_list),
     **{f"ARENA_{name.upper()}": (name, kind) for name, kind in LIMIT_FIELDS.items()},
 }
 
 _POLICY_FIELDS = {f.name for f in fields(MatchPolicy)}
+
+#: the settings that `arena serve` also takes as a flag (the rest: environment only)
+SERVE_FLAGS = {
+    "max_connections": "--max-connections",
+    "max_connections_per_address": "--max-connections-per-address",
+    "trusted_addresses": "--trusted-address",
+}
+
+
+def how_to_set(name: str) -> str:
+    """Where the setting `name` is given: ``--flag or $ARENA_NAME`` (refusals name it)."""
+    env = f"$ARENA_{name.upper()}"
+    flag = SERVE_FLAGS.get(name)
+    return env if flag is None else f"{flag} or {env}"
 
 
 def build_config(

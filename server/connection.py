@@ -316,8 +316,9 @@ class Connection:
         self._urgent = True
         self._wake.set()
 
-    def rate_limited(self, now: float, wait: float) -> None:
-        """A message over the client's rate is held back; say so at most once a second."""
+    def rate_limited(self, now: float, wait: float, limit: str = "message_rate") -> None:
+        """A message over the client's rate (the setting `limit`) is held back; say so at
+        most once a second."""
         self.refused += 1
         self.limited_since = min(self.limited_since, now)
         if now - self._limited_told >= 1.0:
@@ -325,7 +326,7 @@ class Connection:
             self.send(
                 Error(
                     code="rate_limited",
-                    message=f"over the message rate: {self.refused} held back so far;"
+                    message=f"over the message rate ({limit}): {self.refused} held back so far;"
                     f" the next is served in {wait:.2f}s",
                 )
             )

@@ -8,13 +8,27 @@ token or password), so that guessing a secret costs the guesser time, not the
 server. A message over budget is refused with ``rate_limited`` (told at most
 once a second, never one error per flooded frame); a client that keeps
 flooding after that is disconnected.
+
+Why some addresses are trusted: one host may rightly run hundreds of bots (a
+ladder's resident players, a big tournament, a benchmark). Raising
+``max_connections_per_address`` for everyone weakens what it protects
+against (one host taking every connection, or every message the server can
+serve); ``trusted_addresses`` exempts only the hosts the operator names from
+the per-address connection cap and message rate. Their connections still
+count toward ``max_connections`` and keep every per-connection limit and the
+failed-credential budgets: trust is about volume, not about guessing secrets.
+
+Every refusal names the limit and where it is set (`how_to_set`), so that a
+bot author reading it knows what to ask the operator for.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
-from server.config import ServerConfig
+from server.config import ServerConfig, how_to_set
+from server.proxy_protocol import TrustedProxies
 
 _EPSILON = 1e-9
 
@@ -74,9 +88,15 @@ class ClientBudget:
         )
 
     @classmethod
-    def for_address(cls, config: ServerConfig) -> ClientBudget:
+    def for_address(cls, config: ServerConfig, *, trusted: bool = False) -> ClientBudget:
+        """A trusted address's messages are not limited (its connections' still are)."""
+        messages = (
+            TokenBucket(math.inf, math.inf)
+            if trusted
+            else TokenBucket(config.address_message_rate, config.address_message_burst)
+        )
         return cls(
-            TokenBucket(config.address_message_rate, config.address_message_burst),
+            messages,
             TokenBucket(config.address_auth_failure_rate, config.address_auth_failure_burst),
         )
 
@@ -85,6 +105,15 @@ class ClientBudget:
 class AddressState:
     connections: int
     budget: ClientBudget
+    trusted: bool = False
+
+
+def too_many_connections(config: ServerConfig) -> str:
+    """Why a connection over `max_connections` is refused."""
+    return (
+        f"more than {config.max_connections} connections to this server"
+        f" (max_connections; raise it with {how_to_set('max_connections')})"
+    )
 
 
 @dataclass
@@ -93,16 +122,30 @@ class Addresses:
 
     config: ServerConfig
     states: dict[str, AddressState] = field(default_factory=dict)
+    trusted: TrustedProxies = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.trusted = TrustedProxies(self.config.trusted_addresses)
+
+    def _state(self, address: str) -> AddressState:
+        state = self.states.get(address)
+        if state is None:
+            trusted = bool(self.trusted) and self.trusted.trusts(address)
+            budget = ClientBudget.for_address(self.config, trusted=trusted)
+            state = self.states[address] = AddressState(0, budget, trusted)
+        return state
 
     def admit(self, address: str) -> str | None:
         """Count a new connection from `address`; the refusal reason if it is one too many."""
-        state = self.states.get(address)
-        if state is None:
-            state = AddressState(0, ClientBudget.for_address(self.config))
-            self.states[address] = state
+        state = self._state(address)
         limit = self.config.max_connections_per_address
-        if state.connections >= limit:
-            return f"{limit} connections from {address} already (max_connections_per_address)"
+        if state.connections >= limit and not state.trusted:
+            return (
+                f"more than {limit} connections from {address}"
+                f" (max_connections_per_address; raise it with"
+                f" {how_to_set('max_connections_per_address')},"
+                f" or exempt the host with {how_to_set('trusted_addresses')})"
+            )
         state.connections += 1
         return None
 
@@ -112,11 +155,7 @@ class Addresses:
             state.connections = max(0, state.connections - 1)
 
     def budget(self, address: str) -> ClientBudget:
-        state = self.states.get(address)
-        if state is None:
-            state = AddressState(0, ClientBudget.for_address(self.config))
-            self.states[address] = state
-        return state.budget
+        return self._state(address).budget
 
     def sweep(self, now: float) -> None:
         """Forget addresses without connections whose budgets have refilled (bounded memory)."""

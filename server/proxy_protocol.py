@@ -62,7 +62,8 @@ class ProxiedSource:
 
 
 class TrustedProxies:
-    """The addresses (networks) whose connections must begin with a PROXY header."""
+    """A set of IP networks: the proxies whose connections must begin with a PROXY header,
+    or the client addresses exempt from the per-address limits (server/limits.py)."""
 
     def __init__(self, networks: Iterable[str]) -> None:
         self.networks: tuple[IPNetwork, ...] = tuple(parse_network(n) for n in networks)

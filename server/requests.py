@@ -46,7 +46,7 @@ from protocol.messages import (
 )
 from server.cluster import Cluster
 from server.cluster_seeks import ClusterSeeks, travels
-from server.config import ServerConfig
+from server.config import ServerConfig, how_to_set
 from server.connection import Connection
 from server.limits import Addresses, ClientBudget, address_of
 from server.lobby import Lobby, RequestError
@@ -237,14 +237,18 @@ class Requests:
         if self._charge(conn, budget, shared, now):
             return True
         wait = max(budget.messages.wait_time(now), shared.messages.wait_time(now))
-        conn.rate_limited(now, wait)
+        # which rate: this connection's, or its address's (all its connections together)
+        limit = "message_rate" if not budget.messages.available(now) else "address_message_rate"
+        conn.rate_limited(now, wait, limit)
         sustained = config.message_burst / config.message_rate
         if now - conn.limited_since > sustained:  # it keeps flooding: enough
-            log.warning("rate_limit_disconnect", refused=conn.refused)
+            log.warning("rate_limit_disconnect", refused=conn.refused, limit=limit)
+            rate = getattr(config, limit)
+            whose = "" if limit == "message_rate" else f" from {conn.address or conn.peer}"
             conn.send_error(
                 "rate_limited",
-                f"more than {config.message_rate:g} messages/s for {sustained:g}s"
-                f" ({conn.refused} slowed down)",
+                f"more than {rate:g} messages/s{whose} for {sustained:g}s"
+                f" ({conn.refused} slowed down; {limit}, set with {how_to_set(limit)})",
                 fatal=True,
             )
             return False

@@ -21,13 +21,13 @@ the same way wherever it is caught.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
 from player.mcts.fast.connect4.options import Connect4Options
 from player.mcts.fast.mnk.options import GomokuOptions
 from player.mcts.fast.reversi.options import ReversiOptions
-from player.mcts.option import AGENT, MCTSOption, Options, option, table
+from player.mcts.option import MCTSOption, Options, table
+from player.mcts.search_options import ENGINES, MAX_WORKERS, METRICS, ROLLOUTS, SearchOptions
 from player.spec import AgentOption
 
 __all__ = [
@@ -46,96 +46,6 @@ __all__ = [
     "check_options",
     "default",
 ]
-
-MAX_WORKERS = 64
-ENGINES = ("auto", "fast", "python")
-METRICS = ("uct", "uctv")
-ROLLOUTS = ("smart", "random")
-
-
-@dataclass(frozen=True, slots=True)
-class SearchOptions(Options):
-    """The generic search options: every game's, read by the agent or the engines.
-
-    Constructing one checks each value (`MCTSOption.check`) and the rule
-    between two of them: ``time`` and ``iterations`` cannot both be None.
-    """
-
-    time: float | None = option(
-        float,
-        1.0,
-        "seconds per move",
-        low=0,
-        above=True,
-        unit="seconds",
-        nullable=True,
-        engines=AGENT,
-    )
-    iterations: int | None = option(
-        int, None, "iteration cap per move (per worker)", low=1, nullable=True, engines=AGENT
-    )
-    c: float = option(float, 1.4, "UCB1 exploration constant", low=0)
-    metric: str = option(
-        str,
-        "uct",
-        "uct: win counts; uctv: game points (normalised)",
-        choices=METRICS,
-        engines=("python",),
-    )
-    max_moves: int | None = option(
-        int,
-        None,
-        "rollout depth cap (capped = draw)",
-        low=1,
-        nullable=True,
-        engines=("python",),
-    )
-    workers: int = option(
-        int,
-        1,
-        "threads growing one tree in a timed search (compiled engine; the Python engine:"
-        " root-parallel processes, visits summed); a search capped by iterations alone uses one",
-        low=1,
-        high=MAX_WORKERS,
-        engines=AGENT,
-    )
-    reuse: bool = option(bool, True, "keep the subtree between moves")
-    solver: bool = option(bool, True, "MCTS-Solver: prove wins and losses")
-    seed: int | None = option(
-        int, None, "random seed (none = from the OS)", nullable=True, engines=AGENT
-    )
-    engine: str = option(
-        str,
-        "auto",
-        "fast: compiled (built-in games), python: generic",
-        choices=ENGINES,
-        engines=AGENT,
-    )
-    rollout: str = option(
-        str,
-        "smart",
-        "compiled engine: smart (win/block) or random",
-        choices=ROLLOUTS,
-        engines=("fast",),
-    )
-    exact: float = option(
-        float,
-        0.5,
-        "share of each move's time for an exact search from the root (connect four);"
-        " its proof decides the move; 0 = off",
-        low=0,
-        high=1,
-        engines=("fast",),
-    )
-    memory: float = option(
-        float, 512, "MiB per search tree (the tree stops growing)", low=1, unit="MiB"
-    )  # fmt: skip
-
-    def __post_init__(self) -> None:
-        super(SearchOptions, self).__post_init__()
-        if self.time is None and self.iterations is None:
-            raise ValueError("options 'time' and 'iterations' cannot both be none")
-
 
 #: the generic search options' table (`SearchOptions`'s fields)
 GENERIC: tuple[MCTSOption, ...] = table(SearchOptions)

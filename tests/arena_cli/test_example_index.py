@@ -26,6 +26,7 @@ MODULES = (
     "test_readme_offline",  # weaker checks: docker, make, benchmarks, synopses
     "test_engines_cmd",  # external engines: README and `arena engines --help`
     "test_accounts_cmd",  # `arena accounts --help`
+    "test_serve_cmd",  # many players from one host: the connection limits
 )
 
 

@@ -42,6 +42,25 @@ SCENARIOS = {
     "arena gtp SPEC --game GAME": (
         "tests/player/stdio/test_gtp.py::test_arena_gtp_passes_the_engine_check_through_the_engine_kind"
     ),
+    **dict.fromkeys(
+        (
+            "arena gomocup mcts:time=1",
+            "arena gomocup mcts --game tictactoe -o width=20 -o height=20 -o k=5",
+        ),
+        "tests/player/stdio/test_gomocup.py::test_the_help_examples_answer_a_session",
+    ),
+    "arena gomocup SPEC [--game GAME]": (
+        "tests/player/stdio/test_gomocup.py::"
+        "test_arena_gomocup_passes_the_engine_check_through_the_engine_kind"
+    ),
+    **dict.fromkeys(
+        ("arena text mcts", "arena text mcts:time=1 --game connect4"),
+        "tests/player/stdio/test_text.py::test_the_help_examples_answer_a_session",
+    ),
+    "arena text SPEC [--game GAME]": (
+        "tests/player/stdio/test_text.py::"
+        "test_arena_text_passes_the_engine_check_through_the_engine_kind"
+    ),
 }
 
 

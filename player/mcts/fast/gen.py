@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from player.errors import KernelSpecError as SpecError
 from player.mcts.fast.core.spec import Kernel
 
 HERE = Path(__file__).parent
@@ -98,10 +99,6 @@ RULES = (
         "cfg, st, rng, policy",
     ),
 )
-
-
-class SpecError(ValueError):
-    """The games' specs cannot make a dispatch (a clash, a missing function)."""
 
 
 def discover(root: Path = HERE) -> list[Kernel]:

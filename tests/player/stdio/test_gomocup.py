@@ -178,3 +178,25 @@ def test_a_bad_spec_or_game_is_one_line_and_exit_2() -> None:
         shown = subprocess.run([ARENA, *argv], capture_output=True, text=True, timeout=60)
         assert shown.returncode == 2 and shown.stdout == ""
         assert shown.stderr.startswith("arena gomocup: ") and shown.stderr.count("\n") == 1
+
+
+HELP_EXAMPLES = (
+    "arena gomocup mcts:time=1",
+    "arena gomocup mcts --game tictactoe -o width=20 -o height=20 -o k=5",
+)
+
+
+@pytest.mark.parametrize("example", HELP_EXAMPLES)
+def test_the_help_examples_answer_a_session(example: str) -> None:
+    """Each `arena gomocup --help` example, as piskvork starts a game and asks the first move."""
+    shown = subprocess.run(
+        [ARENA, *example.split()[1:]],
+        input="START 20\nINFO timeout_turn 300\nBEGIN\nEND\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert shown.returncode == 0, shown.stderr
+    ok, move = shown.stdout.splitlines()
+    x, y = (int(part) for part in move.split(","))
+    assert ok == "OK" and 0 <= x < 20 and 0 <= y < 20

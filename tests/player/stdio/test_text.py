@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from games import make_game
 from player.agent import SearchLimit, play_local_game
 from player.engines.agent import EngineAgent
@@ -164,3 +166,23 @@ def test_a_bad_spec_or_game_is_one_line_and_exit_2() -> None:
         shown = subprocess.run([ARENA, *argv], capture_output=True, text=True, timeout=60)
         assert shown.returncode == 2 and shown.stdout == ""
         assert shown.stderr.startswith("arena text: ") and shown.stderr.count("\n") == 1
+
+
+HELP_EXAMPLES = {
+    "arena text mcts": "tictactoe",
+    "arena text mcts:time=1 --game connect4": "connect4",
+}
+
+
+@pytest.mark.parametrize("example", sorted(HELP_EXAMPLES))
+def test_the_help_examples_answer_a_session(example: str) -> None:
+    """Each `arena text --help` example: the handshake, a game and one move."""
+    game = HELP_EXAMPLES[example]
+    session = f"arena 1\nisready\nnewgame {game}\nposition startpos\ngo movetime 300\nquit\n"
+    shown = subprocess.run(
+        [ARENA, *example.split()[1:]], input=session, capture_output=True, text=True, timeout=120
+    )
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[2:4] == ["arenaok", "readyok"] and lines[-1].startswith("bestmove ")
+    assert make_game(game, {}).parse_move(lines[-1].split()[1]) is not None

@@ -36,8 +36,8 @@ from player.mcts.fast.core.adapter import Adapter, Plan
 from player.mcts.fast.core.codes import PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, Rollout
 from player.mcts.fast.core.rng import new_rng
 from player.mcts.option import Options
-from player.mcts.options import SearchOptions
 from player.mcts.search import MoveStat, SearchResult
+from player.mcts.search_options import SearchOptions
 
 BATCH_SECONDS = 0.001
 #: `tree.run`'s leaf when leaves are rolled out (no evaluator)

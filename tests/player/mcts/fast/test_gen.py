@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from player.errors import KernelSpecError
 from player.mcts.fast import gen
 from player.mcts.fast.core.spec import Kernel
 
@@ -71,14 +72,14 @@ def test_a_new_kernel_gets_one_branch_per_function() -> None:
     ],
 )
 def test_clashing_specs_are_refused(kernels: list[Kernel], message: str) -> None:
-    with pytest.raises(gen.SpecError, match=message):
+    with pytest.raises(KernelSpecError, match=message):
         gen.check(kernels)
 
 
 def test_a_spec_naming_a_missing_function_is_refused() -> None:
-    with pytest.raises(gen.SpecError, match=r"mnk\.kernel defines no ordered"):
+    with pytest.raises(KernelSpecError, match=r"mnk\.kernel defines no ordered"):
         gen.verify([Kernel("MNK", 1, "player.mcts.fast.mnk.kernel", ordered=True)])
-    with pytest.raises(gen.SpecError, match="no_such"):
+    with pytest.raises(KernelSpecError, match="no_such"):
         gen.verify([Kernel("X", 9, "player.mcts.fast.no_such")])
     with pytest.raises(ValueError, match="not an UPPER_CASE constant"):
         Kernel("go", 5, "player.mcts.fast.go.kernel")
