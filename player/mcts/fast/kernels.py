@@ -27,6 +27,7 @@ from player.mcts.fast.connect4 import evaluation as connect4_eval
 from player.mcts.fast.connect4 import kernel as connect4
 from player.mcts.fast.connect4 import solve as connect4_solve
 from player.mcts.fast.core.codes import LEAF_ROLLOUT, ONGOING, UNSOLVED
+from player.mcts.fast.go import kernel as go
 from player.mcts.fast.mnk import big as bigmnk
 from player.mcts.fast.mnk import kernel as mnk
 from player.mcts.fast.reversi import kernel as reversi
@@ -38,6 +39,7 @@ MNK = 1
 REVERSI = 2
 ULTIMATE = 3
 BIGMNK = 4
+GO = 5
 
 
 @njit(cache=True, nogil=True)
@@ -50,6 +52,8 @@ def legal(gid: int, cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
         return reversi.legal(cfg, st, out)
     if gid == BIGMNK:
         return bigmnk.legal(cfg, st, out)
+    if gid == GO:
+        return go.legal(cfg, st, out)
     return ultimate.legal(cfg, st, out)
 
 
@@ -63,6 +67,8 @@ def play(gid: int, cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) 
         reversi.play(cfg, st, move, dst)
     elif gid == BIGMNK:
         bigmnk.play(cfg, st, move, dst)
+    elif gid == GO:
+        go.play(cfg, st, move, dst)
     else:
         ultimate.play(cfg, st, move, dst)
 
@@ -77,6 +83,8 @@ def to_move(gid: int, cfg: np.ndarray, st: np.ndarray) -> int:
         return reversi.to_move(cfg, st)
     if gid == BIGMNK:
         return bigmnk.to_move(cfg, st)
+    if gid == GO:
+        return go.to_move(cfg, st)
     return ultimate.to_move(cfg, st)
 
 
@@ -90,6 +98,8 @@ def status(gid: int, cfg: np.ndarray, st: np.ndarray) -> int:
         return reversi.status(cfg, st)
     if gid == BIGMNK:
         return bigmnk.status(cfg, st)
+    if gid == GO:
+        return go.status(cfg, st)
     return ultimate.status(cfg, st)
 
 
@@ -103,6 +113,8 @@ def rollout(gid: int, cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: 
         return reversi.rollout(cfg, st, rng, policy)
     if gid == BIGMNK:
         return bigmnk.rollout(cfg, st, rng, policy)
+    if gid == GO:
+        return go.rollout(cfg, st, rng, policy)
     return ultimate.rollout(cfg, st, rng, policy)
 
 
@@ -111,6 +123,8 @@ def ordered(gid: int, cfg: np.ndarray) -> bool:
     """Whether the kernel's `legal` lists moves best first (then `tree` keeps the order)."""
     if gid == BIGMNK:
         return bigmnk.ordered(cfg)
+    if gid == GO:
+        return go.ordered(cfg)
     return False
 
 
