@@ -228,11 +228,17 @@ def legal(cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True)
-def score(cfg: np.ndarray, st: np.ndarray) -> int:
-    """The winner (a seat or `codes.DRAW`) of the row's board counted as it stands."""
+def area(cfg: np.ndarray, st: np.ndarray) -> tuple[int, int]:
+    """Black's and White's area on the row's board as it stands (`board.area`)."""
     bd = board.new_board(cfg)
     board.load_colours(cfg, st, bd)
-    black, white = board.area(bd)
+    return board.area(bd)
+
+
+@njit(cache=True, nogil=True)
+def score(cfg: np.ndarray, st: np.ndarray) -> int:
+    """The winner (a seat or `codes.DRAW`) of the row's board counted as it stands."""
+    black, white = area(cfg, st)
     return board.winner(cfg, black, white)
 
 
