@@ -383,7 +383,9 @@ def encode(game: Go, state: GoState) -> tuple[int, ...]:
     if outcome is not None:
         result = DRAW if outcome.winner is None else outcome.winner
     last = state[6]
-    info = int(pack(ply, passes, ko_point(game, state), -2 if last == NO_MOVE else last, result))
+    # `pack`'s Python source: calling the compiled one from Python would compile an entry
+    # point on a move's clock
+    info = pack.py_func(ply, passes, ko_point(game, state), -2 if last == NO_MOVE else last, result)
     return (*(to_signed(w) for w in rows[0]), *(to_signed(w) for w in rows[1]), info)
 
 
