@@ -292,7 +292,7 @@ def playout(
     cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int, record: np.ndarray
 ) -> tuple[int, int]:
     """Play `policy`'s moves (`policy.choose`) from the row `st` to the end of the game:
-    (winner, moves recorded).
+    (winner, plies played).
 
     The first ``len(record)`` moves played (points, or `PASS`; the first by
     the side to move in `st`, then alternately) are written to `record`
@@ -311,7 +311,7 @@ def playout(
     cap = cfg[CAP]
     colour = (ply & 1) + 1
     room = record.shape[0]
-    recorded = 0
+    start = ply
     while passes < 2 and ply < cap:
         p = choose(bd, colour, policy)
         if p < 0:
@@ -320,20 +320,30 @@ def playout(
         else:
             board.place(bd, p, colour)
             passes = 0
-        if recorded < room:
-            record[recorded] = PASS if p < 0 else board.point(n, p)
-            recorded += 1
+        if ply - start < room:
+            record[ply - start] = PASS if p < 0 else board.point(n, p)
         ply += 1
         colour = 3 - colour
     rng[0] = np.uint64(bd[board.SCALAR, board.S_RNG])
     black, white = board.area(bd)
-    return board.winner(cfg, black, white), recorded
+    return board.winner(cfg, black, white), ply - start
 
 
 @njit(cache=True, nogil=True)
 def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
     """The winner of one `playout` from `st` (a seat or `codes.DRAW`)."""
     return playout(cfg, st, rng, policy, np.empty(0, dtype=np.int64))[0]
+
+
+@njit(cache=True, nogil=True)
+def playouts(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int, count: int) -> int:
+    """`count` playouts from `st` in one call; the plies they played (benchmarks' unit of
+    work: a call from Python per playout would time the call)."""
+    plies = 0
+    record = np.empty(0, dtype=np.int64)
+    for _ in range(count):
+        plies += playout(cfg, st, rng, policy, record)[1]
+    return plies
 
 
 # --- from the rules' state ---------------------------------------------------------

@@ -218,12 +218,12 @@ def test_light_playouts_play_by_the_rules_and_count_as_the_rules_do(size: int) -
                 break
             state = game.apply(state, random_move(game, state, rng, eyes=False))
         row = np.array(a.encode_state(state), dtype=np.int64)
-        winner, recorded = kernel.playout(a.cfg, row, krng, Rollout.RANDOM.value, record)
-        end = replay(game, state, [int(m) for m in record[:recorded]])
+        winner, plies = kernel.playout(a.cfg, row, krng, Rollout.RANDOM.value, record)
+        end = replay(game, state, [int(m) for m in record[:plies]])
         outcome = game.outcome(end)
         assert outcome is not None, "the playout stopped before the game's end"
         assert winner == (DRAW if outcome.winner is None else outcome.winner)
-        assert end[2] == state[2] + recorded
+        assert end[2] == state[2] + plies
 
 
 def test_a_short_record_keeps_the_first_moves() -> None:
@@ -233,10 +233,11 @@ def test_a_short_record_keeps_the_first_moves() -> None:
     full = np.empty(game.move_cap, dtype=np.int64)
     winner, played = kernel.playout(a.cfg, row, new_rng(5), 0, full)
     short = np.empty(10, dtype=np.int64)
-    assert kernel.playout(a.cfg, row, new_rng(5), 0, short) == (winner, 10)
+    assert kernel.playout(a.cfg, row, new_rng(5), 0, short) == (winner, played)
     assert (short == full[:10]).all() and played > 10
     # no record, the same game: the rollout is the playout
     assert kernels.rollout(a.gid, a.cfg, row, new_rng(5), 0) == winner
+    assert kernel.playouts(a.cfg, row, new_rng(5), 0, 1) == played
 
 
 def test_light_playouts_win_as_often_as_the_rules_playout() -> None:
@@ -250,9 +251,9 @@ def test_light_playouts_win_as_often_as_the_rules_playout() -> None:
     n = 20_000
     wins = plies = 0
     for _ in range(n):
-        winner, recorded = kernel.playout(a.cfg, row, krng, 0, record)
+        winner, played = kernel.playout(a.cfg, row, krng, 0, record)
         wins += winner == 0
-        plies += recorded
+        plies += played
     rng = random.Random(3)
     m = 1_500
     ends: list[Any] = [game.playout(game.initial_state(), rng) for _ in range(m)]
