@@ -40,10 +40,11 @@ EMPTY, BLACK, WHITE, EDGE = 0, 1, 2, 3
 #: the rows of the board array, one entry per grid point ...
 COLOUR, HEAD, NEXT, LIBS, LSUM, LSQ, CSIZE, EMPTIES, EPOS, MARK, STACK = range(11)
 #: ... and the row of scalars: the empty points listed, the point simple ko forbids
-#: (`NO_POINT`: none), the grid's width, the board side N, and the playout's generator
-#: state (`core.rng`'s, as int64 bits)
+#: (`NO_POINT`: none), the grid's width, the board side N, the playout's generator
+#: state (`core.rng`'s, as int64 bits), and the last move's point (`NO_POINT`: a pass
+#: or none; for a policy that answers the last move)
 SCALAR = 11
-S_EMPTY, S_KO, S_WIDTH, S_N, S_RNG = range(5)
+S_EMPTY, S_KO, S_WIDTH, S_N, S_RNG, S_LAST = range(6)
 FIELDS = 12
 NO_POINT = -1
 
@@ -99,14 +100,16 @@ def load_colours(cfg: np.ndarray, st: np.ndarray, bd: np.ndarray) -> None:
 
 
 @njit(cache=True, nogil=True)
-def load(cfg: np.ndarray, st: np.ndarray, bd: np.ndarray, ko: int) -> None:
+def load(cfg: np.ndarray, st: np.ndarray, bd: np.ndarray, ko: int, last: int) -> None:
     """Fill the board from the row `st`: colours, chains with their pseudo-liberties,
-    the empty list, and the simple-ko point `ko` (a board point, or -1)."""
+    the empty list, the simple-ko point `ko` and the `last` move (board points, or
+    negative: none)."""
     load_colours(cfg, st, bd)
     n = bd[SCALAR, S_N]
     width = bd[SCALAR, S_WIDTH]
     if ko >= 0:
         bd[SCALAR, S_KO] = grid(n, ko)
+    bd[SCALAR, S_LAST] = grid(n, last) if last >= 0 else NO_POINT
     for p in range(width * width):
         bd[HEAD, p] = NO_POINT
     for p in range(width * width):

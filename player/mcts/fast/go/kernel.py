@@ -304,7 +304,7 @@ def playout(
         return result, 0
     n = cfg[SIZE]
     bd = board.new_board(cfg)
-    board.load(cfg, st, bd, ko_of(cfg, st))
+    board.load(cfg, st, bd, ko_of(cfg, st), last_of(cfg, st))
     bd[board.SCALAR, board.S_RNG] = np.int64(rng[0])
     ply = ply_of(cfg, st)
     passes = passes_of(cfg, st)
@@ -317,8 +317,10 @@ def playout(
         if p < 0:
             passes += 1
             bd[board.SCALAR, board.S_KO] = board.NO_POINT
+            bd[board.SCALAR, board.S_LAST] = board.NO_POINT
         else:
             board.place(bd, p, colour)
+            bd[board.SCALAR, board.S_LAST] = p
             passes = 0
         if ply - start < room:
             record[ply - start] = PASS if p < 0 else board.point(n, p)
