@@ -1,31 +1,38 @@
-"""Go's speed on one core: our rules API's moves/s and random playouts/s on 9×9 and
-19×19, against OpenSpiel's `go` measured in the same run.
+"""Go's speed on one core: our rules API, our compiled kernel's light playouts and our
+compiled MCTS on 9×9 and 19×19, against OpenSpiel's `go` measured in the same run.
 
 Why these rows: the MCTS player's strength is its simulations per second, and
 Go is where playouts are longest (a 19×19 random game is 400–1,000 moves).
-Three figures per board size, each timed in alternating slices with its
-OpenSpiel counterpart so a burst of load on a shared machine hits both alike:
+Each figure is timed in alternating slices with the others of its board, so a
+burst of load on a shared machine hits them alike:
 
-* ``rules moves/s``: a random game through the checked-free rules API, one
+* ``rules API moves/s``: a random game through the rules API, one
   `legal_moves` and one `apply` per move (what the generic search and the
   server pay), against OpenSpiel's ``legal_actions`` + ``apply_action``
   driven from Python the same way;
-* ``playouts/s``: whole games from the empty board with `Go.playout`, the
-  light playout the search uses (random points, never filling its own eye),
+* ``rules playouts/s``: whole games from the empty board with `Go.playout`,
+  the rules' own light playout (random points, never filling its own eye),
   against OpenSpiel's state played out with uniformly random legal actions
   from Python (its C++ rules, no eye rule, so its games are longer: the
-  moves/s column says how fast each is per move);
-* ``playout moves/s``: the plies of those playouts per second.
+  moves/s row says how fast each is per move);
+* ``kernel playouts/s`` and ``kernel playout moves/s``: the compiled kernel's
+  light playouts (player/mcts/fast/go: the same eye rule, simple ko), whole
+  games from the empty board, many per call; OpenSpiel has no compiled
+  playout to call on its own, so its column is empty;
+* ``mcts simulations/s``: one thread of our compiled search from the empty
+  board (a fresh tree of `mcts_simulations` simulations, each a descent and a
+  kernel playout) against OpenSpiel's C++ ``MCTSBot`` with its C++
+  ``RandomRolloutEvaluator`` (one random rollout per simulation, no eye rule)
+  searching as many: the C++-side figure OpenSpiel offers.
 
 OpenSpiel's game is loaded with our move cap (``max_game_length = 3·N²``)
-and our komi. Our side is pure Python (there is no compiled Go kernel yet);
-OpenSpiel's rules are C++ called through pybind11. The process pins itself
-to one core when the OS allows.
+and our komi. The process pins itself to one core when the OS allows.
 
     python -m benchmarks.go_speed [--seconds 4] [--size 9 --size 19] [--seed 1] [--no-pin]
 
 Needs the `reference` extra (``pip install -e '.[reference]'``) for the
-OpenSpiel columns; without it they print as ``-``.
+OpenSpiel columns, and numba for ours (the kernel rows); without them they
+print as ``-``.
 """
 
 from __future__ import annotations
@@ -40,8 +47,13 @@ from typing import Any
 
 from games.go import Go, default_komi
 
-#: one timed unit of work: returns the plies it played
-Work = Callable[[random.Random], int]
+#: one timed piece of work: returns the units it did (games, simulations) and the plies played
+Work = Callable[[random.Random], tuple[int, int]]
+
+
+def mcts_simulations(size: int) -> int:
+    """The simulations of one search of the ``mcts simulations/s`` row (2,000 on 9×9)."""
+    return max(100, 162_000 // (size * size))
 
 
 def pin_one_core() -> str:
@@ -54,13 +66,13 @@ def pin_one_core() -> str:
 
 
 def ours_rules(game: Go) -> Work:
-    def work(rng: random.Random) -> int:
+    def work(rng: random.Random) -> tuple[int, int]:
         state = game.initial_state()
         plies = 0
         while True:
             moves = game.legal_moves(state)
             if not moves:
-                return plies
+                return 1, plies
             state = game.apply(state, moves[int(rng.random() * len(moves))])
             plies += 1
 
@@ -70,8 +82,54 @@ def ours_rules(game: Go) -> Work:
 def ours_playout(game: Go) -> Work:
     start = game.initial_state()
 
-    def work(rng: random.Random) -> int:
-        return game.playout(start, rng)[2]
+    def work(rng: random.Random) -> tuple[int, int]:
+        return 1, game.playout(start, rng)[2]
+
+    return work
+
+
+def kernel_playout(game: Go) -> Work | None:
+    """The compiled kernel's light playouts from the empty board, a batch per call."""
+    try:
+        import numpy as np
+
+        from player.mcts.fast.adapters import adapter_for
+        from player.mcts.fast.core.rng import new_rng
+        from player.mcts.fast.go import kernel
+    except ImportError:  # no numba
+        return None
+    adapter = adapter_for(game)
+    assert adapter is not None
+    row = np.array(adapter.encode_state(game.initial_state()), dtype=np.int64)
+    batch = max(1, 8_000 // game.cells)
+    kernel.playouts(adapter.cfg, row, new_rng(0), 0, 1)  # compiled (or loaded) before the clock
+
+    def work(rng: random.Random) -> tuple[int, int]:
+        plies = kernel.playouts(adapter.cfg, row, new_rng(rng.getrandbits(63)), 0, batch)
+        return batch, int(plies)
+
+    return work
+
+
+def ours_mcts(game: Go, simulations: int) -> Work | None:
+    """Our compiled search, one thread, a fresh tree of `simulations` from the empty board."""
+    try:
+        from player.agent import SearchLimit
+        from player.mcts.fast.adapters import adapter_for
+        from player.mcts.fast.core.engine import FastSearch
+        from player.mcts.search_options import SearchOptions
+    except ImportError:  # no numba
+        return None
+    adapter = adapter_for(game)
+    assert adapter is not None
+    search = FastSearch(game, adapter, SearchOptions(memory=256), seed=0)
+    start = game.initial_state()
+    limit = SearchLimit(iterations=simulations)
+    search.search(start, SearchLimit(iterations=16))  # compiled (or loaded) before the clock
+
+    def work(rng: random.Random) -> tuple[int, int]:
+        search.reset()
+        return search.search(start, limit).iterations, 0
 
     return work
 
@@ -88,14 +146,30 @@ def openspiel_game(size: int, komi: float) -> Any | None:
 def openspiel_playout(spiel: Any) -> Work:
     """Uniformly random legal actions to the end (OpenSpiel's rules in C++)."""
 
-    def work(rng: random.Random) -> int:
+    def work(rng: random.Random) -> tuple[int, int]:
         state = spiel.new_initial_state()
         plies = 0
         while not state.is_terminal():
             actions = state.legal_actions()
             state.apply_action(actions[int(rng.random() * len(actions))])
             plies += 1
-        return plies
+        return 1, plies
+
+    return work
+
+
+def openspiel_mcts(spiel: Any, simulations: int, seed: int) -> Work:
+    """OpenSpiel's C++ MCTS (`MCTSBot`, UCT c = 1.4) with its C++ random rollouts, one
+    rollout per simulation, a fresh tree of `simulations` from the empty board."""
+    import pyspiel  # type: ignore[import-not-found, unused-ignore]
+
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+    bot = pyspiel.MCTSBot(spiel, evaluator, 1.4, simulations, 1_000, False, seed, False)
+    start = spiel.new_initial_state()
+
+    def work(rng: random.Random) -> tuple[int, int]:
+        bot.step(start)
+        return simulations, 0
 
     return work
 
@@ -111,13 +185,26 @@ def timed(works: dict[str, Work], seconds: float, seed: int, slices: int = 4) ->
             start = now = clock()
             deadline = start + seconds / slices
             while now < deadline:
-                plies += work(rngs[key])
-                count += 1
+                units, played = work(rngs[key])
+                count += units
+                plies += played
                 now = clock()
             totals[key][0] += count
             totals[key][1] += plies
             totals[key][2] += now - start
     return {key: (c / t, p / t) for key, (c, p, t) in totals.items()}
+
+
+def _rate(rates: dict[str, Any], key: str, index: int) -> float | None:
+    """Units/s (`index` 0) or plies/s (1) of work `key`, if it ran."""
+    found = rates.get(key)
+    return None if found is None else float(found[index])
+
+
+def _per_unit(rates: dict[str, Any], key: str) -> float | None:
+    """Plies per unit of work `key` (per playout), if it ran."""
+    found = rates.get(key)
+    return None if found is None else float(found[1] / found[0])
 
 
 def _cell(value: float | None) -> str:
@@ -146,26 +233,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"go on one core ({where}), {args.seconds:g}s per figure,"
         f" {platform.python_implementation()} {platform.python_version()}"
     )
-    print(f"{'board':<6} {'figure':<22} {'ours':>10} {'openspiel':>10}")
+    print(f"{'board':<6} {'figure':<24} {'ours':>10} {'openspiel':>10}")
     for size in sizes:
         komi = default_komi(size)
         game = Go(size=size, komi=komi)
         works: dict[str, Work] = {"rules": ours_rules(game), "playout": ours_playout(game)}
+        simulations = mcts_simulations(size)
+        for key, work in (("kernel", kernel_playout(game)), ("mcts", ours_mcts(game, simulations))):
+            if work is not None:
+                works[key] = work
         spiel = openspiel_game(size, komi)
         if spiel is not None:
             works["openspiel"] = openspiel_playout(spiel)
+            works["openspiel mcts"] = openspiel_mcts(spiel, simulations, args.seed)
         rates = timed(works, args.seconds, args.seed)
-        theirs = rates.get("openspiel")
         rows = (
-            ("rules API moves/s", rates["rules"][1], None if theirs is None else theirs[1]),
-            ("playouts/s", rates["playout"][0], None if theirs is None else theirs[0]),
-            ("playout moves/s", rates["playout"][1], None if theirs is None else theirs[1]),
-            ("plies per playout", rates["playout"][1] / rates["playout"][0],
-             None if theirs is None else theirs[1] / theirs[0]),
-        )  # fmt: skip
+            ("rules API moves/s", _rate(rates, "rules", 1), _rate(rates, "openspiel", 1)),
+            ("rules playouts/s", _rate(rates, "playout", 0), _rate(rates, "openspiel", 0)),
+            ("rules playout moves/s", _rate(rates, "playout", 1), _rate(rates, "openspiel", 1)),
+            ("plies per playout", _per_unit(rates, "playout"), _per_unit(rates, "openspiel")),
+            ("kernel playouts/s", _rate(rates, "kernel", 0), None),
+            ("kernel playout moves/s", _rate(rates, "kernel", 1), None),
+            ("kernel plies/playout", _per_unit(rates, "kernel"), None),
+            ("mcts simulations/s", _rate(rates, "mcts", 0), _rate(rates, "openspiel mcts", 0)),
+        )
         for label, ours, other in rows:
             board = f"{size}x{size}"
-            print(f"{board:<6} {label:<22} {_cell(ours):>10} {_cell(other):>10}", flush=True)
+            print(f"{board:<6} {label:<24} {_cell(ours):>10} {_cell(other):>10}", flush=True)
     return 0
 
 

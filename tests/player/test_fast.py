@@ -423,7 +423,7 @@ def compiled():
         if isinstance(value, CPUDispatcher)
     }
 before = compiled()
-for name in ["connect4", "tictactoe", "reversi", "ultimate", "gomoku"]:
+for name in ["connect4", "tictactoe", "reversi", "ultimate", "gomoku", "go"]:
     game = make_game(name)
     search = engine.FastSearch(game, adapter_for(game), SearchOptions(memory=64), seed=1)
     state = game.initial_state()

@@ -8,12 +8,14 @@ adapter is searched by the generic Python engine.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
 from games.base import Game
 from games.connect4 import Connect4
+from games.go import Go
 from games.mnk import MNKGame
 from games.reversi import Reversi
 from games.ultimate import UltimateTicTacToe
@@ -23,6 +25,8 @@ from player.mcts.fast.connect4 import plan as connect4_plan
 from player.mcts.fast.connect4.options import Connect4Options
 from player.mcts.fast.core.adapter import Adapter
 from player.mcts.fast.core.codes import Rollout
+from player.mcts.fast.go import config as go_config
+from player.mcts.fast.go import kernel as go
 from player.mcts.fast.mnk import big as bigmnk
 from player.mcts.fast.mnk import kernel as mnk
 from player.mcts.fast.mnk.options import GomokuOptions
@@ -100,6 +104,12 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
         return Adapter(
             kernels.REVERSI, reversi.make_cfg(), reversi.STATE_SIZE, reversi.encode, _identity,
             _identity, Rollout.RANDOM, knowledge=ReversiOptions, plan=_reversi_plan,
+        )  # fmt: skip
+    if type(game) is Go and go_config.supports(game.size, game.move_cap):
+        return Adapter(
+            kernels.GO, go_config.make_cfg(game.size, game.komi, game.move_cap),
+            go_config.state_size(game.size), functools.partial(go.encode, game), _identity,
+            _identity, Rollout.RANDOM, rules_bound=True,
         )  # fmt: skip
     if type(game) is UltimateTicTacToe:
         return Adapter(

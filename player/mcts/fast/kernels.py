@@ -28,6 +28,7 @@ from player.mcts.fast.connect4 import evaluation as connect4_evaluation
 from player.mcts.fast.connect4 import kernel as connect4_kernel
 from player.mcts.fast.connect4 import solve as connect4_solve
 from player.mcts.fast.core.codes import LEAF_ROLLOUT, ONGOING, UNSOLVED
+from player.mcts.fast.go import kernel as go_kernel
 from player.mcts.fast.mnk import big as mnk_big
 from player.mcts.fast.mnk import kernel as mnk_kernel
 from player.mcts.fast.reversi import kernel as reversi_kernel
@@ -39,6 +40,7 @@ MNK = 1
 REVERSI = 2
 ULTIMATE = 3
 BIGMNK = 4
+GO = 5
 
 
 @njit(cache=True, nogil=True)
@@ -51,7 +53,9 @@ def legal(gid: int, cfg: np.ndarray, st: np.ndarray, out: np.ndarray) -> int:
         return reversi_kernel.legal(cfg, st, out)
     if gid == ULTIMATE:
         return ultimate_kernel.legal(cfg, st, out)
-    return mnk_big.legal(cfg, st, out)
+    if gid == BIGMNK:
+        return mnk_big.legal(cfg, st, out)
+    return go_kernel.legal(cfg, st, out)
 
 
 @njit(cache=True, nogil=True)
@@ -64,8 +68,10 @@ def play(gid: int, cfg: np.ndarray, st: np.ndarray, move: int, dst: np.ndarray) 
         reversi_kernel.play(cfg, st, move, dst)
     elif gid == ULTIMATE:
         ultimate_kernel.play(cfg, st, move, dst)
-    else:
+    elif gid == BIGMNK:
         mnk_big.play(cfg, st, move, dst)
+    else:
+        go_kernel.play(cfg, st, move, dst)
 
 
 @njit(cache=True, nogil=True)
@@ -78,7 +84,9 @@ def to_move(gid: int, cfg: np.ndarray, st: np.ndarray) -> int:
         return reversi_kernel.to_move(cfg, st)
     if gid == ULTIMATE:
         return ultimate_kernel.to_move(cfg, st)
-    return mnk_big.to_move(cfg, st)
+    if gid == BIGMNK:
+        return mnk_big.to_move(cfg, st)
+    return go_kernel.to_move(cfg, st)
 
 
 @njit(cache=True, nogil=True)
@@ -91,7 +99,9 @@ def status(gid: int, cfg: np.ndarray, st: np.ndarray) -> int:
         return reversi_kernel.status(cfg, st)
     if gid == ULTIMATE:
         return ultimate_kernel.status(cfg, st)
-    return mnk_big.status(cfg, st)
+    if gid == BIGMNK:
+        return mnk_big.status(cfg, st)
+    return go_kernel.status(cfg, st)
 
 
 @njit(cache=True, nogil=True)
@@ -104,7 +114,9 @@ def rollout(gid: int, cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: 
         return reversi_kernel.rollout(cfg, st, rng, policy)
     if gid == ULTIMATE:
         return ultimate_kernel.rollout(cfg, st, rng, policy)
-    return mnk_big.rollout(cfg, st, rng, policy)
+    if gid == BIGMNK:
+        return mnk_big.rollout(cfg, st, rng, policy)
+    return go_kernel.rollout(cfg, st, rng, policy)
 
 
 @njit(cache=True, nogil=True)

@@ -62,6 +62,8 @@ class Adapter:
     instance of it: `plan` (with the rollout policy) builds its leaf `Plan`
     (None: plain UCT); `configure` the kernel config the search runs with;
     `root_threats` and `root_vct` its root searches (None: off).
+    `rules_bound`: the root's moves are checked against the rules'
+    (`FastSearch` marks the others lost).
     """
 
     gid: int
@@ -81,3 +83,7 @@ class Adapter:
     configure: Callable[[np.ndarray, Any], np.ndarray] | None = None
     root_threats: Callable[[Adapter, Any], RootSearch | None] | None = None
     root_vct: Callable[[Adapter, Any], RootSearch | None] | None = None
+    #: the kernel's legal moves may include some the rules refuse (Go: the kernel knows simple
+    #: ko, the rules positional superko): the search marks the root's children that the
+    #: rules' `legal_moves` lacks as lost, so they are never searched nor played
+    rules_bound: bool = False

@@ -133,6 +133,8 @@ class FastSearch:
         self._lanes: ThreadPoolExecutor | None = None
         #: the last search's simulations per thread (this one first)
         self.thread_iterations: tuple[int, ...] = ()
+        #: the root's rows whose moves the rules refuse (`Adapter.rules_bound`), this search
+        self._refused: frozenset[int] = frozenset()
 
     @property
     def st(self) -> np.ndarray:
@@ -252,8 +254,10 @@ class FastSearch:
         lanes: list[Future[tuple[int, int]]] = []
         shared = self.threads > 1 and deadline != float("inf") and iterations < cap
         proving = self.exact is not None and self.ni[root, tree.PROVEN] == 0
-        if (shared or proving) and self.ni[root, tree.NCH] == 0:  # one simulation expands it
+        bound = self.adapter.rules_bound
+        if (shared or proving or bound) and self.ni[root, tree.NCH] == 0:  # one expands it
             iterations, max_depth = self.run_batch(kstate, 1)
+        self._refused = self._bind_to_rules(root, state) if bound else frozenset()
         if shared:  # the other threads search the tree while this one runs the root's searches
             lanes = self._start_lanes(deadline, stop)
         try:
@@ -306,6 +310,21 @@ class FastSearch:
             untried=self._untried(root),
             root_proven=_PROOF.get(self._root_value(root)),
         )
+
+    def _bind_to_rules(self, root: int, state: Any) -> frozenset[int]:
+        """Mark lost the root's children whose moves the rules refuse (`Adapter.rules_bound`:
+        Go's positional superko, which the kernel does not know); their rows."""
+        first, count = int(self.ni[root, tree.FIRST]), int(self.ni[root, tree.NCH])
+        if count <= 0:
+            return frozenset()
+        encode = self.adapter.encode_move
+        allowed = {encode(move) for move in self.game.legal_moves(state)}
+        refused = frozenset(
+            j for j in range(first, first + count) if int(self.ni[j, tree.MOVE]) not in allowed
+        )
+        for j in refused:
+            self.ni[j, tree.PROVEN] = PROVEN_LOSS
+        return refused
 
     def _forced(self, answer: tuple[int, bool], start: float, reused: int) -> SearchResult:
         """The result of a move the root threat search decided (a proven win or the one block)."""
@@ -411,6 +430,8 @@ class FastSearch:
         first, count = int(self.ni[root, tree.FIRST]), int(self.ni[root, tree.NCH])
         stats = []
         for j in range(first, first + count):
+            if j in self._refused:  # a move the rules refuse is no move (`_bind_to_rules`)
+                continue
             proven = _PROOF.get(int(self.ni[j, tree.PROVEN]))
             visits = int(self.ni[j, tree.VIS])
             value = float(self.wsum[j]) if proven is None else proven * visits

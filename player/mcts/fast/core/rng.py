@@ -2,7 +2,9 @@
 
 Why not NumPy's generator inside numba: its state is per thread and hidden, so
 two searches in one process would share it; an explicit state makes a search
-reproducible from its seed and lets each search own its stream.
+reproducible from its seed and lets each search own its stream. `advance`
+and `scaled` are the same steps on a state held elsewhere (Go's playout
+keeps it in its board array, so its hot loop passes one array, not two).
 """
 
 from __future__ import annotations
@@ -26,11 +28,23 @@ def new_rng(seed: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def next_u64(rng: np.ndarray) -> Any:
-    x = rng[0]
+def advance(x: Any) -> Any:
+    """The generator's next state after `x` (a uint64)."""
     x ^= x >> _S12
     x ^= x << _S25
     x ^= x >> _S27
+    return x
+
+
+@njit(cache=True, nogil=True)
+def scaled(x: Any, n: int) -> int:
+    """The int in range(n) that the state `x` draws (multiply-shift on 31 random bits)."""
+    return int(np.int64((((x * _MUL) >> _S33) * np.uint64(n)) >> np.uint64(31)))
+
+
+@njit(cache=True, nogil=True)
+def next_u64(rng: np.ndarray) -> Any:
+    x = advance(rng[0])
     rng[0] = x
     return x * _MUL
 
@@ -38,4 +52,6 @@ def next_u64(rng: np.ndarray) -> Any:
 @njit(cache=True, nogil=True)
 def below(rng: np.ndarray, n: int) -> int:
     """A uniform int in range(n), n >= 1 (multiply-shift on 31 random bits)."""
-    return int(np.int64(((next_u64(rng) >> _S33) * np.uint64(n)) >> np.uint64(31)))
+    x = advance(rng[0])
+    rng[0] = x
+    return scaled(x, n)

@@ -121,7 +121,7 @@ class Leaf(NamedTuple):
         )
 
 
-MAX_MOVES = 304  # the most legal moves of any kernel (bigmnk: 300 cells)
+MAX_MOVES = 362  # the most legal moves of any kernel (go 19×19: 361 points and a pass)
 MAX_DEPTH = 1024
 
 

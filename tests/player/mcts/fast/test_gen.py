@@ -35,7 +35,7 @@ def test_every_game_package_declares_its_kernels() -> None:
     with_spec = sorted(p.parent.name for p in gen.HERE.glob("*/spec.py") if p.parent.name != "core")
     assert with_spec == [name for name in packages if name != "core"]
     assert [(k.name, k.gid) for k in gen.discover()] == [
-        ("CONNECT4", 0), ("MNK", 1), ("REVERSI", 2), ("ULTIMATE", 3), ("BIGMNK", 4),
+        ("CONNECT4", 0), ("MNK", 1), ("REVERSI", 2), ("ULTIMATE", 3), ("BIGMNK", 4), ("GO", 5),
     ]  # fmt: skip
 
 
@@ -53,14 +53,14 @@ def test_check_fails_on_a_stale_file_and_a_run_rewrites_it(
 
 
 def test_a_new_kernel_gets_one_branch_per_function() -> None:
-    extra = Kernel("GO", 5, "player.mcts.fast.go.kernel", leaf="player.mcts.fast.go.leaf")
+    extra = Kernel("HEX", 6, "player.mcts.fast.hex.kernel", leaf="player.mcts.fast.hex.leaf")
     text = gen.render([*gen.discover(), extra])
     compile(text, "kernels.py", "exec")  # valid Python
-    assert "from player.mcts.fast.go import kernel as go_kernel" in text
-    assert "GO = 5" in text and "EVALUATORS = frozenset({CONNECT4, REVERSI, GO})" in text
+    assert "from player.mcts.fast.hex import kernel as hex_kernel" in text
+    assert "HEX = 6" in text and "EVALUATORS = frozenset({CONNECT4, REVERSI, HEX})" in text
     for name in ("legal", "play", "to_move", "status", "rollout"):
-        assert f"go_kernel.{name}(" in text
-    assert "go_leaf.evaluate(cfg, st, params, counts, scratch)" in text
+        assert f"hex_kernel.{name}(" in text
+    assert "hex_leaf.evaluate(cfg, st, params, counts, scratch)" in text
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 The core (`player.mcts.fast.core`) reaches the kernels through its registry
 and a game's knowledge through the `Adapter` it is given; a game's package
-(`connect4`, `reversi`, `mnk`, `ultimate`) uses the core, its own modules and
+(`connect4`, `go`, `reversi`, `mnk`, `ultimate`) uses the core, its own modules and
 the dispatch's game ids (`player.mcts.fast.kernels`). Every import counts,
 function-local and TYPE_CHECKING ones too.
 """
@@ -67,7 +67,7 @@ def module_name(path: Path) -> str:
 
 
 def test_the_games_are_the_packages_beside_the_core() -> None:
-    assert GAMES == ["connect4", "mnk", "reversi", "ultimate"]
+    assert GAMES == ["connect4", "go", "mnk", "reversi", "ultimate"]
 
 
 @pytest.mark.parametrize("path", sorted((FAST / "core").glob("*.py")), ids=lambda p: p.name)
