@@ -49,7 +49,7 @@ SCENARIOS = {
         ),
         "tests/player/stdio/test_gomocup.py::test_the_help_examples_answer_a_session",
     ),
-    "arena gomocup SPEC [--game GAME]": (
+    "arena gomocup SPEC": (
         "tests/player/stdio/test_gomocup.py::"
         "test_arena_gomocup_passes_the_engine_check_through_the_engine_kind"
     ),
@@ -57,7 +57,7 @@ SCENARIOS = {
         ("arena text mcts", "arena text mcts:time=1 --game connect4"),
         "tests/player/stdio/test_text.py::test_the_help_examples_answer_a_session",
     ),
-    "arena text SPEC [--game GAME]": (
+    "arena text SPEC": (
         "tests/player/stdio/test_text.py::"
         "test_arena_text_passes_the_engine_check_through_the_engine_kind"
     ),

@@ -282,6 +282,10 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.strength mcts openspiel --game ultimate --time 0.2 --games 60"
             " --seed 31 --cores 1,1",
             "python -m benchmarks.think_times FILE.sqlite",
+            "python -m benchmarks.go_speed --seconds 8",
+            "python -m benchmarks.strength mcts:time=1 'engine:cmd=gnugo,args=--mode gtp"
+            " --level 10 --chinese-rules --capture-all-dead --positional-superko,protocol=gtp'"
+            " --game go --games 6 --time 1",
             "python -m benchmarks.strength mcts:time=0.1"
             ' "engine:cmd=python,args=benchmarks/leftmost_engine.py,protocol=text"'
             ' --game connect4 --time 0.1 --games 100 --cores ""',
