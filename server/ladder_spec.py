@@ -97,6 +97,8 @@ def parse_time_control(text: str) -> tuple[float | None, Clock | None]:
 
 def _target(ladders: Sequence[LadderSpec], name: str | None, flag: str, text: str) -> int:
     """The index of the ladder `name` (None: the only one)."""
+    if not ladders:
+        raise ValueError(f"{flag} {text!r}: no --ladder to apply it to")
     if name is None:
         if len(ladders) != 1:
             raise ValueError(

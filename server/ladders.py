@@ -188,7 +188,9 @@ class Ladders:
             raise RequestError(
                 "bad_request", f"ladder {ladder.name!r} plays {game.name}, not {message.game!r}"
             )
-        if message.options and self.host.game_for(game.name, message.options) != game:
+        if message.options and self.host.game_for(game.name, message.options).options != (
+            game.options
+        ):
             raise RequestError(
                 "bad_request",
                 f"ladder {ladder.name!r} plays {game.describe()}: leave out the options,"
