@@ -60,7 +60,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--games",
         type=int,
         default=None,
-        help="matches to play, 0 = until stopped [$ARENA_GAMES, 1]",
+        help="matches to play, 0 = until stopped [$ARENA_GAMES, 1; 0 with --ladder]",
     )
     parser.add_argument("--name", default=None, help="player name [$ARENA_NAME, agent@host]")
     parser.add_argument(
@@ -103,6 +103,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument("--pool", default=None, help="matchmaking pool [$ARENA_POOL]")
     parser.add_argument("--secret", default=None, help="pool secret [$ARENA_SECRET]")
+    parser.add_argument(
+        "--ladder",
+        default=None,
+        metavar="NAME",
+        help="play the server's ladder NAME, game after game until stopped, on its time"
+        " control (docs/LADDER.md) [$ARENA_LADDER]",
+    )
     parser.add_argument(
         "--connect-wait",
         type=float,

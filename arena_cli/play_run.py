@@ -65,7 +65,12 @@ def resolve(args: argparse.Namespace) -> PlaySettings:
     human = parse_agent_spec(spec)[0] == "human"
     if tc and move_time is not None:
         raise ValueError("give --tc (a clock) or --move-time (per move), not both")
-    pooled = room is not None or bool(env_setting(args.pool, "ARENA_POOL", str, ""))
+    ladder = env_setting(getattr(args, "ladder", None), "ARENA_LADDER", str, "")
+    if ladder and (tc or move_time is not None):
+        raise ValueError("a ladder has its own time control: leave out --tc and --move-time")
+    if ladder and (room is not None or args.pool or getattr(args, "vs", None) is not None):
+        raise ValueError("--ladder plays the ladder's games: leave out --room, --pool and --vs")
+    pooled = room is not None or bool(env_setting(args.pool, "ARENA_POOL", str, "")) or bool(ladder)
     if tc and pooled:
         raise ValueError(
             "--tc applies to seeks in the lobby; a room or pool plays --move-time"
@@ -103,7 +108,7 @@ def resolve(args: argparse.Namespace) -> PlaySettings:
         port=port,
         servers=others,
         name=env_setting(args.name, "ARENA_NAME", str, "") or default_player_name(spec),
-        games=env_setting(args.games, "ARENA_GAMES", int, 1),
+        games=env_setting(args.games, "ARENA_GAMES", int, 0 if ladder else 1),
         move_time=move_time,
         clock=clock,
         any_time=any_time,
@@ -111,6 +116,7 @@ def resolve(args: argparse.Namespace) -> PlaySettings:
         seat=env_setting(args.seat, "ARENA_SEAT", int, None),
         pool=env_setting(args.pool, "ARENA_POOL", str, ""),
         secret=env_setting(args.secret, "ARENA_SECRET", str, ""),
+        ladder=ladder,
         connect_wait=env_setting(args.connect_wait, "ARENA_CONNECT_WAIT", float, 30.0),
     )
     return PlaySettings(game, options, spec, config, vs, embedded, serve_port or 0)

@@ -21,6 +21,7 @@ from arena_cli.options import (
 )
 from server.app import ArenaServer, TlsError, tls_context
 from server.config import build_config, parse_clock
+from server.ladder_spec import LadderSpec, parse_ladder, with_anchor, with_time_control
 from server.web import serve_web
 from server.web.config import (
     DEFAULT_ENGINES,
@@ -178,6 +179,30 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         " message rate), e.g. 127.0.0.1 for bots on this host (repeatable)"
         " [$ARENA_TRUSTED_ADDRESSES, comma-separated]",
     )
+    ladders = parser.add_argument_group("ladders (docs/LADDER.md)")
+    ladders.add_argument(
+        "--ladder",
+        action="append",
+        default=None,
+        metavar="[NAME=]GAME[:K=V,...]",
+        help="run a ladder: bots that join it (arena play ... --ladder NAME) are paired"
+        " game after game and rated; the name defaults to the game spec (repeatable)",
+    )
+    ladders.add_argument(
+        "--ladder-tc",
+        action="append",
+        default=None,
+        metavar="[NAME=]TC",
+        help="a ladder's time control: M+S a clock (5+3) or Ns seconds a move (0.5s)"
+        " [the server's default] (repeatable)",
+    )
+    ladders.add_argument(
+        "--ladder-anchor",
+        action="append",
+        default=None,
+        metavar="[NAME:]BOT=RATING",
+        help="the bot keeps this rating in the ladder's list, e.g. gnugo=1800 (repeatable)",
+    )
     web = parser.add_argument_group("web app (docs/WEB.md)")
     web.add_argument(
         "--web",
@@ -208,6 +233,16 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="another origin (http://host:port) allowed to open the WebSocket (repeatable)",
     )
     parser.set_defaults(func=run, log_stream="stdout")
+
+
+def ladder_specs(args: argparse.Namespace) -> tuple[LadderSpec, ...] | None:
+    """The ladders of ``--ladder``, their ``--ladder-tc`` and ``--ladder-anchor`` (None: none)."""
+    specs = [parse_ladder(text) for text in args.ladder or ()]
+    for text in args.ladder_tc or ():
+        specs = with_time_control(specs, text)
+    for text in args.ladder_anchor or ():
+        specs = with_anchor(specs, text)
+    return tuple(specs) or None
 
 
 def web_config(args: argparse.Namespace, tcp_host: str) -> WebConfig | None:
@@ -342,6 +377,7 @@ def run(args: argparse.Namespace) -> int:
         overrides["trusted_addresses"] = (
             None if args.trusted_address is None else tuple(args.trusted_address)
         )
+        overrides["ladders"] = ladder_specs(args)
         config = build_config(overrides)
         check_port_free(config.host, config.port)  # a busy port: one line, before anything
         tls_context(config)  # an unusable certificate is one line, before anything starts

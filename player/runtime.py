@@ -98,6 +98,8 @@ class PlayerConfig:
     any_time: bool = False
     pool: str = ""
     secret: str = ""
+    #: a ladder of the server: each seek readies the player for the ladder's next game
+    ladder: str = ""
     room: str | None = None
     seat: int | None = None
     safety_margin: float = 0.05
@@ -137,6 +139,10 @@ class PlayerConfig:
             raise ValueError(f"max_reconnects must be >= 0, not {self.max_reconnects!r}")
         if self.any_time and (self.clock is not None or self.move_time is not None):
             raise ValueError("any_time accepts any time control: give no clock or move_time")
+        if self.ladder and (self.move_time is not None or self.clock is not None or self.any_time):
+            raise ValueError("a ladder has its own time control: give no clock or move_time")
+        if self.ladder and (self.pool or self.room is not None):
+            raise ValueError("a player seeks a ladder, a pool or a room, one of them")
         if self.seat is not None and self.room is None:
             raise ValueError("a seat can only be chosen when joining a room")
 
@@ -413,6 +419,7 @@ class PlayerClient:
                     any_time=config.any_time,
                     pool=config.pool,
                     secret=config.secret,
+                    ladder=config.ladder,
                 )
             )
 
@@ -470,6 +477,8 @@ class PlayerClient:
                 raise ConnectionLost(
                     f"the server closed the connection ({error.code}: {error.message})"
                 )
+            raise ServerRejected(error.code, error.message)
+        if error.code == "ladder_replaced":  # another process plays this name there now
             raise ServerRejected(error.code, error.message)
         pending, self.play.pending = self.play.pending, None
         match = self.play.match

@@ -27,6 +27,10 @@ Ply = Annotated[int, msgspec.Meta(ge=0)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
 Options = Annotated[dict[str, Any], msgspec.Meta(max_length=32)]
 Role = Literal["player", "spectator"]
+#: a ladder's name (``arena serve --ladder NAME=GAME``): a game spec may be a name
+LadderName = Annotated[
+    str, msgspec.Meta(max_length=64, pattern=r"^([A-Za-z0-9][A-Za-z0-9._:=,+-]{0,63})?$")
+]
 
 #: limits of the move info (docs/PROTOCOL.md "Move info")
 MAX_DEPTH = 10_000
@@ -88,6 +92,8 @@ class Seek(Message, tag="seek"):
 
     `clock` asks for a clock instead of a per-move limit (additive in v1);
     `any_time` accepts whatever time control the other seeker asks for.
+    `ladder` (additive in v1) seeks the next game of one of the server's
+    ladders, on the ladder's options and time control (docs/LADDER.md).
     """
 
     game: Name
@@ -97,6 +103,7 @@ class Seek(Message, tag="seek"):
     secret: Annotated[str, msgspec.Meta(max_length=128)] = ""
     clock: Clock | None = None
     any_time: bool = False
+    ladder: LadderName = ""
 
 
 class Join(Message, tag="join"):
@@ -311,6 +318,8 @@ class Seeking(Message, tag="seeking"):
     any_time: bool = False
     others: list[OpenSeek] = msgspec.field(default_factory=list)
     paired: bool = False
+    #: the ladder this seek waits in (additive in v1), None for any other seek
+    ladder: str | None = None
 
 
 class Redirect(Message, tag="redirect"):

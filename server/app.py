@@ -33,6 +33,7 @@ from server.cluster_seeks import ClusterSeeks
 from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
 from server.errors import TlsError as TlsError
+from server.ladder_ratings import LadderRatings
 from server.limits import Addresses, ClientBudget, address_of, too_many_connections
 from server.lobby import Lobby, RequestError
 from server.match import Stats
@@ -93,6 +94,8 @@ class ArenaServer:
         self.reactor = Reactor(self.requests.answer_now)
         self.stats = stats
         self.lobby: Lobby | None = None
+        #: the ladders' rating lists (`--ladder`), while the server runs
+        self.ladder_ratings: LadderRatings | None = None
         self.session_id = secrets.token_hex(4)
         #: every client connection being served (told ``server_shutdown`` when stopping)
         self.open_connections: set[Connection] = set()
@@ -195,6 +198,13 @@ class ArenaServer:
                         self.cluster.on_view = remote.view_changed
                         nursery.start_soon(remote.run)
                     self.requests.lobby = self.lobby
+                    if self.config.ladders:
+                        ratings = LadderRatings(
+                            self.lobby.ladders, self.store, self.config.ladder_rating_interval
+                        )
+                        self.ladder_ratings = ratings
+                        nursery.start_soon(self.lobby.ladders.run)
+                        nursery.start_soon(ratings.run)
                     yield nursery
             finally:
                 with trio.CancelScope(shield=True):

@@ -47,8 +47,9 @@ log = structlog.get_logger("arena.cluster")
 
 
 def travels(message: Seek) -> bool:
-    """Whether a seek pairs through the database (a plain seek) rather than on its node."""
-    return not (message.pool or message.any_time)
+    """Whether a seek pairs through the database (a plain seek) rather than on its node
+    (a ladder's bots are paired by the node they are connected to)."""
+    return not (message.pool or message.any_time or message.ladder)
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from protocol.codec import DEFAULT_MAX_FRAME
 from protocol.messages import Clock
+from server.ladder_spec import LadderSpec, check_ladders
 from server.proxy_protocol import parse_network
 
 
@@ -137,6 +138,13 @@ class ServerConfig:
     #: client addresses (IP addresses or networks) exempt from the per-address limits
     #: (connections and message rate): the server's own host running many bots
     trusted_addresses: tuple[str, ...] = ()
+    #: the ladders this server runs (``--ladder``, docs/LADDER.md)
+    ladders: tuple[LadderSpec, ...] = ()
+    #: seconds between two fits of a ladder's ratings (refitted only after new games)
+    ladder_rating_interval: float = 10.0
+    #: seconds two ready bots that have just played each other wait for another
+    #: opponent before they play again (when the ladder has others)
+    ladder_repeat_wait: float = 30.0
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -178,6 +186,10 @@ class ServerConfig:
                 parse_network(network)
             except ValueError as exc:
                 raise ValueError(f"trusted address: {exc}") from None
+        check_ladders(self.ladders)
+        for name in ("ladder_rating_interval", "ladder_repeat_wait"):
+            if not 0 <= getattr(self, name) <= 86_400:
+                raise ValueError(f"{name} must be in 0..86400 seconds, not {getattr(self, name)!r}")
         if self.accounts not in ("open", "registered"):
             raise ValueError(f"accounts must be 'open' or 'registered', not {self.accounts!r}")
 
@@ -254,6 +266,8 @@ ENV_VARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "ARENA_PROXY_PROTOCOL": ("proxy_protocol", parse_flag),
     "ARENA_TRUSTED_PROXIES": ("trusted_proxies", parse_list),
     "ARENA_TRUSTED_ADDRESSES": ("trusted_addresses", parse_list),
+    "ARENA_LADDER_RATING_INTERVAL": ("ladder_rating_interval", float),
+    "ARENA_LADDER_REPEAT_WAIT": ("ladder_repeat_wait", float),
     **{f"ARENA_{name.upper()}": (name, kind) for name, kind in LIMIT_FIELDS.items()},
 }
 

@@ -28,6 +28,7 @@ from protocol.messages import (
 from server.config import MatchPolicy, ServerConfig
 from server.connection import Connection, LazyFlusher
 from server.errors import RequestError as RequestError
+from server.ladders import Ladders
 from server.match import Match, Stats
 from server.membership import Membership, SeekKey
 from server.pool_desk import PoolDesk
@@ -77,6 +78,8 @@ class Lobby:
     rooms: dict[str, Room] = field(default_factory=dict)
     #: pools, their directors and tournament games (it asks this lobby for what it needs)
     desk: PoolDesk = field(init=False)
+    #: the server's ladders (``--ladder``): bots paired continuously
+    ladders: Ladders = field(init=False)
     #: what each connection holds here (seats, watching, seeks, rooms, pools)
     members: dict[Connection, Membership] = field(default_factory=dict)
     # connections that spectate every match, also those that start later (`spectate *`)
@@ -89,6 +92,7 @@ class Lobby:
 
     def __post_init__(self) -> None:
         self.desk = PoolDesk(self)
+        self.ladders = Ladders(self, self.rng)
 
     def member(self, conn: Connection) -> Membership:
         """What `conn` holds in the lobby (a new, empty record for a newcomer)."""
@@ -194,8 +198,13 @@ class Lobby:
                     held.observing.discard(match)
             for seat in match.seats:
                 self.tokens.pop(seat.token, None)
+            if match.tags.ladder is not None:
+                self.ladders.match_over(match)
 
     def seek(self, conn: Connection, message: Seek) -> None:
+        if message.ladder:  # beside any other seek: it neither replaces nor is replaced
+            self.ladders.seek(conn, message)
+            return
         # everything is checked before anything changes: a refused seek keeps the earlier one
         game = self.game_for(message.game, message.options)
         move_time = self.move_time(message.move_time)
@@ -493,6 +502,7 @@ class Lobby:
         for match in list(held.observing):
             match.observers.discard(conn)
         self.leave_rooms(conn)
+        self.ladders.connection_lost(conn, held.ladders)
         for watched in list(held.watching):
             watched.spectators.discard(conn)
         for match, seat_index in list(held.seats):

@@ -62,3 +62,5 @@ class Membership:
     rooms: set[str] = field(default_factory=set)
     #: matches whose result it is told (a director)
     observing: set[Match] = field(default_factory=set)
+    #: ladders it is a bot of
+    ladders: set[str] = field(default_factory=set)

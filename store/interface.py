@@ -415,6 +415,10 @@ class Database(MatchWriter, Protocol):
         """Every recorded ply of the match, in order, with the movers' move info."""
         ...
 
+    def ladder_matches(self, ladder: str) -> list[MatchRecord]:
+        """The finished and aborted games of `ladder`, in the order they ended."""
+        ...
+
     # --- maintenance -------------------------------------------------------------
 
     def backup(self, destination: str) -> None:

@@ -206,6 +206,19 @@ class MatchReads:
         )
         return [move_from_row(row) for row in rows]
 
+    def ladder_matches(self, ladder: str) -> list[MatchRecord]:
+        """The finished and aborted games of `ladder`, in the order they ended."""
+        rows = self.query(
+            lambda db: db.execute(
+                self.dialect.sql(
+                    f"SELECT {MATCH_COLUMNS} FROM matches WHERE {self.dialect.tag('ladder')} = ?"
+                    " AND status <> 'running' ORDER BY ended_at, id"
+                ),
+                (ladder,),
+            ).fetchall()
+        )
+        return [match_from_row(row) for row in rows]
+
     def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
         """The finished game `index` of `tournament` paired by the pool owner `owner` (a digest;
         "" for games paired in pools without an owner, as before owners existed)."""

@@ -33,7 +33,7 @@ class MatchTags(msgspec.Struct, frozen=True, omit_defaults=True):
     Every key is optional (a plain seek has none). A tournament game has its
     `index` in the schedule, its `seats` (player names by seat), the `pool` and
     pool `owner` it was paired in, and the `opening` (wire moves) it started
-    from; a room game its `room`; a clocked game its `clock`. Stored as one JSON
+    from; a room game its `room`; a ladder game its `ladder`; a clocked game its `clock`. Stored as one JSON
     object (the matches table's ``tags`` column), exported as a game's
     ``extra`` (docs/RECORDS.md). Unknown keys of older records are ignored.
     """
@@ -48,6 +48,8 @@ class MatchTags(msgspec.Struct, frozen=True, omit_defaults=True):
     room: str | None = None
     #: the server (node) that runs the match, when several share one database
     node: str | None = None
+    #: the ladder that paired it (``arena serve --ladder``, docs/LADDER.md)
+    ladder: str | None = None
 
 
 _tags_decoder = msgspec.json.Decoder(MatchTags)

@@ -7,7 +7,7 @@ checks that it reaches this version.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 #: tables of an arena database (any other table means the database belongs to something else)
 ARENA_TABLES = frozenset(

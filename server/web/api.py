@@ -20,7 +20,11 @@ from starlette.routing import Route
 from games import GameError, available_games, make_game
 from server.app import ArenaServer
 from server.errors import ApiError as ApiError
+from server.ladder_ratings import LadderRatings
+from server.ladders import Ladders
 from server.web.config import WebConfig
+from server.web.downloads import match_file
+from server.web.ladders import bot_document, ladder_document, list_ladders
 from server.web.tournaments import list_tournaments, tournament_document
 from store import Database, MatchRecord, StoreError
 
@@ -146,6 +150,10 @@ class Api:
             Route("/api/live", self._wrap(self.live)),
             Route("/api/matches", self._wrap(self.matches)),
             Route("/api/matches/{match}", self._wrap(self.match)),
+            Route("/api/matches/{match}/record.{kind:str}", self.download),
+            Route("/api/ladders", self._wrap(self.ladders)),
+            Route("/api/ladders/{ladder}", self._wrap(self.ladder)),
+            Route("/api/ladders/{ladder}/bots/{bot}", self._wrap(self.ladder_bot)),
             Route("/api/tournaments", self._wrap(self.tournaments)),
             Route("/api/tournaments/{tournament}", self._wrap(self.tournament)),
         ]
@@ -274,3 +282,48 @@ class Api:
             else [m.id for m in lobby.matches.values() if m.tournament == document["id"]]
         )
         return dict(document)
+
+    async def download(self, request: Request) -> Response:
+        """A match's record as a file: ``record.jsonl``, or ``record.sgf`` where it has one."""
+        match_id, kind = request.path_params["match"], request.path_params["kind"]
+        try:
+            if kind not in ("jsonl", "sgf"):
+                raise ApiError(404, f"a record is .jsonl or .sgf, not .{kind}")
+            text = await self._store_call(match_file, match_id, kind)
+        except ApiError as exc:
+            return json_response({"error": exc.message}, exc.status)
+        except StoreError as exc:
+            return json_response({"error": f"records unavailable: {exc}"}, 503)
+        media = "application/x-go-sgf" if kind == "sgf" else "application/jsonl"
+        safe = "".join(c for c in match_id if c.isalnum() or c in "-_")[:64] or "match"
+        return Response(
+            text,
+            media_type=media,
+            headers={"Content-Disposition": f'attachment; filename="{safe}.{kind}"'},
+        )
+
+    def _ladder_state(self) -> tuple[Ladders, LadderRatings]:
+        lobby, ratings = self.server.lobby, self.server.ladder_ratings
+        if lobby is None or ratings is None:
+            raise ApiError(404, "this server runs no ladder (arena serve --ladder GAME)")
+        return lobby.ladders, ratings
+
+    async def ladders(self, request: Request) -> dict[str, Any]:
+        lobby = self.server.lobby
+        if lobby is None or self.server.ladder_ratings is None:
+            return {"ladders": []}
+        return {"ladders": list_ladders(lobby.ladders, self.server.ladder_ratings)}
+
+    async def ladder(self, request: Request) -> dict[str, Any]:
+        name = request.path_params["ladder"]
+        document = ladder_document(*self._ladder_state(), name)
+        if document is None:
+            raise ApiError(404, f"no ladder {name!r}")
+        return document
+
+    async def ladder_bot(self, request: Request) -> dict[str, Any]:
+        name, bot = request.path_params["ladder"], request.path_params["bot"]
+        document = bot_document(*self._ladder_state(), name, bot)
+        if document is None:
+            raise ApiError(404, f"no bot {bot!r} in ladder {name!r}")
+        return document

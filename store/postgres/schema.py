@@ -129,7 +129,14 @@ CREATE TABLE IF NOT EXISTS pools (
 """
 
 #: schema version -> the statements that bring version - 1 to it
-MIGRATIONS: dict[int, str] = {6: _V6, 7: _V7, 8: _V8}
+#: version 9: a ladder's games are found by its name (the ``ladder`` tag, docs/LADDER.md)
+#: without reading every match: an index over the tag, of the matches that have one
+_V9 = """
+CREATE INDEX IF NOT EXISTS matches_ladder ON matches ((tags::jsonb->>'ladder'), ended_at)
+    WHERE (tags::jsonb->>'ladder') IS NOT NULL;
+"""
+
+MIGRATIONS: dict[int, str] = {6: _V6, 7: _V7, 8: _V8, 9: _V9}
 FIRST_VERSION = min(MIGRATIONS)
 assert max(MIGRATIONS) == SCHEMA_VERSION, "every schema version needs a PostgreSQL migration"
 

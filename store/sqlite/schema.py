@@ -152,7 +152,14 @@ CREATE TABLE IF NOT EXISTS pools (
 );
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
+#: version 9: a ladder's games are found by its name (the ``ladder`` tag, docs/LADDER.md)
+#: without reading every match: an index over the tag, of the matches that have one
+_V9 = """
+CREATE INDEX IF NOT EXISTS matches_ladder ON matches(json_extract(tags, '$.ladder'), ended_at)
+    WHERE json_extract(tags, '$.ladder') IS NOT NULL;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9)
 assert len(MIGRATIONS) == SCHEMA_VERSION, "every schema version needs an SQLite migration"
 
 

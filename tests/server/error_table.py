@@ -44,6 +44,7 @@ PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 #: what a row's qualifier asks of the request: "`seek` with `pool`" is a seek naming a pool
 QUALIFIERS: dict[str, Callable[[dict[str, Any]], bool]] = {
     "with `pool`": lambda sent: bool(sent.get("pool")),
+    "with `ladder`": lambda sent: bool(sent.get("ladder")),
     "with a password": lambda sent: bool(sent.get("password")),
     '`"*"`': lambda sent: sent.get("match") == "*",
 }

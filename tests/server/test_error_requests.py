@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from protocol.messages import MatchStart, Scoring, Seeking, Turn, Update, Welcome
+from server.ladder_spec import LadderSpec
 from tests.server.error_table import (
     DIRECT,
     JOIN,
@@ -96,6 +97,20 @@ def a_spectator_sends(request: dict[str, Any]) -> Run:
         return await bench.asks(request, role="spectator")
 
     return run
+
+
+# --- ladders ---------------------------------------------------------------------------
+
+LADDER_SEEK = {"type": "seek", "game": "tictactoe", "ladder": "ttt"}
+ONE_LADDER = {"ladders": (LadderSpec("ttt", "tictactoe"),)}
+
+
+async def seek_an_unknown_ladder(bench: Bench) -> Refusal:
+    return await bench.asks({**LADDER_SEEK, "ladder": "chess"})
+
+
+async def seek_a_ladder_with_a_time_control(bench: Bench) -> Refusal:
+    return await bench.asks({**LADDER_SEEK, "move_time": 1.0})
 
 
 # --- pools ---------------------------------------------------------------------------
@@ -327,6 +342,10 @@ SCENARIOS = [
     Scenario("wrong_role", "`pair`", a_spectator_sends(PAIR)),
     Scenario("wrong_role", "`adjudicate`", a_spectator_sends(adjudicate(FOREIGN))),
     Scenario("bad_secret", "`seek` with `pool`", seek_with_a_stranger_secret),
+    Scenario("unknown_ladder", "`seek` with `ladder`", seek_an_unknown_ladder,
+             settings=ONE_LADDER),
+    Scenario("bad_request", "`seek` with `ladder`", seek_a_ladder_with_a_time_control,
+             settings=ONE_LADDER),
     Scenario("limit_reached", "`seek` with `pool`", seek_a_second_pool, settings=ONE_POOL),
     Scenario("limit_reached", "`direct`", direct_a_second_pool, when="beyond",
              settings=ONE_POOL),

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from protocol.messages import CLIENT_TYPES, Welcome
+from protocol.messages import CLIENT_TYPES, Seeking, Welcome
+from server.ladder_spec import LadderSpec
 from tests.server.error_table import (
     PROTOCOL,
     QUALIFIERS,
@@ -184,6 +185,15 @@ async def shutdown(bench: Bench) -> Refusal:
     return await told(client)
 
 
+async def ladder_taken_over(bench: Bench) -> Refusal:
+    seek = {"type": "seek", "game": "tictactoe", "ladder": "ttt"}
+    first = await bench.client("bot")
+    await first.send(seek)
+    await first.expect(Seeking)
+    await (await bench.client("bot")).send(seek)
+    return await told(first)
+
+
 async def pool_taken_over(bench: Bench) -> Refusal:
     first = await bench.director()
     await bench.director("director-2")  # with the same owner key
@@ -225,6 +235,8 @@ SCENARIOS = [
     Scenario("replaced", "(seat)", token_taken),
     Scenario("server_shutdown", "(server stopping)", shutdown),
     Scenario("director_replaced", "(director)", pool_taken_over),
+    Scenario("ladder_replaced", "(ladder)", ladder_taken_over,
+             settings={"ladders": (LadderSpec("ttt", "tictactoe"),)}),
 ]
 # fmt: on
 

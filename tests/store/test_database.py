@@ -215,6 +215,22 @@ def test_ids_and_prefixes_match_literally(database: Database) -> None:
     assert database.match_ids("a", limit=2) == ["a_b", "abc%1"]
 
 
+def test_a_ladders_games_are_read_in_the_order_they_ended(database: Database) -> None:
+    def game(match_id: str, ladder: str | None, ended: float, status: str = "finished") -> None:
+        tags = MatchTags(ladder=ladder)
+        database.import_match(record(match_id, tags=tags, ended_at=ended, status=status), [])
+
+    game("late", "c4", 9.0)
+    game("early", "c4", 3.0)
+    game("other", "go9", 5.0)
+    game("plain", None, 4.0)
+    game("live", "c4", 1.0, status="running")
+    assert [r.id for r in database.ladder_matches("c4")] == ["early", "late"]
+    assert database.ladder_matches("c4")[0].tags.ladder == "c4"
+    assert [r.id for r in database.ladder_matches("go9")] == ["other"]
+    assert database.ladder_matches("none") == []
+
+
 def test_a_tournament_game_is_found_by_index_and_owner(database: Database) -> None:
     def game(match_id: str, index: int, owner: str | None, status: str = "finished") -> None:
         tags = MatchTags(index=index, seats=("x", "y"), owner=owner)
