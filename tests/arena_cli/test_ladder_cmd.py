@@ -26,7 +26,7 @@ import pytest
 
 from tests.arena_cli.cli import Arena, arena, clean_env, free_port, run
 
-BOTS = {"rnd": "random", "greedy": "greedy", "mcts": "mcts:iterations=300"}
+BOTS = {"rnd": "random", "greedy": "greedy", "mcts": "mcts:iterations=300,engine=python"}
 
 
 def get(url: str) -> tuple[int, Any]:
