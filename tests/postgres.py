@@ -34,7 +34,7 @@ def postgres_server() -> Iterator[PostgresServer]:
     reason = available()
     if reason is not None:
         _missing(reason)
-    server = PostgresServer()
+    server = PostgresServer(durable=False)  # throwaway: stops in a second, not minutes
     try:
         server.start()
     except (RuntimeError, subprocess.TimeoutExpired) as exc:
