@@ -305,11 +305,13 @@ def _set(kernels: Sequence[Kernel]) -> str:
 def _amaf(kernels: Sequence[Kernel]) -> list[str]:
     """`AMAF` and `rollout_amaf`: the kernels' own, else `rollout` (no marks)."""
     marking = [k for k in kernels if k.amaf]
-    body = ["", "", "#: the kernels whose `rollout_amaf` marks the moves played (RAVE's statistics)"]
-    body.append(f"AMAF = {_set(marking)}")
-    body += _jitted(
-        "rollout_amaf", ["rng: np.ndarray", "policy: int", "seen: np.ndarray"], "int"
-    )
+    body = [
+        "",
+        "",
+        "#: the kernels whose `rollout_amaf` marks the moves played (RAVE's statistics)",
+    ]
+    body.append(f"AMAF: frozenset[int] = {_set(marking)}")
+    body += _jitted("rollout_amaf", ["rng: np.ndarray", "policy: int", "seen: np.ndarray"], "int")
     body += AMAF_DOC.rstrip("\n").splitlines()
     for k in marking:
         body += [
@@ -324,7 +326,7 @@ def _prior(kernels: Sequence[Kernel]) -> list[str]:
     """`PRIORS` and `prior`: the kernels' own, else nothing written."""
     priors = [k for k in kernels if k.prior is not None]
     body = ["", "", "#: the kernels with a prior (`prior`: virtual visits and wins at expansion)"]
-    body.append(f"PRIORS = {_set(priors)}")
+    body.append(f"PRIORS: frozenset[int] = {_set(priors)}")
     body += _jitted(
         "prior",
         ["moves: np.ndarray", "count: int", "visits: np.ndarray", "wins: np.ndarray"],

@@ -200,7 +200,7 @@ def leaf(
 
 
 #: the kernels whose `rollout_amaf` marks the moves played (RAVE's statistics)
-AMAF = frozenset({CONNECT4, MNK, BIGMNK, GO})
+AMAF: frozenset[int] = frozenset({CONNECT4, MNK, BIGMNK, GO})
 
 
 @njit(cache=True, nogil=True)
@@ -231,7 +231,7 @@ def rollout_amaf(
 
 
 #: the kernels with a prior (`prior`: virtual visits and wins at expansion)
-PRIORS = frozenset()
+PRIORS: frozenset[int] = frozenset()
 
 
 @njit(cache=True, nogil=True)

@@ -410,9 +410,7 @@ class FastSearch:
             now = self.clock()
             if now >= deadline:
                 break
-            done, depth = self.run_batch(
-                kstate, batch, shared=True, scratch=scratch, priors=priors
-            )
+            done, depth = self.run_batch(kstate, batch, shared=True, scratch=scratch, priors=priors)
             iterations += done
             max_depth = max(max_depth, depth)
             batch = next_batch(batch, self.clock() - now)
