@@ -111,8 +111,13 @@ def kernel_playout(game: Go) -> Work | None:
     return work
 
 
-def ours_mcts(game: Go, simulations: int) -> Work | None:
-    """Our compiled search, one thread, a fresh tree of `simulations` from the empty board."""
+#: RAVE's equivalence parameter of the benchmark's RAVE row (`rave` option)
+RAVE = 1000.0
+
+
+def ours_mcts(game: Go, simulations: int, rave: float = 0.0) -> Work | None:
+    """Our compiled search, one thread, a fresh tree of `simulations` from the empty board
+    (with RAVE's AMAF statistics when `rave` > 0)."""
     try:
         from player.agent import SearchLimit
         from player.mcts.fast.adapters import adapter_for
@@ -122,7 +127,7 @@ def ours_mcts(game: Go, simulations: int) -> Work | None:
         return None
     adapter = adapter_for(game)
     assert adapter is not None
-    search = FastSearch(game, adapter, SearchOptions(memory=256), seed=0)
+    search = FastSearch(game, adapter, SearchOptions(memory=256, rave=rave), seed=0)
     start = game.initial_state()
     limit = SearchLimit(iterations=simulations)
     search.search(start, SearchLimit(iterations=16))  # compiled (or loaded) before the clock
@@ -239,7 +244,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         game = Go(size=size, komi=komi)
         works: dict[str, Work] = {"rules": ours_rules(game), "playout": ours_playout(game)}
         simulations = mcts_simulations(size)
-        for key, work in (("kernel", kernel_playout(game)), ("mcts", ours_mcts(game, simulations))):
+        for key, work in (
+            ("kernel", kernel_playout(game)),
+            ("mcts", ours_mcts(game, simulations)),
+            ("mcts rave", ours_mcts(game, simulations, RAVE)),
+        ):
             if work is not None:
                 works[key] = work
         spiel = openspiel_game(size, komi)
@@ -256,6 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("kernel playout moves/s", _rate(rates, "kernel", 1), None),
             ("kernel plies/playout", _per_unit(rates, "kernel"), None),
             ("mcts simulations/s", _rate(rates, "mcts", 0), _rate(rates, "openspiel mcts", 0)),
+            ("mcts+rave simulations/s", _rate(rates, "mcts rave", 0), None),
         )
         for label, ours, other in rows:
             board = f"{size}x{size}"

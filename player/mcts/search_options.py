@@ -93,6 +93,22 @@ class SearchOptions(Options):
         high=1,
         engines=("fast",),
     )
+    rave: float | None = option(
+        float,
+        None,
+        "RAVE's equivalence parameter k (compiled engine, placement games: m,n,k, gomoku,"
+        " connect four, go): AMAF weighs as much as a move's own mean at k visits;"
+        " 0 = off, none = the game's default",
+        low=0,
+        nullable=True,
+        engines=("fast",),
+    )
+    prior: bool = option(
+        bool,
+        True,
+        "compiled engine: the game's prior (virtual visits and wins for new nodes), where it has one",
+        engines=("fast",),
+    )
     memory: float = option(
         float, 512, "MiB per search tree (the tree stops growing)", low=1, unit="MiB"
     )  # fmt: skip

@@ -24,6 +24,7 @@ def test_rows_for_each_board(capsys: pytest.CaptureFixture[str]) -> None:
         "kernel playout moves/s",
         "kernel plies/playout",
         "mcts simulations/s",
+        "mcts+rave simulations/s",
     ]
     assert [(row[0], " ".join(row[1:-2])) for row in rows] == [
         (board, label) for board in ("5x5", "7x7") for label in labels
@@ -32,7 +33,8 @@ def test_rows_for_each_board(capsys: pytest.CaptureFixture[str]) -> None:
     for row in rows:
         assert float(row[-2].replace(",", "")) > 0
         # OpenSpiel has no compiled playout of its own to time: the kernel rows are ours alone
-        assert (row[-1] != "-") == (with_openspiel and not row[1].startswith("kernel"))
+        ours_alone = row[1].startswith("kernel") or row[1].startswith("mcts+rave")
+        assert (row[-1] != "-") == (with_openspiel and not ours_alone)
 
 
 def test_bad_size_is_one_line() -> None:

@@ -53,7 +53,7 @@ def test_the_spec_registers_exactly_the_table() -> None:
     # the documented defaults (docs/AGENTS.md)
     assert info.usage() == (
         "mcts:time=1.0,iterations=none,c=1.4,metric=uct,max_moves=none,workers=1,reuse=true,"
-        "solver=true,seed=none,engine=auto,rollout=smart,exact=0.5,memory=512"
+        "solver=true,seed=none,engine=auto,rollout=smart,exact=0.5,rave=none,prior=true,memory=512"
         ",threats=false,candidates=12,cutoff=4,vcf=32,vct=20000"  # gomoku's threat knowledge
         ",connect4_eval=0.7,connect4_c=0.5,connect4_minimax=0.4,connect4_weights=shipped"
         ",reversi_leaf=eval,reversi_depth=0,reversi_solve=10,reversi_endgame=20,reversi_c=0.5"

@@ -48,7 +48,11 @@ Optional hooks (a kernel without them answers "none" and gets plain UCT):
 `SOLVERS`), used by the tree's `tree.solve_root`; `leaf`, a leaf evaluator
 (the kernels listed in `EVALUATORS`), which `tree.run` asks instead of
 playing a rollout when it is given leaf parameters: it answers an exact
-winner (the tree proves the leaf) or a reward for the side to move.
+winner (the tree proves the leaf) or a reward for the side to move;
+`rollout_amaf`, a rollout that also marks the moves it plays (the kernels
+listed in `AMAF`; the others play `rollout` and mark nothing), for RAVE in
+`tree.run`; `prior`, virtual visits and wins for the children of a node
+being expanded (the kernels listed in `PRIORS`; the others write nothing).
 """
 
 from __future__ import annotations
@@ -78,6 +82,24 @@ LEAF_DOC = '''    """What `tree.run` makes of the leaf `st` (ongoing): (kind, wi
     result), the value implicit minimax backups use (`tree.run`'s `alpha`).
     `params` (float64), `counts` (int64) and `scratch` (int64 rows) are the
     evaluator's (`tree.Leaf`), in layouts the kernel owns.
+    """
+'''
+
+AMAF_DOC = '''    """`rollout`'s winner, and the moves the rollout played marked in `seen`.
+
+    `seen` (int8, indexed by move id, at least ``tree.MAX_MOVES + 1`` long):
+    for each move the rollout plays (not a pass) whose mark is 0, the mark
+    becomes its mover's seat + 1 (the first to play it). A kernel not in
+    `AMAF` plays `rollout` and marks nothing.
+    """
+'''
+
+PRIOR_DOC = '''    """Virtual visits and wins for the children of `st` that `moves[:count]` reach.
+
+    For each k < `count`: ``visits[k]`` (int32, >= 0) and ``wins[k]``
+    (float64, in [0, visits[k]]: for the side to move at `st`, who makes the
+    move), which `tree.run` adds to the new child's counts. A kernel not in
+    `PRIORS` writes nothing (the caller asks only those).
     """
 '''
 
@@ -142,6 +164,10 @@ def verify(kernels: Sequence[Kernel]) -> None:
             wanted += [(kernel.solve, "solve"), (kernel.solve, "new_table")]
         if kernel.leaf is not None:
             wanted.append((kernel.leaf, "evaluate"))
+        if kernel.amaf:
+            wanted.append((kernel.module, "rollout_amaf"))
+        if kernel.prior is not None:
+            wanted.append((kernel.prior, "prior"))
         for module, name in wanted:
             try:
                 found = hasattr(importlib.import_module(module), name)
@@ -161,6 +187,7 @@ def _imports(kernels: Sequence[Kernel]) -> list[str]:
     modules = {k.module for k in kernels}
     modules |= {k.solve for k in kernels if k.solve is not None}
     modules |= {k.leaf for k in kernels if k.leaf is not None}
+    modules |= {k.prior for k in kernels if k.prior is not None}
     lines = [
         f"from {m.rpartition('.')[0]} import {m.rpartition('.')[2]} as {alias(m)}" for m in modules
     ]
@@ -264,7 +291,56 @@ def render(kernels: Sequence[Kernel]) -> str:
             f"        return {alias(k.leaf)}.evaluate(cfg, st, params, counts, scratch)",
         ]
     body.append("    return LEAF_ROLLOUT, ONGOING, -1.0, -1.0")
+    body += _amaf(kernels)
+    body += _prior(kernels)
     return "\n".join([*HEADER.splitlines(), *body]) + "\n"
+
+
+def _set(kernels: Sequence[Kernel]) -> str:
+    """A frozenset of the kernels' id constants, as source."""
+    names = ", ".join(k.name for k in kernels)
+    return f"frozenset({{{names}}})" if names else "frozenset()"
+
+
+def _amaf(kernels: Sequence[Kernel]) -> list[str]:
+    """`AMAF` and `rollout_amaf`: the kernels' own, else `rollout` (no marks)."""
+    marking = [k for k in kernels if k.amaf]
+    body = [
+        "",
+        "",
+        "#: the kernels whose `rollout_amaf` marks the moves played (RAVE's statistics)",
+    ]
+    body.append(f"AMAF: frozenset[int] = {_set(marking)}")
+    body += _jitted("rollout_amaf", ["rng: np.ndarray", "policy: int", "seen: np.ndarray"], "int")
+    body += AMAF_DOC.rstrip("\n").splitlines()
+    for k in marking:
+        body += [
+            f"    if gid == {k.name}:",
+            f"        return {alias(k.module)}.rollout_amaf(cfg, st, rng, policy, seen)",
+        ]
+    body.append("    return rollout(gid, cfg, st, rng, policy)")
+    return body
+
+
+def _prior(kernels: Sequence[Kernel]) -> list[str]:
+    """`PRIORS` and `prior`: the kernels' own, else nothing written."""
+    priors = [k for k in kernels if k.prior is not None]
+    body = ["", "", "#: the kernels with a prior (`prior`: virtual visits and wins at expansion)"]
+    body.append(f"PRIORS: frozenset[int] = {_set(priors)}")
+    body += _jitted(
+        "prior",
+        ["moves: np.ndarray", "count: int", "visits: np.ndarray", "wins: np.ndarray"],
+        "None",
+    )
+    body += PRIOR_DOC.rstrip("\n").splitlines()
+    for index, k in enumerate(priors):
+        assert k.prior is not None
+        keyword = "if" if index == 0 else "elif"
+        body += [
+            f"    {keyword} gid == {k.name}:",
+            f"        {alias(k.prior)}.prior(cfg, st, moves, count, visits, wins)",
+        ]
+    return body
 
 
 def main(argv: Sequence[str] | None = None) -> int:

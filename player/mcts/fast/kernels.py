@@ -16,7 +16,11 @@ Optional hooks (a kernel without them answers "none" and gets plain UCT):
 `SOLVERS`), used by the tree's `tree.solve_root`; `leaf`, a leaf evaluator
 (the kernels listed in `EVALUATORS`), which `tree.run` asks instead of
 playing a rollout when it is given leaf parameters: it answers an exact
-winner (the tree proves the leaf) or a reward for the side to move.
+winner (the tree proves the leaf) or a reward for the side to move;
+`rollout_amaf`, a rollout that also marks the moves it plays (the kernels
+listed in `AMAF`; the others play `rollout` and mark nothing), for RAVE in
+`tree.run`; `prior`, virtual visits and wins for the children of a node
+being expanded (the kernels listed in `PRIORS`; the others write nothing).
 """
 
 from __future__ import annotations
@@ -193,3 +197,57 @@ def leaf(
     if gid == REVERSI:
         return reversi_leaf.evaluate(cfg, st, params, counts, scratch)
     return LEAF_ROLLOUT, ONGOING, -1.0, -1.0
+
+
+#: the kernels whose `rollout_amaf` marks the moves played (RAVE's statistics)
+AMAF: frozenset[int] = frozenset({CONNECT4, MNK, BIGMNK, GO})
+
+
+@njit(cache=True, nogil=True)
+def rollout_amaf(
+    gid: int,
+    cfg: np.ndarray,
+    st: np.ndarray,
+    rng: np.ndarray,
+    policy: int,
+    seen: np.ndarray,
+) -> int:
+    """`rollout`'s winner, and the moves the rollout played marked in `seen`.
+
+    `seen` (int8, indexed by move id, at least ``tree.MAX_MOVES + 1`` long):
+    for each move the rollout plays (not a pass) whose mark is 0, the mark
+    becomes its mover's seat + 1 (the first to play it). A kernel not in
+    `AMAF` plays `rollout` and marks nothing.
+    """
+    if gid == CONNECT4:
+        return connect4_kernel.rollout_amaf(cfg, st, rng, policy, seen)
+    if gid == MNK:
+        return mnk_kernel.rollout_amaf(cfg, st, rng, policy, seen)
+    if gid == BIGMNK:
+        return mnk_big.rollout_amaf(cfg, st, rng, policy, seen)
+    if gid == GO:
+        return go_kernel.rollout_amaf(cfg, st, rng, policy, seen)
+    return rollout(gid, cfg, st, rng, policy)
+
+
+#: the kernels with a prior (`prior`: virtual visits and wins at expansion)
+PRIORS: frozenset[int] = frozenset()
+
+
+@njit(cache=True, nogil=True)
+def prior(
+    gid: int,
+    cfg: np.ndarray,
+    st: np.ndarray,
+    moves: np.ndarray,
+    count: int,
+    visits: np.ndarray,
+    wins: np.ndarray,
+) -> None:
+    """Virtual visits and wins for the children of `st` that `moves[:count]` reach.
+
+    For each k < `count`: ``visits[k]`` (int32, >= 0) and ``wins[k]``
+    (float64, in [0, visits[k]]: for the side to move at `st`, who makes the
+    move), which `tree.run` adds to the new child's counts. A kernel not in
+    `PRIORS` writes nothing (the caller asks only those).
+    """

@@ -158,6 +158,34 @@ def _pick(bits: int, rng: np.ndarray) -> int:
 @njit(cache=True, nogil=True)
 def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
     """Play to the end from `st` (not modified); return the winner seat or DRAW."""
+    return _rollout(cfg, st, rng, policy, np.empty(0, dtype=np.int8), False)
+
+
+@njit(cache=True, nogil=True)
+def rollout_amaf(
+    cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int, seen: np.ndarray
+) -> int:
+    """`rollout`, marking each column it plays in (move ids are columns) with the seat + 1
+    of the first to play there, where `seen` holds 0; a win taken at once counts as played."""
+    return _rollout(cfg, st, rng, policy, seen, True)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _column(bit: int, h: int) -> int:
+    """The column of the one-bit mask `bit`."""
+    c = 0
+    b = bit >> (h + 1)
+    while b:
+        b >>= h + 1
+        c += 1
+    return c
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rollout(
+    cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int, seen: np.ndarray, mark: bool
+) -> int:
+    """`rollout`, and with `mark` (a constant: inlined) `rollout_amaf`'s marks in `seen`."""
     if st[3] != ONGOING:
         return int(st[3])
     h, bottom, board, cells = cfg[HEIGHT_AT], cfg[BOTTOM_AT], cfg[BOARD_AT], cfg[CELLS_AT]
@@ -178,6 +206,10 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         if smart:
             mine = winning_cells(me, mask, h, board) & playable
             if mine:
+                if mark:
+                    c = _column(mine & -mine, h)
+                    if seen[c] == 0:
+                        seen[c] = mover + 1
                 return int(mover)
             theirs = winning_cells(you, mask, h, board)
             forced = theirs & playable
@@ -193,6 +225,10 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         else:
             bit = _pick(playable, rng)
         last = bit
+        if mark:
+            c = _column(bit, h)
+            if seen[c] == 0:
+                seen[c] = mover + 1
         me |= bit
         mask |= bit
         ply += 1

@@ -1,4 +1,4 @@
-"""Connect four's kernel for the dispatch's generator (`player.mcts.fast.gen`): an exact search and a leaf evaluator."""
+"""Connect four's kernel for the dispatch's generator (`player.mcts.fast.gen`): an exact search, a leaf evaluator, AMAF rollouts (by column)."""
 
 from __future__ import annotations
 
@@ -11,5 +11,6 @@ KERNELS = (
         "player.mcts.fast.connect4.kernel",
         solve="player.mcts.fast.connect4.solve",
         leaf="player.mcts.fast.connect4.evaluation",
+        amaf=True,
     ),
 )

@@ -63,7 +63,8 @@ class Adapter:
     (None: plain UCT); `configure` the kernel config the search runs with;
     `root_threats` and `root_vct` its root searches (None: off).
     `rules_bound`: the root's moves are checked against the rules'
-    (`FastSearch` marks the others lost).
+    (`FastSearch` marks the others lost). `rave`: the game's default for
+    the ``rave`` option.
     """
 
     gid: int
@@ -87,3 +88,6 @@ class Adapter:
     #: ko, the rules positional superko): the search marks the root's children that the
     #: rules' `legal_moves` lacks as lost, so they are never searched nor played
     rules_bound: bool = False
+    #: RAVE's equivalence parameter when the search's ``rave`` option is none (0: off); read
+    #: only for kernels with AMAF rollouts (`kernels.AMAF`)
+    rave: float = 0.0

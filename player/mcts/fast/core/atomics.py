@@ -4,13 +4,13 @@ Numba has no CPU atomics of its own. These are the few that let several
 threads share one search tree (`tree.run` with ``shared``): claiming a node
 to expand it and publishing its children (`cas2`, `load2`), allocating
 rows (`cas1`) and counting visits and rewards without losing updates
-(`add2`, `fadd1`). Every operation is sequentially consistent: LLVM moves
+(`add2`, `fadd1`; `add1` and `fadd1` on float32 for the AMAF counts of RAVE). Every operation is sequentially consistent: LLVM moves
 no load or store across it, so a thread that reads a published child count
 (`load2`) also sees the rows written before it was published.
 
 Each takes the array and the element's indices (no bounds check: callers
 index rows they own); the 2-D forms are for `tree`'s int32 node columns,
-the 1-D forms for its int64 meta row and float64 reward sums.
+the 1-D forms for its int64 meta row, float64 reward sums and AMAF counts.
 """
 
 from __future__ import annotations
@@ -114,11 +114,23 @@ def _add2(typingctx: Any, arr: Any, i: Any, j: Any, value: Any) -> Any:
 
 
 @intrinsic
-def _fadd1(typingctx: Any, arr: Any, i: Any, value: Any) -> Any:
-    """``arr[i] += value`` atomically for a float64 array; return the old value."""
-    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.dtype == types.float64):
+def _add1(typingctx: Any, arr: Any, i: Any, value: Any) -> Any:
+    """``arr[i] += value`` atomically for an integer array; return the old value."""
+    if not _int_array(arr, 1):
         return None
-    return types.float64(arr, i, value), _adder("fadd")
+    return arr.dtype(arr, i, value), _adder("add")
+
+
+@intrinsic
+def _fadd1(typingctx: Any, arr: Any, i: Any, value: Any) -> Any:
+    """``arr[i] += value`` atomically for a float64 or float32 array; return the old value."""
+    if not (
+        isinstance(arr, types.Array)
+        and arr.ndim == 1
+        and arr.dtype in (types.float64, types.float32)
+    ):
+        return None
+    return arr.dtype(arr, i, value), _adder("fadd")
 
 
 # The compiled forms, typed for callers (an intrinsic's Python signature has the typing context).
@@ -126,4 +138,5 @@ cas2 = cast(Callable[[Any, int, int, int, int], int], _cas2)
 cas1 = cast(Callable[[Any, int, int, int], int], _cas1)
 load2 = cast(Callable[[Any, int, int], int], _load2)
 add2 = cast(Callable[[Any, int, int, int], int], _add2)
+add1 = cast(Callable[[Any, int, int], int], _add1)
 fadd1 = cast(Callable[[Any, int, float], float], _fadd1)

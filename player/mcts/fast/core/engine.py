@@ -54,9 +54,10 @@ def next_batch(batch: int, spent: float) -> int:
     return max(16, min(int(batch * BATCH_SECONDS / spent), 2 * batch))
 
 
-def bytes_per_node(state_size: int) -> int:
-    """Bytes of one tree row: the state, the int32 columns and the reward sum."""
-    return 8 * state_size + 4 * tree.COLUMNS + 8
+def bytes_per_node(state_size: int, amaf: bool = False) -> int:
+    """Bytes of one tree row: the state, the int32 columns, the reward sum and, with
+    `amaf`, RAVE's AMAF visits and wins (int32 and float32)."""
+    return 8 * state_size + 4 * tree.COLUMNS + 8 + (8 if amaf else 0)
 
 
 class FastSearch:
@@ -65,8 +66,10 @@ class FastSearch:
     `options` are the ``mcts`` agent's (`SearchOptions`; None: the defaults); it reads
     ``c``, ``rollout`` (``smart`` plays the adapter's `Adapter.smart` policy,
     ``random`` `Rollout.RANDOM`), ``solver``, ``reuse``, ``memory``,
-    ``exact`` and ``workers`` (threads growing the tree in a timed search;
-    `close` stops them). `knowledge` is the game's own options, an instance
+    ``exact``, ``workers`` (threads growing the tree in a timed search;
+    `close` stops them), ``rave`` (RAVE's k, for kernels with AMAF rollouts;
+    none: the adapter's `Adapter.rave`) and ``prior`` (the kernel's prior at
+    expansion, for kernels that have one). `knowledge` is the game's own options, an instance
     of `Adapter.knowledge` (None: its defaults): the adapter's knowledge
     factories read it. `seed` is this search's (the agent's, or a worker's
     derived from it); `clock` the clock of its deadlines.
@@ -99,7 +102,14 @@ class FastSearch:
         self.reuse = options.reuse
         self.rng = random.Random(seed)
         self.clock = clock
-        self.node_bytes = bytes_per_node(adapter.state_size)
+        kernels = tree.kernels
+        rave = adapter.rave if options.rave is None else options.rave
+        #: RAVE's equivalence parameter (0: off; always off for a kernel without AMAF rollouts)
+        self.rave = float(rave) if adapter.gid in kernels.AMAF else 0.0
+        #: whether new nodes get the kernel's prior (option ``prior``, kernels that have one)
+        self.prior = options.prior and adapter.gid in kernels.PRIORS
+        self.priors = tree.Prior.buffers() if self.prior else tree.Prior.none()
+        self.node_bytes = bytes_per_node(adapter.state_size, self.rave > 0)
         memory = options.memory
         tree_bytes = int(memory * 2**20)
         #: the exact search from the root (option ``exact``), for kernels that have one
@@ -115,7 +125,7 @@ class FastSearch:
             tree_bytes -= self.plan.owned_bytes
         self.capacity = max(64, tree_bytes // self.node_bytes)
         #: the tree, one value (`tree.Tree`); `st`, `ni`, `wsum` and `meta` name its arrays
-        self.arrays = tree.Tree.empty(self.capacity, adapter.state_size)
+        self.arrays = tree.Tree.empty(self.capacity, adapter.state_size, self.rave > 0)
         self.root_state: Any = None
         self._batch = 16  # grows to BATCH_SECONDS of work (slow kernels: gomoku)
         #: the kernel config the search runs with: the adapter's, knowledge switched on or off
@@ -349,6 +359,7 @@ class FastSearch:
         *,
         shared: bool = False,
         scratch: tuple[np.ndarray, np.ndarray] | None = None,
+        priors: tree.Prior | None = None,
     ) -> tuple[int, int]:
         """One batch of simulations (`tree.run`): (done, max depth).
 
@@ -356,7 +367,8 @@ class FastSearch:
         (`kernels.leaf`) when the plan evaluates them, with the plan's UCB1
         constant. `shared`: other threads search the tree at the same time;
         a thread other than the search's own passes its own evaluator
-        `scratch` (counts, rows: `_start_lanes`).
+        `scratch` (counts, rows: `_start_lanes`) and its own prior buffers
+        (`priors`).
         """
         plan = self.plan
         if plan is not None and plan.evaluated:
@@ -366,7 +378,8 @@ class FastSearch:
             c, leaf, alpha = self.c, ROLLOUTS, 0.0
         done, depth = tree.run(
             self.adapter.gid, self.cfg, self.arrays, kstate,
-            batch, c, self.policy, self.solver, leaf, shared, alpha,
+            batch, c, self.policy, self.solver, leaf, shared, alpha, self.rave,
+            self.priors if priors is None else priors,
         )  # fmt: skip
         return int(done), int(depth)
 
@@ -378,13 +391,15 @@ class FastSearch:
         for _ in range(self.threads - 1):
             kstate = new_rng(self.rng.getrandbits(63))
             scratch = None if self.plan is None else self.plan.fork(kstate)
-            lanes.append(self._lanes.submit(self._lane, kstate, scratch, deadline, stop))
+            priors = tree.Prior.buffers() if self.prior else tree.Prior.none()
+            lanes.append(self._lanes.submit(self._lane, kstate, scratch, priors, deadline, stop))
         return lanes
 
     def _lane(
         self,
         kstate: np.ndarray,
         scratch: tuple[np.ndarray, np.ndarray] | None,
+        priors: tree.Prior,
         deadline: float,
         stop: threading.Event,
     ) -> tuple[int, int]:
@@ -395,7 +410,7 @@ class FastSearch:
             now = self.clock()
             if now >= deadline:
                 break
-            done, depth = self.run_batch(kstate, batch, shared=True, scratch=scratch)
+            done, depth = self.run_batch(kstate, batch, shared=True, scratch=scratch, priors=priors)
             iterations += done
             max_depth = max(max_depth, depth)
             batch = next_batch(batch, self.clock() - now)

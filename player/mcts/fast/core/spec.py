@@ -29,7 +29,13 @@ class Kernel:
     the module of its exact search (``solve(cfg, st, table, budget, alpha,
     beta)`` and ``new_table(entries)``), `leaf` the module of its leaf
     evaluator (``evaluate(cfg, st, params, counts, scratch)``); None: the
-    kernel has none.
+    kernel has none. `amaf`: `module` also defines ``rollout_amaf(cfg, st,
+    rng, policy, seen)``, a rollout that marks in the int8 array `seen` the
+    moves it plays (a move id's first mover, seat + 1, where it is still 0),
+    so the tree can keep RAVE's all-moves-as-first statistics. `prior` names
+    the module of the kernel's prior (``prior(cfg, st, moves, count, visits,
+    wins)``: virtual visits and wins for each child of a node being
+    expanded); None: none.
     """
 
     name: str
@@ -38,6 +44,8 @@ class Kernel:
     ordered: bool = False
     solve: str | None = None
     leaf: str | None = None
+    amaf: bool = False
+    prior: str | None = None
 
     def __post_init__(self) -> None:
         if not _CONSTANT.match(self.name):

@@ -27,6 +27,22 @@ a proven draw counts its exact value without exploration bonus. With
 IMPLIED`` in the UCB1 sum (`_imply`).
 `meta` holds ROOT, NEXT (first free row) and FULL (rows that could not be
 expanded for lack of room: the tree stops growing, the search goes on).
+
+RAVE (MC-RAVE, Gelly & Silver 2011; `run`'s ``rave`` > 0, kernels in
+`kernels.AMAF`): each row also has an AMAF visit count ``avis`` and win sum
+``awin`` (for MOVER), the simulations through its parent in which its move
+was first played, after the parent, by its mover (in the tree below the
+parent or in the rollout: `kernels.rollout_amaf` marks the rollout's
+moves). Selection mixes them into a visited child's mean, ``(1 - beta) *
+mean + beta * amaf`` with ``beta = sqrt(k / (3 * visits + k))`` (`k` is
+``rave``, the visits at which both weigh the same), and an unvisited child
+with AMAF statistics is worth its AMAF mean (beta = 1) plus the exploration
+bonus of one visit, instead of being tried first. Without RAVE the two
+arrays have no rows.
+
+Priors (`run`'s ``prior``, kernels in `kernels.PRIORS`): at expansion the
+kernel's `kernels.prior` gives each new child virtual visits and wins, added
+to its VIS and ``wsum``.
 """
 
 from __future__ import annotations
@@ -38,7 +54,7 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast.core import registry
-from player.mcts.fast.core.atomics import add2, cas1, cas2, fadd1, load2
+from player.mcts.fast.core.atomics import add1, add2, cas1, cas2, fadd1, load2
 from player.mcts.fast.core.codes import (
     DRAW,
     LEAF_EXACT,
@@ -85,15 +101,23 @@ class Tree(NamedTuple):
     ni: np.ndarray
     wsum: np.ndarray
     meta: np.ndarray
+    #: RAVE's AMAF visits (int32) and wins (float32: sums of halves, exact below 2**23) per
+    #: row; no rows when the search keeps none (8 bytes a node otherwise)
+    avis: np.ndarray
+    awin: np.ndarray
 
     @classmethod
-    def empty(cls, capacity: int, state_size: int) -> Tree:
-        """A tree of `capacity` rows, none used (`np.empty`: pages are mapped as it grows)."""
+    def empty(cls, capacity: int, state_size: int, amaf: bool = False) -> Tree:
+        """A tree of `capacity` rows, none used (`np.empty`: pages are mapped as it grows);
+        `amaf`: with RAVE's AMAF statistics."""
+        rows = capacity if amaf else 0
         return cls(
             np.empty((capacity, state_size), dtype=np.int64),
             np.empty((capacity, COLUMNS), dtype=np.int32),
             np.empty(capacity, dtype=np.float64),
             np.zeros(3, dtype=np.int64),
+            np.empty(rows, dtype=np.int32),
+            np.empty(rows, dtype=np.float32),
         )
 
 
@@ -121,6 +145,26 @@ class Leaf(NamedTuple):
         )
 
 
+class Prior(NamedTuple):
+    """A thread's buffers for `kernels.prior` (virtual visits and wins of a new node's children).
+
+    No rows (`Prior.none`): the search asks no prior.
+    """
+
+    visits: np.ndarray
+    wins: np.ndarray
+
+    @classmethod
+    def none(cls) -> Prior:
+        """No prior asked."""
+        return cls(np.empty(0, dtype=np.int32), np.empty(0, dtype=np.float64))
+
+    @classmethod
+    def buffers(cls) -> Prior:
+        """Room for the prior of any node's children."""
+        return cls(np.zeros(MAX_MOVES, dtype=np.int32), np.zeros(MAX_MOVES, dtype=np.float64))
+
+
 MAX_MOVES = 362  # the most legal moves of any kernel (go 19×19: 361 points and a pass)
 MAX_DEPTH = 1024
 
@@ -128,9 +172,12 @@ MAX_DEPTH = 1024
 @njit(cache=True, nogil=True)
 def init_root(gid: int, cfg: np.ndarray, tree: Tree) -> None:
     """Make row 0 the root (its state must already be in ``tree.st[0]``)."""
-    st, ni, wsum, meta = tree
+    st, ni, wsum, meta, avis, awin = tree
     ni[0, :] = 0
     wsum[0] = 0.0  # the rows are `np.empty`: memory a freed array left, not zeros
+    if avis.shape[0] > 0:
+        avis[0] = 0
+        awin[0] = 0.0
     ni[0, PARENT] = -1
     ni[0, MOVE] = -1
     ni[0, IMPLIED] = UNKNOWN
@@ -149,6 +196,7 @@ def _expand(
     rng: np.ndarray,
     moves: np.ndarray,
     shared: bool,
+    priors: Prior,
 ) -> int:
     """Create every child of `node`; return the first to visit, or `NO_ROOM` (the tree is
     full) or `BUSY` (another thread is expanding it).
@@ -156,9 +204,10 @@ def _expand(
     `shared` (threads searching one tree): the node is claimed first (its
     child count from 0 to `CLAIMED`), rows are taken by compare-and-swap on
     ``meta[NEXT]``, and the count is published last, so a thread that reads
-    it sees the rows.
+    it sees the rows. `priors`: the thread's buffers for `kernels.prior`
+    (no rows: no prior asked).
     """
-    st, ni, wsum, meta = tree
+    st, ni, wsum, meta, avis, awin = tree
     if shared and cas2(ni, node, NCH, 0, CLAIMED) != 0:
         return BUSY
     n = kernels.legal(gid, cfg, st[node], moves)
@@ -179,6 +228,13 @@ def _expand(
             j = below(rng, i + 1)
             moves[i], moves[j] = moves[j], moves[i]
     chooser = kernels.to_move(gid, cfg, st[node])
+    pvis, pwin = priors
+    prior = pvis.shape[0] > 0
+    if prior:
+        pvis[:n] = 0
+        pwin[:n] = 0.0
+        kernels.prior(gid, cfg, st[node], moves, n, pvis, pwin)
+    amaf = avis.shape[0] > 0
     pick = first
     for i in range(n):
         c = first + i
@@ -192,6 +248,12 @@ def _expand(
         ni[c, PROVEN] = 0
         ni[c, IMPLIED] = UNKNOWN
         wsum[c] = 0.0
+        if amaf:
+            avis[c] = 0
+            awin[c] = 0.0
+        if prior and pvis[i] > 0:
+            ni[c, VIS] = pvis[i]
+            wsum[c] = min(max(pwin[i], 0.0), float(pvis[i]))
         s = kernels.status(gid, cfg, st[c])
         if s != ONGOING:
             ni[c, PROVEN] = (
@@ -232,6 +294,103 @@ def _select(ni: np.ndarray, wsum: np.ndarray, node: int, c: float, alpha: float)
             best = value
             sel = j
     return first if sel < 0 else sel
+
+
+@njit(cache=True, nogil=True)
+def _select_rave(
+    ni: np.ndarray,
+    wsum: np.ndarray,
+    avis: np.ndarray,
+    awin: np.ndarray,
+    node: int,
+    c: float,
+    alpha: float,
+    k: float,
+) -> int:
+    """`_select` with RAVE: a child's mean is ``(1 - beta) * mean + beta * amaf``, ``beta =
+    sqrt(k / (3 * visits + k))``; an unvisited child with AMAF visits is worth its AMAF mean
+    and one visit's exploration bonus; one with neither is taken at once."""
+    first = ni[node, FIRST]
+    scale = c * math.sqrt(math.log(ni[node, VIS] + 1))
+    best = -1.0
+    sel = -1
+    for j in range(first, first + ni[node, NCH]):
+        p = ni[j, PROVEN]
+        if p == PROVEN_LOSS:
+            continue
+        if p == PROVEN_WIN:
+            return int(j)
+        v = ni[j, VIS]
+        a = avis[j]
+        if p == PROVEN_DRAW:
+            value = 0.5
+        elif v == 0:
+            if a == 0:
+                return int(j)
+            value = awin[j] / a + scale
+        else:
+            value = wsum[j] / v
+            implied = ni[j, IMPLIED]
+            if alpha > 0.0 and implied >= 0:
+                value += alpha * (implied / IMPLIED_ONE - value)
+            if a > 0:
+                beta = math.sqrt(k / (3.0 * v + k))
+                value += beta * (awin[j] / a - value)
+            value += scale / math.sqrt(v)
+        if value > best:
+            best = value
+            sel = j
+    return first if sel < 0 else sel
+
+
+@njit(cache=True, nogil=True)
+def _amaf(
+    ni: np.ndarray,
+    avis: np.ndarray,
+    awin: np.ndarray,
+    path: np.ndarray,
+    depth: int,
+    seen: np.ndarray,
+    winner: int,
+    reward: float,
+    side: int,
+    shared: bool,
+) -> None:
+    """RAVE's backup: for each node of `path`, deepest first, count the simulation in the AMAF
+    statistics of its children whose move their mover played first after the node.
+
+    `seen` holds the rollout's first movers (seat + 1, `kernels.rollout_amaf`); going up,
+    each tree move below the node is marked over them (it came earlier), so a node's
+    children see the moves played after it, each by whoever played it first.
+    """
+    for k in range(depth, -1, -1):
+        node = path[k]
+        if k < depth:
+            child = path[k + 1]
+            m = ni[child, MOVE]
+            if m >= 0:
+                seen[m] = ni[child, MOVER] + 1
+        nch = load2(ni, node, NCH) if shared else ni[node, NCH]
+        if nch <= 0:
+            continue
+        first = ni[node, FIRST]
+        for j in range(first, first + nch):
+            m = ni[j, MOVE]
+            mover = ni[j, MOVER]
+            if m < 0 or seen[m] != mover + 1:
+                continue
+            if reward >= 0.0:
+                gain = reward if mover == side else 1.0 - reward
+            elif winner == DRAW:
+                gain = 0.5
+            else:
+                gain = 1.0 if winner == mover else 0.0
+            if shared:
+                add1(avis, j, 1)
+                fadd1(awin, j, gain)
+            else:
+                avis[j] += 1
+                awin[j] += gain
 
 
 @njit(cache=True, nogil=True)
@@ -279,8 +438,10 @@ def run(
     policy: int,
     solver: bool,
     leaf: Leaf,
-    shared: bool = False,
-    alpha: float = 0.0,
+    shared: bool,
+    alpha: float,
+    rave: float,
+    priors: Prior,
 ) -> tuple[int, int]:
     """Run up to `iterations` simulations on `tree`; return (done, max depth).
 
@@ -290,7 +451,9 @@ def run(
     `scratch`): a rollout, an exact winner (the leaf is proven, except the
     root) or a reward for the side to move, backed up as a fraction.
     `c` is UCB1's constant, `solver` MCTS-Solver's switch, `alpha` the
-    implicit minimax backups' weight (0: off).
+    implicit minimax backups' weight (0: off), `rave` RAVE's equivalence
+    parameter (0: off; the tree must have AMAF rows), `priors` the buffers
+    of the kernel's prior at expansion (`Prior.none`: none asked).
 
     `shared`: other threads run on the same tree at the same time (each with
     its own `rng`, `counts` and `scratch`). A simulation then counts its
@@ -299,12 +462,15 @@ def run(
     out), adds rewards atomically, and expands a node only after claiming
     it (`_expand`); a node another thread is expanding is a leaf meanwhile.
     """
-    st, ni, wsum, meta = tree
+    st, ni, wsum, meta, avis, awin = tree
     params, counts, scratch = leaf
     root = meta[ROOT]
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     path = np.empty(MAX_DEPTH, dtype=np.int64)
     evaluator = params.shape[0] > 0
+    amaf = rave > 0.0
+    #: the moves' first movers in a simulation (seat + 1; RAVE)
+    played = np.zeros(MAX_MOVES + 1 if amaf else 0, dtype=np.int8)
     seen = 1 if shared else 0  # a node's visits before this simulation's are more than this
     max_depth = 0
     done = 0
@@ -334,7 +500,7 @@ def run(
                     winner = s
                     break
                 if nch == 0 and (ni[node, VIS] > seen or node == root):
-                    child = _expand(gid, cfg, tree, node, rng, moves, shared)
+                    child = _expand(gid, cfg, tree, node, rng, moves, shared, priors)
                     if child >= 0 and depth + 1 < MAX_DEPTH:
                         node = child
                         depth += 1
@@ -359,10 +525,15 @@ def run(
                 elif kind == LEAF_REWARD:
                     reward = value
                     side = kernels.to_move(gid, cfg, st[node])
+                elif amaf:
+                    winner = kernels.rollout_amaf(gid, cfg, st[node], rng, policy, played)
                 else:
                     winner = kernels.rollout(gid, cfg, st[node], rng, policy)
                 break
-            node = _select(ni, wsum, node, c, alpha)
+            if amaf:
+                node = _select_rave(ni, wsum, avis, awin, node, c, alpha, rave)
+            else:
+                node = _select(ni, wsum, node, c, alpha)
             depth += 1
             path[depth] = node
             if shared:
@@ -382,6 +553,9 @@ def run(
             else:
                 ni[nd, VIS] += 1
                 wsum[nd] += gain
+        if amaf:
+            _amaf(ni, avis, awin, path, depth, played, winner, reward, side, shared)
+            played[:] = 0
         if proven and solver and depth > 0 and _prove(ni, path, depth):
             break
         if alpha > 0.0:
@@ -455,7 +629,8 @@ def compact(tree: Tree) -> None:
     Parents precede children, so one forward pass decides which rows live
     (the root and rows whose parent lives) and moves each live row down.
     """
-    st, ni, wsum, meta = tree
+    st, ni, wsum, meta, avis, awin = tree
+    amaf = avis.shape[0] > 0
     root = meta[ROOT]
     end = meta[NEXT]
     new = np.full(end - root, -1, dtype=np.int64)
@@ -468,6 +643,9 @@ def compact(tree: Tree) -> None:
                 st[count, :] = st[i, :]
                 ni[count, :] = ni[i, :]
                 wsum[count] = wsum[i]
+                if amaf:
+                    avis[count] = avis[i]
+                    awin[count] = awin[i]
             count += 1
     for j in range(count):
         ni[j, PARENT] = -1 if j == 0 else new[ni[j, PARENT] - root]

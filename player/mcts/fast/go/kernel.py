@@ -15,7 +15,7 @@ in a row or the move cap end the game, scored by area with komi
 On the row, `legal` and `play` work on the bits (a chain is followed only
 when a point has no empty neighbour, or a neighbouring opposing stone has
 none); `rollout` builds the incremental `board` once and plays `policy`'s
-moves on it (`playout`, which can also record the moves for AMAF).
+moves on it (`playout`, which can also record the moves: `rollout_amaf`, for RAVE).
 """
 
 from __future__ import annotations
@@ -330,6 +330,27 @@ def playout(
 def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
     """The winner of one `playout` from `st` (a seat or `codes.DRAW`)."""
     return playout(cfg, st, rng, policy, np.empty(0, dtype=np.int64))[0]
+
+
+@njit(cache=True, nogil=True)
+def rollout_amaf(
+    cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int, seen: np.ndarray
+) -> int:
+    """The winner of one `playout` from `st`, marking each point it plays with its mover's
+    seat + 1 where `seen` holds 0 (the first to play there: a point taken and played
+    again keeps its first mark); passes are not marked."""
+    if status(cfg, st) != ONGOING:
+        return status(cfg, st)
+    ply = ply_of(cfg, st)
+    record = np.empty(max(0, cfg[CAP] - ply), dtype=np.int64)
+    winner, played = playout(cfg, st, rng, policy, record)
+    mover = ply & 1
+    for i in range(min(played, record.shape[0])):
+        m = record[i]
+        if m >= 0 and seen[m] == 0:
+            seen[m] = mover + 1
+        mover = 1 - mover
+    return winner
 
 
 @njit(cache=True, nogil=True)

@@ -1,7 +1,7 @@
-"""Go's kernel for the dispatch's generator (`player.mcts.fast.gen`): light playouts, no hooks."""
+"""Go's kernel for the dispatch's generator (`player.mcts.fast.gen`): light playouts, AMAF rollouts for RAVE."""
 
 from __future__ import annotations
 
 from player.mcts.fast.core.spec import Kernel
 
-KERNELS = (Kernel("GO", 5, "player.mcts.fast.go.kernel"),)
+KERNELS = (Kernel("GO", 5, "player.mcts.fast.go.kernel", amaf=True),)

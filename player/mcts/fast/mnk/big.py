@@ -194,8 +194,36 @@ def status(cfg: np.ndarray, st: np.ndarray) -> int:
 def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
     if st[STATUS] != ONGOING:
         return int(st[STATUS])
-    cells, width, height = cfg[CELLS_AT], cfg[WIDTH_AT], cfg[HEIGHT_AT]
+    return _rollout_on(cfg, st, _board(cfg, st), rng, policy, False)
+
+
+@njit(cache=True, nogil=True)
+def rollout_amaf(
+    cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int, seen: np.ndarray
+) -> int:
+    """`rollout`, marking each cell it fills with its mover's seat + 1 where `seen` holds 0.
+
+    Stones are never taken, so the cells filled are the board's at the end
+    that `st` has empty, each holding its mover's seat + 1; the winning
+    cell a rollout takes without playing on (a win at once) is placed too.
+    """
+    if st[STATUS] != ONGOING:
+        return int(st[STATUS])
     board = _board(cfg, st)
+    winner = _rollout_on(cfg, st, board, rng, policy, True)
+    for cell in range(cfg[CELLS_AT]):
+        if board[cell] != 0 and seen[cell] == 0 and not (_has(st, 0, cell) or _has(st, 1, cell)):
+            seen[cell] = board[cell]
+    return winner
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rollout_on(
+    cfg: np.ndarray, st: np.ndarray, board: np.ndarray, rng: np.ndarray, policy: int, mark: bool
+) -> int:
+    """`rollout` on `board` (`st`'s, ongoing), which ends as the rollout left it; with
+    `mark` (a constant: inlined) the win a smart rollout takes at once is placed too."""
+    cells, width, height = cfg[CELLS_AT], cfg[WIDTH_AT], cfg[HEIGHT_AT]
     if policy == Rollout.THREAT and cfg[K_AT] >= 5:
         return threats.playout(cfg, board, int(st[PLY] & 1), int(st[PLY]), rng, cfg[CUTOFF])
     free = np.empty(cells, dtype=np.int64)
@@ -222,6 +250,11 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         cell = -1
         if smart:
             if count[mover] > 0:
+                if mark:
+                    for j in range(n):
+                        if wins[mover, free[j]]:
+                            board[free[j]] = mover + 1
+                            break
                 return mover  # it takes its win
             if count[1 - mover] > 0:
                 for j in range(n):

@@ -89,8 +89,12 @@ def status(cfg: np.ndarray, st: np.ndarray) -> int:
     return int(st[3])
 
 
-@njit(cache=True, nogil=True)
-def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
+@njit(cache=True, nogil=True, inline="always")
+def _rollout(
+    cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int, seen: np.ndarray, mark: bool
+) -> int:
+    """`rollout`, and with `mark` `rollout_amaf`'s marks in `seen` (a constant: inlined,
+    the plain rollout's code is what it was)."""
     if st[3] != ONGOING:
         return int(st[3])
     cells = cfg[CELLS_AT]
@@ -110,6 +114,8 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         if smart:
             for j in range(n):
                 if _makes_line(cfg, me | (1 << free[j]), free[j]):
+                    if mark and seen[free[j]] == 0:  # the win it takes counts as played
+                        seen[free[j]] = mover + 1
                     return int(mover)
             for j in range(n):
                 if _makes_line(cfg, you | (1 << free[j]), free[j]):
@@ -121,6 +127,8 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
         n -= 1
         free[i] = free[n]
         me |= 1 << cell
+        if mark and seen[cell] == 0:
+            seen[cell] = mover + 1
         ply += 1
         if not smart and _makes_line(cfg, me, cell):
             return int(mover)
@@ -128,3 +136,16 @@ def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> in
             return DRAW
         me, you = you, me
         mover = 1 - mover
+
+
+@njit(cache=True, nogil=True)
+def rollout(cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int) -> int:
+    return _rollout(cfg, st, rng, policy, np.empty(0, dtype=np.int8), False)
+
+
+@njit(cache=True, nogil=True)
+def rollout_amaf(
+    cfg: np.ndarray, st: np.ndarray, rng: np.ndarray, policy: int, seen: np.ndarray
+) -> int:
+    """`rollout`, marking each cell it fills with its mover's seat + 1 where `seen` holds 0."""
+    return _rollout(cfg, st, rng, policy, seen, True)

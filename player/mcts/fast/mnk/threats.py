@@ -479,6 +479,7 @@ def playout(
         other = 1 - side
         n, first = count_first(wins, side)
         if n > 0:
+            board[first] = side + 1  # the win it takes, on the board (`big.rollout_amaf` reads it)
             return side
         if cutoff > 0 and played >= cutoff:
             for e in range(cells):
