@@ -8,6 +8,7 @@ Two steps, each reproducible from its arguments:
    ``--openings`` plies, stored in a fresh SQLite file and exported as JSON
    Lines (`records.jsonl`); or ``--records FILE`` reads games exported
    before (``arena export``: any Go games, ours included);
+   (``--db FILE`` keeps them);
 2. counts: each game is replayed through the rules (`games.go.Go`); before
    every move after the opening, each empty point among the last move's
    eight neighbours where the mover may play is *seen* once under its 3×3
@@ -52,10 +53,11 @@ GNUGO = (
 )
 
 
-def play_games(games: int, seed: int, openings: int, concurrency: int, folder: Path) -> Path:
-    """Play `games` GNU Go games through ``arena tournament`` into an SQLite file in
-    `folder`; the JSON Lines export of them."""
-    db = folder / "games.sqlite"
+def play_games(
+    games: int, seed: int, openings: int, concurrency: int, db: Path, folder: Path
+) -> Path:
+    """Play `games` GNU Go games through ``arena tournament`` into the SQLite file `db`;
+    their JSON Lines export (in `folder`)."""
     out = folder / "games.jsonl"
     pairs = max(1, games // 2)
     command = [ARENA, "tournament", "go", "-p", "gnugo10=" + GNUGO.format(level=10)]
@@ -115,12 +117,11 @@ def count(entries: Iterable[GameEntry]) -> tuple[Counter[int], Counter[int], int
         assert isinstance(game, Go)
         games += 1
         state = game.initial_state()
-        for data in entry.opening.moves:
-            state = game.apply(state, game.decode_move(data))
-        for record in entry.moves:
+        opening = len(entry.opening.moves)  # the first moves: random, not counted
+        for ply, record in enumerate(entry.moves):
             move = game.decode_move(record.move)
             last = state.last
-            if last >= 0:
+            if ply >= opening and last >= 0:
                 legal = set(game.legal_moves(state))
                 occupied = state.black | state.white
                 for p in neighbours8(game.size, last):
@@ -141,6 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="the tournament's seed")
     parser.add_argument("--openings", type=int, default=4, help="random opening plies (4)")
     parser.add_argument("--concurrency", type=int, default=2, help="games at a time (2)")
+    parser.add_argument("--db", type=Path, help="keep the games in this SQLite file")
     parser.add_argument("--records", type=Path, help="learn from this JSON Lines export instead")
     parser.add_argument("--out", type=Path, default=patterns.PATTERNS_FILE, help="the .npz")
     args = parser.parse_args(argv)

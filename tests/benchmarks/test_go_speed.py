@@ -23,6 +23,8 @@ def test_rows_for_each_board(capsys: pytest.CaptureFixture[str]) -> None:
         "kernel playouts/s",
         "kernel playout moves/s",
         "kernel plies/playout",
+        "heavy playouts/s",
+        "heavy plies/playout",
         "mcts simulations/s",
     ]
     assert [(row[0], " ".join(row[1:-2])) for row in rows] == [
@@ -32,7 +34,7 @@ def test_rows_for_each_board(capsys: pytest.CaptureFixture[str]) -> None:
     for row in rows:
         assert float(row[-2].replace(",", "")) > 0
         # OpenSpiel has no compiled playout of its own to time: the kernel rows are ours alone
-        assert (row[-1] != "-") == (with_openspiel and not row[1].startswith("kernel"))
+        assert (row[-1] != "-") == (with_openspiel and row[1] not in ("kernel", "heavy"))
 
 
 def test_bad_size_is_one_line() -> None:
