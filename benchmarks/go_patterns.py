@@ -151,8 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     begin = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="go-patterns-") as folder:
         if args.records is None:
+            db = args.db or Path(folder) / "games.sqlite"
             source = play_games(
-                args.games, args.seed, args.openings, args.concurrency, Path(folder)
+                args.games, args.seed, args.openings, args.concurrency, db, Path(folder)
             )
         else:
             source = args.records
