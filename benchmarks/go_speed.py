@@ -19,6 +19,9 @@ burst of load on a shared machine hits them alike:
   light playouts (player/mcts/fast/go: the same eye rule, simple ko), whole
   games from the empty board, many per call; OpenSpiel has no compiled
   playout to call on its own, so its column is empty;
+* ``heavy playouts/s`` and ``heavy plies/playout``: the same with the heavy
+  policy (`go.policy.heavy`: captures, escapes, learned 3×3 patterns, no
+  self-atari), the one the default player (``rollout=smart``) plays;
 * ``mcts simulations/s``: one thread of our compiled search from the empty
   board (a fresh tree of `mcts_simulations` simulations, each a descent and a
   kernel playout) against OpenSpiel's C++ ``MCTSBot`` with its C++
@@ -46,6 +49,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from games.go import Go, default_komi
+from player.mcts.fast.core.codes import Rollout
 
 #: one timed piece of work: returns the units it did (games, simulations) and the plies played
 Work = Callable[[random.Random], tuple[int, int]]
@@ -88,8 +92,9 @@ def ours_playout(game: Go) -> Work:
     return work
 
 
-def kernel_playout(game: Go) -> Work | None:
-    """The compiled kernel's light playouts from the empty board, a batch per call."""
+def kernel_playout(game: Go, policy: int = 0) -> Work | None:
+    """The compiled kernel's playouts (`policy`: a `codes.Rollout`, light by default) from
+    the empty board, a batch per call."""
     try:
         import numpy as np
 
@@ -102,10 +107,11 @@ def kernel_playout(game: Go) -> Work | None:
     assert adapter is not None
     row = np.array(adapter.encode_state(game.initial_state()), dtype=np.int64)
     batch = max(1, 8_000 // game.cells)
-    kernel.playouts(adapter.cfg, row, new_rng(0), 0, 1)  # compiled (or loaded) before the clock
+    # compiled (or loaded) before the clock
+    kernel.playouts(adapter.cfg, row, new_rng(0), policy, 1)
 
     def work(rng: random.Random) -> tuple[int, int]:
-        plies = kernel.playouts(adapter.cfg, row, new_rng(rng.getrandbits(63)), 0, batch)
+        plies = kernel.playouts(adapter.cfg, row, new_rng(rng.getrandbits(63)), policy, batch)
         return batch, int(plies)
 
     return work
@@ -246,6 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         simulations = mcts_simulations(size)
         for key, work in (
             ("kernel", kernel_playout(game)),
+            ("heavy", kernel_playout(game, Rollout.HEAVY.value)),
             ("mcts", ours_mcts(game, simulations)),
             ("mcts rave", ours_mcts(game, simulations, RAVE)),
         ):
@@ -264,6 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("kernel playouts/s", _rate(rates, "kernel", 0), None),
             ("kernel playout moves/s", _rate(rates, "kernel", 1), None),
             ("kernel plies/playout", _per_unit(rates, "kernel"), None),
+            ("heavy playouts/s", _rate(rates, "heavy", 0), None),
+            ("heavy plies/playout", _per_unit(rates, "heavy"), None),
             ("mcts simulations/s", _rate(rates, "mcts", 0), _rate(rates, "openspiel mcts", 0)),
             ("mcts+rave simulations/s", _rate(rates, "mcts rave", 0), None),
         )

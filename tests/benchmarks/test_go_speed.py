@@ -23,6 +23,8 @@ def test_rows_for_each_board(capsys: pytest.CaptureFixture[str]) -> None:
         "kernel playouts/s",
         "kernel playout moves/s",
         "kernel plies/playout",
+        "heavy playouts/s",
+        "heavy plies/playout",
         "mcts simulations/s",
         "mcts+rave simulations/s",
     ]
@@ -33,7 +35,7 @@ def test_rows_for_each_board(capsys: pytest.CaptureFixture[str]) -> None:
     for row in rows:
         assert float(row[-2].replace(",", "")) > 0
         # OpenSpiel has no compiled playout of its own to time: the kernel rows are ours alone
-        ours_alone = row[1].startswith("kernel") or row[1].startswith("mcts+rave")
+        ours_alone = row[1] in ("kernel", "heavy") or row[1].startswith("mcts+rave")
         assert (row[-1] != "-") == (with_openspiel and not ours_alone)
 
 

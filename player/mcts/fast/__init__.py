@@ -35,10 +35,11 @@ _HERE = Path(__file__).parent
 
 @functools.cache
 def _digest() -> str:
-    """A digest of this package's sources, read once per process (at its import, and again by
-    `load()`'s `_configure_cache`)."""
+    """A digest of this package's sources and data files, read once per process (at its
+    import, and again by `load()`'s `_configure_cache`): a kernel may compile a data file
+    in as a constant (Go's ``patterns.npz``)."""
     digest = hashlib.sha256()
-    for source in sorted(_HERE.rglob("*.py")):
+    for source in sorted([*_HERE.rglob("*.py"), *_HERE.rglob("*.npz")]):
         digest.update(source.relative_to(_HERE).as_posix().encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()

@@ -113,7 +113,7 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
         return Adapter(
             kernels.GO, go_config.make_cfg(game.size, game.komi, game.move_cap),
             go_config.state_size(game.size), functools.partial(go.encode, game), _identity,
-            _identity, Rollout.RANDOM, rules_bound=True, rave=GO_RAVE,
+            _identity, Rollout.HEAVY, rules_bound=True, rave=GO_RAVE,
         )  # fmt: skip
     if type(game) is UltimateTicTacToe:
         return Adapter(

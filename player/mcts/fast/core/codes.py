@@ -62,7 +62,7 @@ class Rollout(enum.IntEnum):
     """The rollout policies; a kernel plays uniformly random moves for one it does not implement.
 
     Implemented: connect four, m,n,k (`mnk`, `bigmnk`): RANDOM and WIN_BLOCK;
-    ultimate tic-tac-toe: RANDOM and WIN; reversi: RANDOM. The agent's
+    ultimate tic-tac-toe: RANDOM and WIN; reversi: RANDOM; Go: RANDOM and HEAVY. The agent's
     ``rollout=smart`` asks each kernel for its adapter's ``smart`` policy.
     """
 
@@ -79,3 +79,7 @@ class Rollout(enum.IntEnum):
     """m,n,k games with k >= 5 (`bigmnk`): the threat playout of `threats.playout`
     (win, block, open four, stop one, else the best-scored cell with noise), cut
     off by a static evaluation; WIN_BLOCK elsewhere."""
+    HEAVY = 4
+    """Go (`go.policy.heavy`): capture or escape an atari the last move made, else a
+    learned 3×3 pattern beside it, else a random move that is no self-atari of two
+    stones or more; never filling one's own eye."""
