@@ -33,6 +33,7 @@ from player.mcts.fast.connect4 import kernel as connect4_kernel
 from player.mcts.fast.connect4 import solve as connect4_solve
 from player.mcts.fast.core.codes import LEAF_ROLLOUT, ONGOING, UNSOLVED
 from player.mcts.fast.go import kernel as go_kernel
+from player.mcts.fast.go import prior as go_prior
 from player.mcts.fast.mnk import big as mnk_big
 from player.mcts.fast.mnk import kernel as mnk_kernel
 from player.mcts.fast.reversi import kernel as reversi_kernel
@@ -231,7 +232,7 @@ def rollout_amaf(
 
 
 #: the kernels with a prior (`prior`: virtual visits and wins at expansion)
-PRIORS: frozenset[int] = frozenset()
+PRIORS: frozenset[int] = frozenset({GO})
 
 
 @njit(cache=True, nogil=True)
@@ -251,3 +252,5 @@ def prior(
     move), which `tree.run` adds to the new child's counts. A kernel not in
     `PRIORS` writes nothing (the caller asks only those).
     """
+    if gid == GO:
+        go_prior.prior(cfg, st, moves, count, visits, wins)

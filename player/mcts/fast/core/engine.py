@@ -442,20 +442,38 @@ class FastSearch:
         return bool(np.any(marks == value))
 
     def _stats(self, root: int) -> tuple[MoveStat, ...]:
+        """The root's children as searched: their visits and values without the prior's
+        virtual ones, which guide the search but are no evidence (a pass given 20 virtual
+        losses must not become the most visited move of a short search)."""
         first, count = int(self.ni[root, tree.FIRST]), int(self.ni[root, tree.NCH])
+        virtual, virtual_wins = self._root_prior(root, first, count)
         stats = []
         for j in range(first, first + count):
             if j in self._refused:  # a move the rules refuse is no move (`_bind_to_rules`)
                 continue
             proven = _PROOF.get(int(self.ni[j, tree.PROVEN]))
-            visits = int(self.ni[j, tree.VIS])
-            value = float(self.wsum[j]) if proven is None else proven * visits
+            visits = max(int(self.ni[j, tree.VIS]) - int(virtual[j - first]), 0)
+            wins = min(max(float(self.wsum[j]) - float(virtual_wins[j - first]), 0.0), visits)
+            value = wins if proven is None else proven * visits
             stats.append(
                 MoveStat(
                     self.adapter.decode_move(int(self.ni[j, tree.MOVE])), visits, value, proven
                 )
             )
         return tuple(stats)
+
+    def _root_prior(self, root: int, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The virtual visits and wins the prior gave the root's children when the root was
+        expanded (the prior is a function of the position and the moves alone, so asking
+        again gives them back); zeros without a prior."""
+        visits = np.zeros(max(count, 1), dtype=np.int32)
+        wins = np.zeros(max(count, 1), dtype=np.float64)
+        if self.prior and count > 0:
+            moves = self.ni[first : first + count, tree.MOVE].astype(np.int64)
+            tree.kernels.prior(
+                self.adapter.gid, self.cfg, self.st[root], moves, count, visits, wins
+            )
+        return visits, wins
 
     def _untried(self, root: int) -> tuple[Any, ...]:
         if self.ni[root, tree.NCH] > 0:

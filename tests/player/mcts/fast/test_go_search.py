@@ -129,3 +129,21 @@ def test_mcts_beats_random_over_whole_games(size: int, games: int, iterations: i
         wins += outcome.winner == seat
         assert margin > 0, f"game {i}: mcts as {game.seat_names[seat]} lost by {-margin}"
     assert wins == games
+
+
+@pytest.mark.parametrize("iterations", [30, 200])
+def test_the_priors_virtual_visits_never_choose_a_move(iterations: int) -> None:
+    """Go's prior gives a pass on an empty board 20 virtual losses. They steer the search,
+    but a short search must not play the pass for being the "most visited" child: the
+    root's statistics are the real visits, the prior's taken back out."""
+    game = Go(size=9)
+    for seed in range(3):
+        agent = started(f"mcts:iterations={iterations},seed={seed}", game, 0)
+        try:
+            move = agent.choose(game.initial_state(), SearchLimit(iterations=iterations))
+            assert game.format_move(move) != "pass"
+            report = agent.last_report
+            assert report is not None
+            assert sum(stat.visits for stat in report.stats) <= iterations
+        finally:
+            agent.close()
