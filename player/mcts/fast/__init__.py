@@ -130,6 +130,7 @@ def warm_up() -> bool:
         if _warm:
             return True
         from games.connect4 import Connect4
+        from games.go import Go
         from games.gomoku import Gomoku
         from games.reversi import Reversi
         from games.tictactoe import TicTacToe
@@ -139,6 +140,7 @@ def warm_up() -> bool:
         from player.mcts.options import SearchOptions
 
         games: list[Any] = [Connect4(), TicTacToe(), Reversi(), UltimateTicTacToe(), Gomoku()]
+        games.append(Go(size=9))  # its prior is also called from Python, at the root
         for game in games:
             adapter = adapter_for(game)
             assert adapter is not None

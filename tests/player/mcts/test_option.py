@@ -19,7 +19,7 @@ from player.mcts import MCTSAgent
 from player.mcts.options import GAMES, GENERIC, KNOWLEDGE, OPTIONS, Knowledge, SearchOptions
 from player.spec import check_agent_spec, make_agent
 
-#: the one flat table before the split: (name, type, default, choices)
+#: the flat table of every option (the split kept it; rave and prior came after): (name, type, default, choices)
 TODAY: list[tuple[str, type, Any, tuple[str, ...] | None]] = [
     ("time", float, 1.0, None),
     ("iterations", int, None, None),
@@ -33,6 +33,8 @@ TODAY: list[tuple[str, type, Any, tuple[str, ...] | None]] = [
     ("engine", str, "auto", ("auto", "fast", "python")),
     ("rollout", str, "smart", ("smart", "random")),
     ("exact", float, 0.5, None),
+    ("rave", float, None, None),
+    ("prior", bool, True, None),
     ("memory", float, 512, None),
     ("threats", bool, False, None),
     ("candidates", int, 12, None),
@@ -78,7 +80,7 @@ def test_every_option_of_the_flat_table_keeps_its_name_type_default_and_order() 
 
 def test_the_generic_table_is_small_and_names_no_game() -> None:
     names = [option.name for option in GENERIC]
-    assert len(names) == 13
+    assert len(names) == 15
     game_names = {option.name for table in GAMES.values() for option in table}
     assert not game_names & set(names)
     assert sorted(game_names) == sorted(SEEN)
@@ -102,6 +104,7 @@ OTHER = {
     "max_moves": ("40", 40), "workers": ("3", 3), "reuse": ("false", False),
     "solver": ("false", False), "seed": ("5", 5), "engine": ("python", "python"),
     "rollout": ("random", "random"), "exact": ("0.2", 0.2), "memory": ("64", 64.0),
+    "rave": ("300", 300.0), "prior": ("false", False),
 }  # fmt: skip
 
 
