@@ -21,7 +21,8 @@ a virtual win); a move that none concerns gets none:
 - an escape (the liberty of the mover's chain in atari, leaving it two
   liberties or more): `ESCAPE_VISITS` all won;
 - a point among the last move's eight neighbours: `NEAR_VISITS` won by the
-  share `0.3 + 3 × weight` (at most 1) of its learned 3×3 pattern;
+  share ``0.5 + 2 × weight`` (at most 1) of its learned 3×3 pattern (an
+  unseen pattern: even);
 - a point of an empty area (no stone within two lines either way) on the
   first or second line: `EDGE_VISITS` with `FIRST_SHARE` or `SECOND_SHARE`
   won; on the third line: with `THIRD_SHARE` won.
@@ -143,7 +144,7 @@ def prior(
                     w += ESCAPE_VISITS
                 if near(bd, p, last):
                     v += NEAR_VISITS
-                    w += NEAR_VISITS * min(1.0, 0.3 + 3.0 * WEIGHTS[code(bd, p, colour)])
+                    w += NEAR_VISITS * min(1.0, 0.5 + 2.0 * WEIGHTS[code(bd, p, colour)])
                 row, col = m // n, m % n
                 line = min(min(row, col), min(n - 1 - row, n - 1 - col))
                 if line <= 2 and empty_area(bd, n, row, col):
