@@ -152,12 +152,12 @@ def run(args: argparse.Namespace) -> int:
         settings = resolve(args)
         game = make_game(settings.game, settings.options)  # unknown game / bad options: first
         if settings.vs is not None:
+            check_db(args.db)  # cheap checks first: an mcts opponent compiles its search
             opponent = make_agent(settings.vs)  # a bad opponent spec: before starting anything
             try:
                 opponent.check_game(game)
             finally:
                 opponent.close()
-            check_db(args.db)
         if settings.embedded:
             check_port_free("127.0.0.1", settings.serve_port, "--serve-port")
         agent = make_agent(settings.spec)
