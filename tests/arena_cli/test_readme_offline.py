@@ -283,6 +283,14 @@ CHECKS: dict[str, Callable[[str], None]] = {
             " --seed 31 --cores 1,1",
             "python -m benchmarks.think_times FILE.sqlite",
             "python -m benchmarks.go_speed --seconds 8",
+            "python -m benchmarks.go_patterns",
+            "python -m benchmarks.strength mcts:time=0.5 mcts:time=0.5,rave=0 --game go"
+            " --games 8 --time 0.5 --seed 777",
+            "python -m benchmarks.strength mcts:time=0.5 mcts:time=0.5,rollout=random"
+            " --game go --games 40 --time 0.5 --seed 4101",
+            "python -m benchmarks.strength mcts:time=1 'engine:cmd=gnugo,args=--mode gtp"
+            " --level 10 --chinese-rules --capture-all-dead --positional-superko,protocol=gtp'"
+            " --game go --games 30 --time 1 --seed 4102",
             "python -m benchmarks.strength mcts:time=1 'engine:cmd=gnugo,args=--mode gtp"
             " --level 10 --chinese-rules --capture-all-dead --positional-superko,protocol=gtp'"
             " --game go --games 6 --time 1",
