@@ -14,6 +14,7 @@ starts the players before the server), logging each retry.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from collections.abc import Awaitable, Callable
@@ -211,7 +212,10 @@ class Connection:
 
 def silence_limit(ping_interval: float) -> float:
     """How long a client waits on a silent server that pings every `ping_interval` seconds:
-    two missed pings and a margin for a busy server."""
+    two missed pings and a margin for a busy server. An interval that is no positive number
+    (a server's bad `welcome`) sets no limit."""
+    if not ping_interval > 0:  # NaN, zero, negative
+        return math.inf
     return 2 * ping_interval + 5.0
 
 

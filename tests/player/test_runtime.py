@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import random
 import re
 import threading
@@ -82,7 +83,10 @@ class FakeServer:
 
     async def handshake(self) -> Hello:
         hello: Hello = await self.expect(Hello)
-        await self.send(Welcome(PROTOCOL_VERSION, "fake", "s1", 65536))
+        # this fake never pings: an endless ping interval keeps the client's silence limit
+        # (two missed pings) out of tests whose virtual clock jumps while an agent's thread
+        # thinks (autojump_clock sees a task waiting on a thread as idle)
+        await self.send(Welcome(PROTOCOL_VERSION, "fake", "s1", 65536, ping_interval=math.inf))
         return hello
 
     async def close(self) -> None:

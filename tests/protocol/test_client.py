@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -151,6 +152,7 @@ async def test_a_silent_server_is_a_lost_connection_a_pinging_one_is_not(autojum
         version=PROTOCOL_VERSION, server="s", session="x", max_frame=65536, ping_interval=2.0
     )
     assert silence_limit(2.0) == 9.0
+    assert all(silence_limit(bad) == math.inf for bad in (0.0, -1.0, math.nan, math.inf))
     for pings in (0, 20):
         client_end, server_end = trio.testing.memory_stream_pair()
         conn = Connection(client_end)
