@@ -11,8 +11,8 @@ and the agent only needs the game as it stands when it is asked for a move.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol, TextIO
 
 from games import Game
 from player.agent import Agent, SearchLimit
@@ -25,6 +25,8 @@ __all__ = [
     "MOVES_AHEAD",
     "AgentGame",
     "IllegalChoice",
+    "LineFront",
+    "answer_lines",
     "budget",
     "one_line",
 ]
@@ -37,6 +39,27 @@ MARGIN = 0.1
 DEFAULT_SECONDS = 1.0
 #: the least budget a clock can give
 MIN_SECONDS = 0.05
+
+
+class LineFront(Protocol):
+    """A front that answers one controller line at a time, and knows when it is done."""
+
+    @property
+    def done(self) -> bool: ...
+
+    def handle(self, line: str) -> str | None: ...
+
+
+def answer_lines(front: LineFront, lines: Iterable[str], out: TextIO) -> None:
+    """Write `front`'s answer to each of `lines` on `out` (flushed at once, for the
+    controller waits on it) until the front is done or the input ends."""
+    for line in lines:
+        answer = front.handle(line)
+        if answer:
+            out.write(answer)
+            out.flush()
+        if front.done:
+            break
 
 
 class AgentGame:

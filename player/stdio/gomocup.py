@@ -38,6 +38,7 @@ from player.stdio.front import (
     MOVES_AHEAD,
     AgentGame,
     IllegalChoice,
+    answer_lines,
     budget,
     one_line,
 )
@@ -76,13 +77,7 @@ class GomocupFront:
 
     def run(self, lines: Iterable[str], out: TextIO) -> int:
         """Answer each command of `lines` on `out` until ``END`` or the end of input."""
-        for line in lines:
-            answer = self.handle(line)
-            if answer is not None:
-                out.write(answer)
-                out.flush()
-            if self.done:
-                break
+        answer_lines(self, lines, out)
         return 0
 
     def handle(self, line: str) -> str | None:

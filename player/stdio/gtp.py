@@ -30,7 +30,7 @@ from games import Game, GameError, make_game
 from player.agent import Agent, SearchLimit
 from player.engines.mapping import BoardMapping, board_mapping
 from player.errors import GtpError as GtpError
-from player.stdio.front import MARGIN, MOVES_AHEAD, AgentGame, IllegalChoice, budget
+from player.stdio.front import MARGIN, MOVES_AHEAD, AgentGame, IllegalChoice, answer_lines, budget
 
 __all__ = ["GtpFront"]
 
@@ -86,13 +86,7 @@ class GtpFront:
 
     def run(self, lines: Iterable[str], out: TextIO) -> int:
         """Answer each command of `lines` on `out` until ``quit`` or the end of input."""
-        for line in lines:
-            answer = self.handle(line)
-            if answer is not None:
-                out.write(answer)
-                out.flush()
-            if self.done:
-                break
+        answer_lines(self, lines, out)
         return 0
 
     def handle(self, line: str) -> str | None:

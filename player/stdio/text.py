@@ -33,7 +33,15 @@ from games import Game, GameError, make_game, parse_options
 from player.agent import Agent, SearchLimit
 from player.errors import GameRefused as GameRefused
 from player.errors import TextError as TextError
-from player.stdio.front import MARGIN, MOVES_AHEAD, AgentGame, IllegalChoice, budget, one_line
+from player.stdio.front import (
+    MARGIN,
+    MOVES_AHEAD,
+    AgentGame,
+    IllegalChoice,
+    answer_lines,
+    budget,
+    one_line,
+)
 
 __all__ = ["TextFront"]
 
@@ -66,13 +74,7 @@ class TextFront:
     def run(self, lines: Iterable[str], out: TextIO) -> int:
         """Answer each command of `lines` on `out` until ``quit`` or the end of input;
         1 if a ``newgame`` was refused (`refused` says why)."""
-        for line in lines:
-            answer = self.handle(line)
-            if answer:
-                out.write(answer)
-                out.flush()
-            if self.done:
-                break
+        answer_lines(self, lines, out)
         return 1 if self.refused is not None else 0
 
     def handle(self, line: str) -> str | None:
