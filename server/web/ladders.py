@@ -98,7 +98,8 @@ def _by_opponent(standing: Standing, bot: str) -> list[dict[str, Any]]:
 def bot_document(
     ladders: Ladders, ratings: LadderRatings, name: str, bot: str
 ) -> dict[str, Any] | None:
-    """One bot of a ladder: its rating row, results by opponent, failures, recent games."""
+    """One bot of a ladder: its rating row, its rating over time, results by opponent,
+    failures, recent games."""
     if name not in ladders.ladders:
         return None
     standing = ratings.standings[name]
@@ -110,6 +111,7 @@ def bot_document(
         "ladder": name,
         "bot": bot,
         "rating": row,
+        "history": ratings.history[name].of(bot),
         "connected": bot in ladders.ladders[name].bots,
         "by_opponent": _by_opponent(standing, bot),
         "failures": None if row is None else row["failures"],
