@@ -19,7 +19,9 @@ nothing new (the newest point is the list's own fit); a server that starts
 on a long ladder fits its points once.
 
 A point taken before one of the ladder's anchors had played is left out:
-the ratings then had another zero (centred on 0), not the anchored scale.
+the ratings then had another zero (centred on 0), not the anchored scale. A
+bot is left out of a point where the fit gives it no finite margin (too few
+games to tell anything, as when the first mover has won every game so far).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ class HistoryPoint:
     time: float | None
     #: rated games of the ladder up to here
     games: int
-    #: bot -> (rating, margin or inf, the bot's rated games up to here)
+    #: bot -> (rating, margin, the bot's rated games up to here)
     ratings: dict[str, tuple[float, float, int]]
     #: the anchors that had played by then
     anchors: frozenset[str]
@@ -78,7 +80,9 @@ def prefix_counts(total: int, limit: int = MAX_POINTS) -> list[int]:
 
 
 def point_of(fit: BayesFit, games: int, time: float | None) -> HistoryPoint:
-    """A point from one fit (the bots with no rated game yet left out)."""
+    """A point from one fit: the bots it rates (a bot with no rated game yet, or one the
+    fit gives no finite margin, as when the first mover has won every game so far, is
+    left out)."""
     return HistoryPoint(
         time,
         games,
@@ -87,7 +91,7 @@ def point_of(fit: BayesFit, games: int, time: float | None) -> HistoryPoint:
             for bot, rating, margin, played in zip(
                 fit.players, fit.ratings, fit.margins, fit.games, strict=True
             )
-            if played
+            if played and math.isfinite(margin)
         },
         frozenset(bot for bot in fit.anchors if fit.games[fit.players.index(bot)]),
     )
@@ -137,8 +141,8 @@ class RatingHistory:
         return self.points
 
     def of(self, bot: str) -> list[dict[str, Any]]:
-        """`bot`'s rating at each point where it had played: time, games (its own),
-        rating, margin (null where the fit gives none)."""
+        """`bot`'s rating at each point where the fit rates it: time, games (its own),
+        rating, margin (0 for an anchor)."""
         rows = []
         for point in self.points:
             entry = point.ratings.get(bot)
@@ -150,7 +154,7 @@ class RatingHistory:
                     "time": point.time,
                     "games": games,
                     "rating": round(rating, 1),
-                    "margin": round(margin, 1) if math.isfinite(margin) else None,
+                    "margin": round(margin, 1),
                 }
             )
         return rows

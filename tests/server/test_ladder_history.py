@@ -107,3 +107,10 @@ def test_points_before_the_anchor_played_are_left_out() -> None:
     assert history.of("rnd")[-1] == {
         "time": later[-1].ended_at, "games": 12, "rating": 1000.0, "margin": 0.0,
     }  # fmt: skip
+
+
+def test_a_bot_the_fit_cannot_rate_yet_has_no_point() -> None:
+    history = RatingHistory()
+    # the first mover wins every game: the first-move term runs away, no margin is finite
+    update(history, [game(n, ("a", "b") if n % 2 else ("b", "a"), (1.0, 0.0)) for n in range(6)])
+    assert history.of("a") == [] and history.of("b") == []
