@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,6 @@ from store.open import open_database
 
 #: skill of each bot (None: an engine that crashes at its second move)
 SKILLS: dict[str, float | None] = {"strong": 0.95, "medium": 0.6, "weak": 0.0, "crasher": None}
-START = 1_790_000_000.0  # when the first game began (seconds since the epoch)
 
 
 def _choose(game: Any, state: Any, skill: float, rng: random.Random) -> Any:
@@ -108,9 +108,10 @@ def write_ladder(
     gap: float = 600.0,
     game: str = "tictactoe",
 ) -> list[MatchRecord]:
-    """`games` games of `ladder` among `bots`, one every `gap` seconds, each pair in turn
+    """`games` games of `ladder` among `bots`, one every `gap` seconds up to now, each pair in turn
     with the seats swapped each time they meet; returns the records written."""
     rng = random.Random(seed)
+    start = time.time() - games * gap  # the last game ended just now
     store = open_database(str(db), check=True, make_directory=True)
     written = []
     try:
@@ -121,7 +122,7 @@ def write_ladder(
             count = met.get(frozenset((a, b)), 0)
             met[frozenset((a, b))] = count + 1
             players = (a, b) if count % 2 == 0 else (b, a)
-            record, moves = play_game(index, ladder, players, rng, START + index * gap, game)
+            record, moves = play_game(index, ladder, players, rng, start + index * gap, game)
             assert store.import_match(record, moves)
             written.append(record)
     finally:

@@ -65,6 +65,7 @@ function termsText(doc) {
 
 // The 95% interval as text ("1,512 – 1,640") and as a bar on the list's common scale.
 function intervalCell(row, low, high) {
+  if (row.anchor) return h("td", { className: "interval" });
   if (row.margin === null) return h("td", { className: "interval muted" }, "no games");
   const lo = row.rating - row.margin;
   const hi = row.rating + row.margin;
@@ -73,7 +74,7 @@ function intervalCell(row, low, high) {
   const bar = s("svg", { viewBox: `0 0 ${width} 12`, width, height: 12, class: "interval-bar", "aria-hidden": "true" },
     s("line", { x1: x(lo), x2: x(hi), y1: 6, y2: 6 }),
     s("circle", { cx: x(row.rating), cy: 6, r: 3 }));
-  return h("td", { className: "interval" }, bar, " ", `${elo(lo)} – ${elo(hi)}`);
+  return h("td", { className: "interval" }, bar, h("span", {}, `${elo(lo)} – ${elo(hi)}`));
 }
 
 function failureCells(failures) {
@@ -135,20 +136,21 @@ function gamesTable(ladder, games, bot) {
     h("td", { className: "score" }, scoreText(g, bot)),
     h("td", { title: g.reason || "" }, terminationText(g.termination)),
     h("td", { className: "num" }, g.plies),
-    h("td", {}, h("a", { href: `/replay/${encodeURIComponent(g.match)}` }, "replay"), " ", downloads(g))));
+    h("td", { className: "links" }, h("a", { href: `/replay/${encodeURIComponent(g.match)}` }, "replay"), " ",
+      downloads(g))));
   return table(["ended", "players", bot === undefined ? "score" : "result", "how", "plies", ""], rows,
     "No game yet.", { className: "games" });
 }
 
 function playingSection(ladder, now) {
   const rows = (now ? now.playing : []).map((m) => h("tr", { "data-match": m.match },
-    h("td", {}, h("a", { href: `/watch/${encodeURIComponent(m.match)}` }, "watch")),
     playersCell(ladder, m.players),
-    h("td", { className: "num" }, m.ply)));
+    h("td", { className: "num" }, m.ply),
+    h("td", { className: "links" }, h("a", { href: `/watch/${encodeURIComponent(m.match)}` }, "watch"))));
   const waiting = now ? `${now.bots.length} bots connected, ${now.ready.length} ready` : "";
   return h("section", { className: "card", id: "playing" }, h("h2", {}, "Playing now"),
     h("p", { className: "muted" }, waiting),
-    table(["", "players", "ply"], rows, "No game is being played."));
+    table(["players", "ply", ""], rows, "No game is being played."));
 }
 
 // --- every ladder ------------------------------------------------------------------
@@ -205,7 +207,8 @@ export async function showLadder(app, name) {
 // --- one bot -----------------------------------------------------------------------
 
 // The rating over time: a line through the points, the 95% band around it, a dot per point
-// (its tooltip: when, the rating, its margin, the bot's games by then).
+// (its tooltip: when, the rating, its margin, the bot's games by then); the first and last
+// point's dates under it.
 export function ratingChart(history) {
   const width = 640, height = 200, left = 48, right = 12, top = 10, bottom = 26;
   const points = history.filter((p) => p.rating !== null);
@@ -216,13 +219,10 @@ export function ratingChart(history) {
   const highs = points.map((p) => p.rating + (p.margin ?? 0));
   let low = Math.min(...lows), high = Math.max(...highs);
   if (high - low < 20) { low -= 10; high += 10; }
-  const times = points.map((p) => p.time ?? 0);
-  const t0 = Math.min(...times), t1 = Math.max(...times);
-  const byIndex = !(t1 > t0);
-  const x = (p, i) => left + (width - left - right) *
-    (byIndex ? (points.length > 1 ? i / (points.length - 1) : 0.5) : ((p.time ?? t0) - t0) / (t1 - t0));
+  // evenly spaced: the points sit at equal steps of the ladder's games, not of time
+  const x = (i) => left + (width - left - right) * (points.length > 1 ? i / (points.length - 1) : 0.5);
   const y = (v) => top + (height - top - bottom) * (1 - (v - low) / (high - low));
-  const xy = points.map((p, i) => [x(p, i), y(p.rating)]);
+  const xy = points.map((p, i) => [x(i), y(p.rating)]);
   const fmt = (n) => n.toFixed(1);
   const band = [...points.map((p, i) => `${fmt(xy[i][0])},${fmt(y(highs[i]))}`),
     ...points.map((p, i) => `${fmt(xy[i][0])},${fmt(y(lows[i]))}`).reverse()];
@@ -232,11 +232,12 @@ export function ratingChart(history) {
     s("line", { x1: left, x2: left, y1: top, y2: height - bottom, class: "axis" }),
     s("text", { x: left - 6, y: y(high) + 4, "text-anchor": "end", class: "tick" }, high.toFixed(0)),
     s("text", { x: left - 6, y: y(low), "text-anchor": "end", class: "tick" }, low.toFixed(0)),
-    s("text", { x: left, y: height - 8, class: "tick" }, byIndex ? "" : day(t0)),
-    s("text", { x: width - right, y: height - 8, "text-anchor": "end", class: "tick" }, byIndex ? "" : day(t1)),
+    s("text", { x: left, y: height - 8, class: "tick" }, points[0].time ? day(points[0].time) : ""),
+    s("text", { x: width - right, y: height - 8, "text-anchor": "end", class: "tick" },
+      points.at(-1).time ? day(points.at(-1).time) : ""),
     s("polygon", { points: band.join(" "), class: "band" }),
     s("path", { d: line, class: "line", "data-points": points.length }),
-    points.map((p, i) => s("circle", { cx: fmt(xy[i][0]), cy: fmt(xy[i][1]), r: 3, class: "dot" },
+    ...points.map((p, i) => s("circle", { cx: fmt(xy[i][0]), cy: fmt(xy[i][1]), r: 3, class: "dot" },
       s("title", {}, `${p.time ? when(p.time) : ""}: ${elo(p.rating)}` +
         `${p.margin === null ? "" : ` ±${p.margin.toFixed(0)}`} after ${p.games} games`))));
   return chart;
