@@ -25,6 +25,7 @@ from typing import Any
 import structlog
 import trio
 
+from server.ladder_history import RatingHistory
 from server.ladders import Ladder, Ladders
 from store import Database, MatchRecord, StoreError
 from tournament.bayeselo import BayesFit, LadderGame, fit_bayeselo
@@ -125,10 +126,13 @@ class LadderRatings:
     standings: dict[str, Standing] = field(default_factory=dict)
     #: each ladder's `Ladder.ended` count at its last fit
     _fitted: dict[str, int] = field(default_factory=dict)
+    #: each ladder's ratings over time (server/ladder_history.py), updated after each fit
+    history: dict[str, RatingHistory] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in self.ladders.ladders:
             self.standings[name] = Standing(fit=None)
+            self.history[name] = RatingHistory()
 
     async def run(self) -> None:
         """Read the past games (pairing waits for them), then refit after new games."""
@@ -169,6 +173,23 @@ class LadderRatings:
             fit, tuple(results[-RECENT_GAMES:]), rated, failures, fitted_at=time.time()
         )
         log.info("ladder_fitted", ladder=ladder.name, games=rated, bots=len(fit.players))
+        await self.update_history(ladder, results, anchors, fit)
+
+    async def update_history(
+        self, ladder: Ladder, results: list[LadderResult], anchors: dict[str, float], fit: BayesFit
+    ) -> None:
+        """The ratings over time after a fit (the new points fitted in a worker thread)."""
+        first_seat = ladder.first_seat
+
+        def prefix_fit(prefix: Sequence[LadderResult]) -> BayesFit:
+            return fit_ladder(prefix, first_seat, anchors)[0]
+
+        rated = [result for result in results if result.rated]
+        history = self.history[ladder.name]
+        try:
+            await trio.to_thread.run_sync(history.update, rated, prefix_fit, fit)
+        except ValueError as exc:
+            log.warning("ladder_history_failed", ladder=ladder.name, error=str(exc))
 
     def table(self, name: str) -> list[dict[str, Any]]:
         """The rating list, best first: rating, margin, games, failures per bot."""

@@ -153,7 +153,7 @@ class Api:
             Route("/api/matches/{match}/record.{kind:str}", self.download),
             Route("/api/ladders", self._wrap(self.ladders)),
             Route("/api/ladders/{ladder}", self._wrap(self.ladder)),
-            Route("/api/ladders/{ladder}/bots/{bot}", self._wrap(self.ladder_bot)),
+            Route("/api/ladders/{ladder}/bots/{bot:path}", self._wrap(self.ladder_bot)),
             Route("/api/tournaments", self._wrap(self.tournaments)),
             Route("/api/tournaments/{tournament}", self._wrap(self.tournament)),
         ]

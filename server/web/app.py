@@ -40,7 +40,16 @@ from server.web.stream import MSGPACK_SUBPROTOCOL, SUBPROTOCOLS, WebSocketStream
 log = structlog.get_logger("arena.web")
 
 STATIC = Path(__file__).parent / "static"
-PAGES = ("/", "/watch/{match}", "/replay/{match}", "/play", "/tournament/{tournament}")
+PAGES = (
+    "/",
+    "/watch/{match}",
+    "/replay/{match}",
+    "/play",
+    "/tournament/{tournament}",
+    "/ladders",
+    "/ladders/{ladder}",
+    "/ladders/{ladder}/bots/{bot:path}",
+)
 MAX_ENGINE_BODY = 4096
 
 

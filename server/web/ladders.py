@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from records.sgf import sgf_game_number
 from server.ladder_ratings import LadderRatings, LadderResult, Standing
-from server.ladders import Ladders
+from server.ladders import Ladder, Ladders
 
 #: games listed on a ladder's page and on a bot's page, newest first
 RECENT = 50
 
 
-def game_json(result: LadderResult) -> dict[str, Any]:
-    """One game, with the links to its record and its downloads."""
+def game_json(result: LadderResult, sgf: bool = True) -> dict[str, Any]:
+    """One game, with the links to its record and its downloads (``sgf`` null for a game
+    SGF does not cover)."""
     return {
         "match": result.match,
         "players": list(result.players),
@@ -30,8 +32,13 @@ def game_json(result: LadderResult) -> dict[str, Any]:
         "status": result.status,
         "record": f"/api/matches/{result.match}",
         "jsonl": f"/api/matches/{result.match}/record.jsonl",
-        "sgf": f"/api/matches/{result.match}/record.sgf",
+        "sgf": f"/api/matches/{result.match}/record.sgf" if sgf else None,
     }
+
+
+def has_sgf(ladder: Ladder) -> bool:
+    """Whether the ladder's games have SGF records (docs/RECORDS.md)."""
+    return sgf_game_number(ladder.game) is not None
 
 
 def _summary(ladders: Ladders, ratings: LadderRatings, name: str) -> dict[str, Any]:
@@ -64,7 +71,10 @@ def ladder_document(ladders: Ladders, ratings: LadderRatings, name: str) -> dict
         "draw_elo": None if fit is None else round(fit.draw_elo, 1),
         "error": standing.error,
         "now": ladders.view(name),
-        "recent": [game_json(result) for result in reversed(standing.games[-RECENT:])],
+        "recent": [
+            game_json(result, has_sgf(ladders.ladders[name]))
+            for result in reversed(standing.games[-RECENT:])
+        ],
     }
 
 
@@ -98,7 +108,8 @@ def _by_opponent(standing: Standing, bot: str) -> list[dict[str, Any]]:
 def bot_document(
     ladders: Ladders, ratings: LadderRatings, name: str, bot: str
 ) -> dict[str, Any] | None:
-    """One bot of a ladder: its rating row, results by opponent, failures, recent games."""
+    """One bot of a ladder: its rating row, its rating over time, results by opponent,
+    failures, recent games."""
     if name not in ladders.ladders:
         return None
     standing = ratings.standings[name]
@@ -110,8 +121,12 @@ def bot_document(
         "ladder": name,
         "bot": bot,
         "rating": row,
+        "history": ratings.history[name].of(bot),
         "connected": bot in ladders.ladders[name].bots,
         "by_opponent": _by_opponent(standing, bot),
         "failures": None if row is None else row["failures"],
-        "recent": [game_json(result) for result in reversed(games[-RECENT:])],
+        "recent": [
+            game_json(result, has_sgf(ladders.ladders[name]))
+            for result in reversed(games[-RECENT:])
+        ],
     }

@@ -56,10 +56,11 @@ class WebServer:
 
 
 @contextlib.contextmanager
-def web_server(tmp: Path, *extra: str) -> Iterator[WebServer]:
-    """`arena serve --web 127.0.0.1:0` with a fresh database; stopped with SIGINT."""
+def web_server(tmp: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[WebServer]:
+    """`arena serve --web 127.0.0.1:0` on the database `tmp`/arena.sqlite (new, or as a test
+    left it), `env` added to the environment; stopped with SIGINT."""
     log = tmp / "serve.log"
-    env = {**os.environ, "ARENA_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, **(env or {}), "ARENA_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1"}
     argv = [*ARENA, "serve", "--port", "0", "--db", str(tmp / "arena.sqlite")]
     with open(log, "wb") as out:
         process = subprocess.Popen(

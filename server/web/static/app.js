@@ -2,6 +2,7 @@
 import { showLobby, showTournament } from "./lobby.js";
 import { showWatch, showPlay } from "./live.js";
 import { showReplay } from "./replay.js";
+import { showLadders, showLadder, showLadderBot } from "./ladders.js";
 import { h } from "./protocol.js";
 
 const app = document.getElementById("app");
@@ -13,6 +14,11 @@ try {
   else if ((match = path.match(/^\/replay\/([^/]+)$/))) showReplay(app, decodeURIComponent(match[1]));
   else if ((match = path.match(/^\/tournament\/([^/]+)$/))) showTournament(app, decodeURIComponent(match[1]));
   else if (path === "/play") showPlay(app);
+  else if (path === "/ladders") showLadders(app);
+  else if ((match = path.match(/^\/ladders\/([^/]+)$/))) showLadder(app, decodeURIComponent(match[1]));
+  else if ((match = path.match(/^\/ladders\/([^/]+)\/bots\/(.+)$/))) {
+    showLadderBot(app, decodeURIComponent(match[1]), decodeURIComponent(match[2]));
+  }
   else app.replaceChildren(h("p", {}, "No such page. ", h("a", { href: "/" }, "Lobby")));
 } catch (error) {
   app.replaceChildren(h("p", { className: "error" }, String(error)));
