@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from server.config import LOOPBACK
+from server.app import ArenaServer
+from server.config import LOOPBACK, ServerConfig
 from server.ladder_residents import (
     BACKOFF_FIRST,
     BACKOFF_MAX,
@@ -32,6 +33,7 @@ from server.ladder_residents import (
     next_pause,
     resident_sources,
 )
+from server.ladder_spec import parse_ladder, with_resident
 from tests.arena_cli.cli import ARENA, Arena, arena, clean_env, free_port, run
 from tests.arena_cli.test_ladder_cmd import get, until
 
@@ -55,6 +57,23 @@ def test_residents_connect_over_loopback_which_is_trusted() -> None:
     assert resident_sources("10.1.2.3") == (*LOOPBACK, "10.1.2.3")
     assert resident_sources("ladder.example.org") == LOOPBACK
     assert exit_text(3) == "exit code 3" and exit_text(-9) == "signal SIGKILL"
+
+
+def test_a_server_with_residents_never_caps_their_connections() -> None:
+    """Hundreds of residents on one host: loopback is exempt from the per-address cap
+    (its connections still count toward ``max_connections``); others are not."""
+    ladder = with_resident([parse_ladder("t=tictactoe")], "random", lambda agent: agent)
+    config = ServerConfig(db=None, ladders=tuple(ladder), max_connections_per_address=2)
+    server = ArenaServer(config)
+    assert server.residents is not None and set(server.accounts.residents) == {"random"}
+    assert all(server.addresses.admit("127.0.0.1") is None for _ in range(300))
+    assert server.addresses.admit("10.9.8.7") is None
+    assert server.addresses.admit("10.9.8.7") is None
+    refused = server.addresses.admit("10.9.8.7")
+    assert refused is not None and "max_connections_per_address" in refused
+    # without residents, nothing is trusted that the operator did not name
+    plain = ArenaServer(ServerConfig(db=None, max_connections_per_address=2))
+    assert plain.residents is None and plain.config.trusted_addresses == ()
 
 
 # --- processes ----------------------------------------------------------------------
