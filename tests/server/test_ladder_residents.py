@@ -208,7 +208,8 @@ def test_crashes_are_counted_restarted_and_sigkill_leaves_no_process(
         # the engine crashed in a game, twice: the resident process lived on and played on
         assert now["crasher"] == {"bot": "crasher", "running": True, "restarts": 0,
                                   "last_exit": None}  # fmt: skip
-        assert table["crasher"]["games"] > table["crasher"]["failures"]["crash"]
+        # (it loses nearly every game: its engine dies at its 3rd move of each game)
+        assert table["crasher"]["games"] >= table["crasher"]["failures"]["crash"] >= 2
         assert now["faulty"]["last_exit"] == "exit code 3"
         # its game lost as a crash (its program exited) or a disconnect (it did not return)
         crashes = [g for g in doc["recent"] if g["termination"] in ("crash", "disconnect")]
