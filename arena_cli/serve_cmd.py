@@ -21,7 +21,13 @@ from arena_cli.options import (
 )
 from server.app import ArenaServer, TlsError, tls_context
 from server.config import build_config, parse_clock
-from server.ladder_spec import LadderSpec, parse_ladder, with_anchor, with_time_control
+from server.ladder_spec import (
+    LadderSpec,
+    parse_ladder,
+    with_anchor,
+    with_resident,
+    with_time_control,
+)
 from server.web import serve_web
 from server.web.config import (
     DEFAULT_ENGINES,
@@ -31,6 +37,7 @@ from server.web.config import (
     parse_web_address,
 )
 from store import StoreError
+from store.interface import Database
 from store.open import open_database
 
 log = structlog.get_logger("arena.server")
@@ -203,6 +210,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="[NAME:]BOT=RATING",
         help="the bot keeps this rating in the ladder's list, e.g. gnugo=1800 (repeatable)",
     )
+    ladders.add_argument(
+        "--ladder-resident",
+        action="append",
+        default=None,
+        metavar="[NAME=][BOT@]AGENTSPEC",
+        help="the server runs this agent or engine as a bot of the ladder, restarted when it"
+        " exits; BOT defaults to the engine's or agent's name, e.g."
+        " 'go9=gnugo@engine:cmd=gnugo,args=--mode gtp --level 10,protocol=gtp' (repeatable)",
+    )
     web = parser.add_argument_group("web app (docs/WEB.md)")
     web.add_argument(
         "--web",
@@ -236,13 +252,68 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def ladder_specs(args: argparse.Namespace) -> tuple[LadderSpec, ...] | None:
-    """The ladders of ``--ladder``, their ``--ladder-tc`` and ``--ladder-anchor`` (None: none)."""
+    """The ladders of ``--ladder``, their ``--ladder-tc``, ``--ladder-anchor`` and
+    ``--ladder-resident`` (None: none)."""
     specs = [parse_ladder(text) for text in args.ladder or ()]
     for text in args.ladder_tc or ():
         specs = with_time_control(specs, text)
     for text in args.ladder_anchor or ():
         specs = with_anchor(specs, text)
+    residents = getattr(args, "ladder_resident", None) or ()
+    if residents:
+        apply_engines_option(getattr(args, "engines", None))  # engine:NAME names its entry
+    for text in residents:
+        specs = with_resident(specs, text, resident_name)
     return tuple(specs) or None
+
+
+def resident_name(agent: str) -> str:
+    """A resident's default name: the one its spec gives (an engine's ``name``), else the
+    engine's entry or program (``gnugo``), else the agent's kind (``random``)."""
+    from player.spec import parse_agent_spec, spec_name
+
+    given = spec_name(agent)
+    if given:
+        return given
+    kind, options = parse_agent_spec(agent)
+    program = options.get("entry") or options.get("cmd") if kind == "engine" else None
+    return os.path.basename(program.strip()) if program else kind
+
+
+def check_residents(ladders: tuple[LadderSpec, ...]) -> None:
+    """Refuse at start (ValueError naming it) a resident whose spec `arena play` would
+    refuse: an unknown agent or option; an engine whose protocol cannot play the game.
+    (An agent is not built here: an MCTS one may compile its search for a minute.)"""
+    from games import make_game
+    from player.spec import check_agent_spec, make_agent
+
+    for ladder in ladders:
+        for resident in ladder.residents:
+            where = f"--ladder-resident {ladder.name}={resident.bot}@{resident.agent}"
+            try:
+                info, _ = check_agent_spec(resident.agent)
+                if info.name == "engine":
+                    agent = make_agent(resident.agent)  # an engine starts only to play
+                    try:
+                        agent.check_game(make_game(ladder.game, ladder.option_dict))
+                    finally:
+                        agent.close()
+            except ValueError as exc:
+                raise ValueError(f"{where}: {exc}") from None
+
+
+def check_resident_accounts(ladders: tuple[LadderSpec, ...], store: Database | None) -> None:
+    """Refuse a resident named as a registered account: the name is somebody's."""
+    if store is None:
+        return
+    for ladder in ladders:
+        for resident in ladder.residents:
+            if store.accounts.password_hash(resident.bot) is not None:
+                raise ValueError(
+                    f"--ladder-resident: {resident.bot!r} is a registered account here;"
+                    f" name the resident otherwise (BOT@AGENTSPEC), or free the name with"
+                    f" arena accounts delete {resident.bot}"
+                )
 
 
 def web_config(args: argparse.Namespace, tcp_host: str) -> WebConfig | None:
@@ -365,6 +436,7 @@ def referee(args: argparse.Namespace) -> object | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    store: Database | None = None
     try:
         overrides = config_overrides(args)
         overrides["referee"] = referee(args)
@@ -379,6 +451,7 @@ def run(args: argparse.Namespace) -> int:
         )
         overrides["ladders"] = ladder_specs(args)
         config = build_config(overrides)
+        check_residents(config.ladders)
         check_port_free(config.host, config.port)  # a busy port: one line, before anything
         tls_context(config)  # an unusable certificate is one line, before anything starts
         web = web_config(args, config.host)
@@ -387,8 +460,11 @@ def run(args: argparse.Namespace) -> int:
         store = (
             None if config.db is None else open_database(config.db, check=True, make_directory=True)
         )
+        check_resident_accounts(config.ladders, store)
     except (ValueError, StoreError, OSError, TlsError) as exc:
         print(f"arena serve: {exc}", file=sys.stderr)
+        if store is not None:
+            store.close()
         return 2
     server = ArenaServer(config, store=store)
     try:

@@ -8,6 +8,12 @@ registers it (``registration``). Passwords are kept as salted scrypt hashes
 (`hashlib.scrypt`, a memory-hard KDF from the standard library); checking one
 costs ~50 ms of CPU and 16 MiB, so it runs in a worker thread, at most two at
 a time, and failed attempts are rate-limited by the caller.
+
+A ladder's resident bots (server/ladder_residents.py) are the server's own:
+each one's name is reserved on this server for the process the server
+started, which proves it with a random key the server made at start and
+handed to it alone (in its environment, as its password). Such a name needs
+no account, on either ``accounts`` mode, and no one else may play under it.
 """
 
 from __future__ import annotations
@@ -60,10 +66,19 @@ def _b64(data: bytes) -> str:
 class Accounts:
     """What the server asks at ``hello``: may this connection use this name?"""
 
-    def __init__(self, book: AccountTable | None, *, mode: str, registration: bool) -> None:
+    def __init__(
+        self,
+        book: AccountTable | None,
+        *,
+        mode: str,
+        registration: bool,
+        residents: dict[str, str] | None = None,
+    ) -> None:
         self.book = book
         self.mode = mode
         self.registration = registration
+        #: the resident bots' names, each with the key its process proves itself with
+        self.residents = dict(residents or {})
         self._hashing = trio.CapacityLimiter(2)
 
     async def authenticate(self, name: str, password: str, *, player: bool = True) -> str | None:
@@ -74,6 +89,15 @@ class Accounts:
         A spectator (`player` False) may use an unregistered name without a password on
         a ``registered`` server too: watching, ``ping`` and ``status`` stay open.
         """
+        key = self.residents.get(name)
+        if key is not None and (player or password):
+            if hmac.compare_digest(password.encode(), key.encode()):
+                return name
+            if password:
+                raise AccountError("bad_password", f"wrong password for {name!r}")
+            raise AccountError(
+                "name_registered", f"{name!r} is a resident bot of this server: its name is taken"
+            )
         book = self.book
         if book is None:
             if password or (self.mode == "registered" and player):

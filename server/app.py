@@ -34,6 +34,7 @@ from server.config import ServerConfig
 from server.connection import Connection, LazyFlusher
 from server.errors import TlsError as TlsError
 from server.ladder_ratings import LadderRatings
+from server.ladder_residents import Residents
 from server.limits import Addresses, ClientBudget, address_of, too_many_connections
 from server.lobby import Lobby, RequestError
 from server.match import Stats
@@ -65,6 +66,10 @@ class ArenaServer:
     def __init__(
         self, config: ServerConfig, *, store: Database | None = None, stats: Stats | None = None
     ) -> None:
+        #: the ladders' resident bots (``--ladder-resident``), started once listening
+        self.residents = Residents.of(config)
+        if self.residents is not None:  # they connect from here, as many as there are
+            config = Residents.trusting(config)
         self.config = config
         self.store = store
         self.journal = None if store is None else Journal(journal_path(store, config.port))
@@ -88,6 +93,7 @@ class ArenaServer:
             None if store is None else store.accounts,
             mode=config.accounts,
             registration=config.registration,
+            residents=None if self.residents is None else self.residents.keys,
         )
         self.flusher = LazyFlusher()
         self.requests = Requests(config, self.addresses, self.recorder, self.status)
@@ -130,6 +136,8 @@ class ArenaServer:
                 await self.cluster.join(self.config.advertise or f"{self.config.host}:{self.port}")
                 nursery.start_soon(self.cluster.run)
             task_status.started(self.port)
+            if self.residents is not None:
+                nursery.start_soon(self.residents.run, self.config.host, self.port)
             await trio.serve_listeners(self.handle_connection, listeners, handler_nursery=nursery)
 
     async def serve_unlistened(
@@ -203,6 +211,8 @@ class ArenaServer:
                             self.lobby.ladders, self.store, self.config.ladder_rating_interval
                         )
                         self.ladder_ratings = ratings
+                        if self.residents is not None:
+                            self.lobby.ladders.resident_view = self.residents.view
                         nursery.start_soon(self.lobby.ladders.run)
                         nursery.start_soon(ratings.run)
                     yield nursery

@@ -187,6 +187,11 @@ class ServerConfig:
             except ValueError as exc:
                 raise ValueError(f"trusted address: {exc}") from None
         check_ladders(self.ladders)
+        if self.tls_cert is not None and any(ladder.residents for ladder in self.ladders):
+            raise ValueError(
+                "ladder residents do not join a TLS server yet: serve without --tls-cert,"
+                " or run the bots with arena play --tls"
+            )
         for name in ("ladder_rating_interval", "ladder_repeat_wait"):
             if not 0 <= getattr(self, name) <= 86_400:
                 raise ValueError(f"{name} must be in 0..86400 seconds, not {getattr(self, name)!r}")

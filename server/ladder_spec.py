@@ -9,16 +9,20 @@ one-line error that names the bad part (docs/LADDER.md):
   as written (``go:size=9``);
 * ``--ladder-tc [NAME=]TC``: ``M+S`` a clock (minutes + seconds a move) or
   ``Ns`` seconds per move (``0.2s``); without it, the server's default;
-* ``--ladder-anchor [NAME:]BOT=RATING``: the bot keeps this rating in the list.
+* ``--ladder-anchor [NAME:]BOT=RATING``: the bot keeps this rating in the list;
+* ``--ladder-resident [NAME=][BOT@]AGENTSPEC``: the server runs this agent as a
+  bot of the ladder (server/ladder_residents.py); BOT defaults to the name the
+  spec gives (``default_bot``, told by the caller: the agent kinds live in
+  `player`, which the server does not import).
 
-NAME may be left out of the last two where the server has a single ladder.
+NAME may be left out of the last three where the server has a single ladder.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -26,6 +30,16 @@ from protocol.messages import Clock
 
 #: what a ladder's name may be (the wire's `seek.ladder`, docs/PROTOCOL.md)
 LADDER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:=,+-]{0,63}$")
+#: what a resident bot's name may be (it is written before an ``@``: no ``:``, ``=`` or ``,``)
+RESIDENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class ResidentSpec:
+    """A bot the server runs itself in a ladder: its name and its agent spec."""
+
+    bot: str
+    agent: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +55,8 @@ class LadderSpec:
     clock: Clock | None = None
     #: bots whose rating is fixed: (name, rating)
     anchors: tuple[tuple[str, float], ...] = ()
+    #: bots the server runs itself (``--ladder-resident``)
+    residents: tuple[ResidentSpec, ...] = ()
 
     def __post_init__(self) -> None:
         if not LADDER_NAME.match(self.name):
@@ -144,6 +160,58 @@ def with_anchor(ladders: Sequence[LadderSpec], text: str) -> list[LadderSpec]:
     spec = changed[index]
     anchors = (*tuple((n, r) for n, r in spec.anchors if n != bot), (bot, rating))
     changed[index] = replace(spec, anchors=anchors)
+    return changed
+
+
+def with_resident(
+    ladders: Sequence[LadderSpec], text: str, default_bot: Callable[[str], str]
+) -> list[LadderSpec]:
+    """``[NAME=][BOT@]AGENTSPEC`` added to its ladder's residents.
+
+    The ladder's name is a known ladder's name followed by ``=`` (ladder names may hold
+    ``=`` and ``:``), or else what comes before a first ``=`` that holds no ``:`` or
+    ``@`` (an agent's options hold them: ``mcts:time=1``); the bot's name is what comes
+    before an ``@`` that precedes any ``:``, ``=`` or ``,``.
+    """
+    flag = "--ladder-resident"
+    raw = text.strip()
+    ladder: str | None = None
+    for spec in sorted(ladders, key=lambda spec: -len(spec.name)):
+        if raw.startswith(spec.name + "="):
+            ladder, raw = spec.name, raw[len(spec.name) + 1 :]
+            break
+    else:
+        head, equals, tail = raw.partition("=")
+        if equals and not any(mark in head for mark in ":@"):
+            ladder, raw = head, tail
+    index = _target(ladders, ladder, flag, text)
+    bot: str | None = None
+    at = raw.find("@")
+    if at >= 0 and not any(mark in raw[:at] for mark in ":=,"):
+        bot, raw = raw[:at].strip(), raw[at + 1 :]
+    agent = raw.strip()
+    if not agent:
+        raise ValueError(f"{flag} {text!r}: no agent (write [LADDER=][BOT@]AGENTSPEC)")
+    if agent.partition(":")[0].strip() == "human":
+        raise ValueError(f"{flag} {text!r}: a resident plays by itself: not a human")
+    if bot is None:
+        try:
+            bot = default_bot(agent)
+        except ValueError as exc:
+            raise ValueError(f"{flag} {text!r}: {exc}") from None
+    if not RESIDENT_NAME.match(bot):
+        raise ValueError(
+            f"{flag} {text!r}: a bot's name is 1-64 letters, digits or ._+-"
+            f" (starting with a letter or digit), not {bot!r}"
+        )
+    changed = list(ladders)
+    spec = changed[index]
+    if any(resident.bot == bot for resident in spec.residents):
+        raise ValueError(
+            f"{flag} {text!r}: ladder {spec.name} has a resident {bot!r} already:"
+            " name each one (BOT@AGENTSPEC)"
+        )
+    changed[index] = replace(spec, residents=(*spec.residents, ResidentSpec(bot, agent)))
     return changed
 
 

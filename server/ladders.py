@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -156,6 +156,8 @@ class Ladders:
         self.ladders: dict[str, Ladder] = {}
         #: set once the ladders' past games are known (`seed`): pairing waits for it
         self.seeded = trio.Event()
+        #: a ladder's resident bots for `view` (server/ladder_residents.py), if any
+        self.resident_view: Callable[[str], list[dict[str, Any]]] | None = None
         for spec in host.config.ladders:
             game = host.game_for(spec.game, spec.option_dict)
             move_time = spec.move_time
@@ -335,6 +337,7 @@ class Ladders:
                 {"match": match.id, "players": match.players, "ply": match.ply}
                 for match in ladder.playing.values()
             ],
+            "residents": [] if self.resident_view is None else self.resident_view(name),
         }
 
     def describe(self, ladder: Ladder) -> dict[str, Any]:
