@@ -52,6 +52,7 @@ from typing import Any
 from games.base import Game, Outcome
 from player.agent import SearchLimit
 from player.mcts.options import check_options, default
+from player.mcts.search_options import UCB_C
 
 INF = math.inf
 #: discarded trees kept before a search frees them itself (callers usually free sooner)
@@ -163,7 +164,7 @@ class Search:
         self,
         game: Game[Any, Any],
         *,
-        c: float = default("c"),
+        c: float | None = default("c"),
         metric: str = default("metric"),
         max_moves: int | None = default("max_moves"),
         max_nodes: int | None = None,
@@ -174,7 +175,7 @@ class Search:
     ) -> None:
         check_options({"c": c, "metric": metric, "max_moves": max_moves})
         self.game = game
-        self.c = float(c)
+        self.c = UCB_C if c is None else float(c)
         self.metric = metric
         self.max_moves = max_moves
         #: node budget: no expansion once the root has this many visits (an

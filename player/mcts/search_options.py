@@ -17,6 +17,8 @@ MAX_WORKERS = 64
 ENGINES = ("auto", "fast", "python")
 METRICS = ("uct", "uctv")
 ROLLOUTS = ("smart", "random")
+#: UCB1's exploration constant where the game sets none (option ``c=none``)
+UCB_C = 1.4
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +42,13 @@ class SearchOptions(Options):
     iterations: int | None = option(
         int, None, "iteration cap per move (per worker)", low=1, nullable=True, engines=AGENT
     )
-    c: float = option(float, 1.4, "UCB1 exploration constant", low=0)
+    c: float | None = option(
+        float,
+        None,
+        "UCB1 exploration constant; none = the game's default (1.4; go: 0.1, with RAVE and a prior)",
+        low=0,
+        nullable=True,
+    )
     metric: str = option(
         str,
         "uct",

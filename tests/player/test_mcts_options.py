@@ -26,6 +26,7 @@ from player.mcts.options import (
     check_options,
     default,
 )
+from player.mcts.search_options import UCB_C
 from player.spec import available_agents, make_agent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ def test_the_spec_registers_exactly_the_table() -> None:
         )
     # the documented defaults (docs/AGENTS.md)
     assert info.usage() == (
-        "mcts:time=1.0,iterations=none,c=1.4,metric=uct,max_moves=none,workers=1,reuse=true,"
+        "mcts:time=1.0,iterations=none,c=none,metric=uct,max_moves=none,workers=1,reuse=true,"
         "solver=true,seed=none,engine=auto,rollout=smart,exact=0.5,rave=none,prior=true,memory=512"
         ",threats=false,candidates=12,cutoff=4,vcf=32,vct=20000"  # gomoku's threat knowledge
         ",connect4_eval=0.7,connect4_c=0.5,connect4_minimax=0.4,connect4_weights=shipped"
@@ -77,7 +78,7 @@ def test_the_agent_takes_the_generic_options_and_the_knowledge_each_declared_onc
     python = signature_defaults(Search.__init__)
     for name in ("c", "metric", "max_moves", "solver", "reuse"):
         assert python[name] == default(name) and "python" in OPTIONS[name].engines
-    assert python["c"] == 1.4
+    assert python["c"] is None  # the game's default: UCB_C, Go's compiled search GO_C
 
 
 def test_a_spec_becomes_the_agents_options_and_knowledge_unrenamed() -> None:
@@ -96,14 +97,19 @@ def test_a_spec_becomes_the_agents_options_and_knowledge_unrenamed() -> None:
 
 def test_the_compiled_engine_reads_the_same_values() -> None:
     pytest.importorskip("numba")
-    from player.mcts.fast.adapters import adapter_for
+    from player.mcts.fast.adapters import GO_C, adapter_for
     from player.mcts.fast.core.engine import FastSearch
 
     game = make_game("connect4")
     adapter = adapter_for(game)
     assert adapter is not None
     plain = FastSearch(game, adapter)  # the table's defaults
-    assert plain.c == default("c") == 1.4  # it was 1.0 here while the agent and the docs said 1.4
+    # none: the game's default, 1.4 as in the Python engine (it was once 1.0 here alone)
+    assert default("c") is None and plain.c == UCB_C == 1.4
+    go = make_game("go", {"size": 9})
+    go_adapter = adapter_for(go)
+    assert go_adapter is not None and FastSearch(go, go_adapter).c == GO_C
+    assert FastSearch(go, go_adapter, SearchOptions(c=0.7)).c == 0.7
     assert plain.options == SearchOptions() and plain.knowledge == Connect4Options()
     assert plain.exact is not None
     assert (plain.capacity * plain.node_bytes) // 2**20 < default("memory") == 512
@@ -117,8 +123,8 @@ def test_the_compiled_engine_reads_the_same_values() -> None:
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"c": -1.0}, "option 'c' must be a finite number >= 0, not -1.0"),
-        ({"c": float("nan")}, "option 'c' must be a finite number >= 0"),
+        ({"c": -1.0}, "option 'c' must be >= 0 (or none), not -1.0"),
+        ({"c": float("nan")}, "option 'c' must be >= 0 (or none)"),
         ({"time": 0.0}, "option 'time' must be > 0 seconds (or none), not 0.0"),
         ({"iterations": 0}, "option 'iterations' must be >= 1 (or none), not 0"),
         ({"workers": 65}, "option 'workers' must be between 1 and 64, not 65"),
@@ -145,7 +151,7 @@ def test_every_default_passes_its_own_check() -> None:
 
 def test_both_engines_check_with_the_table() -> None:
     game = make_game("tictactoe")
-    with pytest.raises(ValueError, match="option 'c' must be a finite number >= 0"):
+    with pytest.raises(ValueError, match=r"option 'c' must be >= 0 \(or none\)"):
         Search(game, c=-1.0)
     with pytest.raises(ValueError, match="option 'metric' must be one of uct, uctv"):
         Search(game, metric="elo")
@@ -156,7 +162,7 @@ def test_both_engines_check_with_the_table() -> None:
     adapter = adapter_for(game)
     assert adapter is not None
     # the compiled engine takes a `SearchOptions`, checked as it is made
-    with pytest.raises(ValueError, match="option 'c' must be a finite number >= 0"):
+    with pytest.raises(ValueError, match=r"option 'c' must be >= 0 \(or none\)"):
         FastSearch(game, adapter, SearchOptions(c=-1.0))
     with pytest.raises(ValueError, match="option 'memory' must be a finite number >= 1 MiB"):
         FastSearch(game, adapter, SearchOptions(memory=0.5))

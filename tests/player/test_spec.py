@@ -76,7 +76,7 @@ def test_unknown_option_lists_valid_keys_with_defaults() -> None:
         make_agent("mcts:tme=0.5")
     message = str(info.value)
     assert "unknown option 'tme' for agent 'mcts'" in message
-    for shown in ["time=1.0", "iterations=none", "c=1.4", "metric=uct", "workers=1"]:
+    for shown in ["time=1.0", "iterations=none", "c=none", "metric=uct", "workers=1"]:
         assert shown in message
     assert "reuse=true" in message and "solver=true" in message and "seed=none" in message
 
@@ -85,7 +85,7 @@ def test_unknown_option_lists_valid_keys_with_defaults() -> None:
     ("spec", "message"),
     [
         ("mcts:c=fast", "option 'c' must be a number, not 'fast'"),
-        ("mcts:c=-1", "option 'c' must be a finite number >= 0"),
+        ("mcts:c=-1", "option 'c' must be >= 0 (or none)"),
         ("mcts:c=inf", "option 'c' must be a finite number"),
         ("mcts:workers=two", "option 'workers' must be an integer"),
         ("mcts:workers=0", "option 'workers' must be between 1 and 64"),
@@ -109,8 +109,8 @@ def test_available_agents_describe_options() -> None:
     assert {"mcts", "random", "greedy", "minimax"} <= set(agents)
     mcts = agents["mcts"]
     assert mcts.description
-    assert mcts.options["c"].default == 1.4 and mcts.options["c"].help
-    assert mcts.usage().startswith("mcts:time=1.0,iterations=none,c=1.4,metric=uct")
+    assert mcts.options["c"].default is None and mcts.options["c"].help
+    assert mcts.usage().startswith("mcts:time=1.0,iterations=none,c=none,metric=uct")
     assert agents["random"].usage() == "random:seed=none"
 
 

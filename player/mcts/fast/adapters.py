@@ -37,11 +37,14 @@ from player.mcts.fast.reversi import plan as reversi_plan
 from player.mcts.fast.reversi.options import ReversiOptions
 from player.mcts.fast.ultimate import kernel as ultimate
 
-__all__ = ["GO_RAVE", "Adapter", "adapter_for"]
+__all__ = ["GO_C", "GO_RAVE", "Adapter", "adapter_for"]
 
 #: Go's default RAVE equivalence parameter (option ``rave=none``): at 0.5 s a move on 9×9,
 #: rave=1000 won 23 of 23 games against rave=0 (docs/notes/2026-11-28-rave.md)
 GO_RAVE = 1000.0
+#: Go's default UCB1 constant (option ``c=none``): with RAVE and the prior, the tree needs
+#: little exploration of its own (docs/STRENGTH.md, "Go")
+GO_C = 0.1
 
 
 def _identity(value: Any) -> Any:
@@ -113,7 +116,7 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
         return Adapter(
             kernels.GO, go_config.make_cfg(game.size, game.komi, game.move_cap),
             go_config.state_size(game.size), functools.partial(go.encode, game), _identity,
-            _identity, Rollout.HEAVY, rules_bound=True, rave=GO_RAVE,
+            _identity, Rollout.HEAVY, rules_bound=True, rave=GO_RAVE, c=GO_C,
         )  # fmt: skip
     if type(game) is UltimateTicTacToe:
         return Adapter(

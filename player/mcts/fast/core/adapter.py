@@ -17,6 +17,7 @@ import numpy as np
 
 from player.mcts.fast.core.codes import Rollout
 from player.mcts.option import Options
+from player.mcts.search_options import UCB_C
 
 
 class Plan(Protocol):
@@ -91,3 +92,5 @@ class Adapter:
     #: RAVE's equivalence parameter when the search's ``rave`` option is none (0: off); read
     #: only for kernels with AMAF rollouts (`kernels.AMAF`)
     rave: float = 0.0
+    #: UCB1's exploration constant when the search's ``c`` option is none
+    c: float = UCB_C

@@ -95,7 +95,7 @@ class FastSearch:
         self.options = options
         #: the game's own options (`Adapter.knowledge`), None when it has none
         self.knowledge = knowledge
-        self.c = float(options.c)
+        self.c = float(adapter.c if options.c is None else options.c)
         #: a plain int: an IntEnum argument would compile other kernel specializations
         self.policy = int(Rollout.RANDOM if options.rollout == "random" else adapter.smart)
         self.solver = options.solver
