@@ -86,6 +86,9 @@ class BotReport:
     delays: list[float] = field(default_factory=list)
     redirects: int = 0
     errors: list[str] = field(default_factory=list)
+    #: when the bots began to stop (seconds since the epoch): from then on, the bots left
+    #: may be alone, and two bots alone play each other again
+    stopping: float = 0.0
 
 
 async def _connect(port: int, name: str) -> tuple[trio.SocketStream, FrameReader]:
@@ -171,7 +174,7 @@ async def ladder_bot(
 
 async def run_bots(ports: list[int], bots: int, game: str, seconds: float) -> BotReport:
     """`bots` bots, bot i at home on node i % len(ports), for `seconds`."""
-    report = BotReport()
+    report = BotReport(stopping=time.time() + seconds)
     stop = trio.current_time() + seconds
     async with trio.open_nursery() as nursery:
         for index in range(bots):
@@ -241,7 +244,8 @@ def published(node: Node) -> dict[str, Any]:
 
 
 def check_results(report: dict[str, Any], url: str) -> dict[str, Any]:
-    """Every recorded end the bots saw is in the records once, finished, as they were told."""
+    """Every recorded end the bots saw is in the records once, finished, as they were told;
+    no pair repeated (before the bots began to stop) and colours stay balanced."""
     from store.open import open_database
 
     store = open_database(url, check=True)
@@ -263,13 +267,18 @@ def check_results(report: dict[str, Any], url: str) -> dict[str, Any]:
             lost.append(match)
     # the pairing rules, over the whole arena: no bot meets its last opponent again at
     # once (with this many bots there is always another), colours balanced in each pair
-    last: dict[str, str] = {}
-    repeats = 0
+    last: dict[str, Any] = {}
+    repeats: list[str] = []
     firsts: Counter[tuple[str, ...]] = Counter()
     for record in sorted(records, key=lambda record: (record.started_at, record.id)):
         a, b = record.players
-        repeats += last.get(a) == b or last.get(b) == a
-        last[a], last[b] = b, a
+        for one, other in ((a, b), (b, a)):
+            before = last.get(one)
+            stopping = report.get("stopping") or math.inf
+            if before is not None and other in before.players and record.started_at < stopping:
+                repeats.append(f"{one}: {before.id} {before.status} then {record.id}")
+                break
+        last[a] = last[b] = record
         firsts[(a, b)] += 1
     unbalanced = [pair for pair, n in firsts.items() if abs(n - firsts[pair[::-1]]) > 1]
     return {
@@ -382,7 +391,7 @@ def line(row: dict[str, Any]) -> str:
         f" {row['delay_median_ms']:>10.1f} {row['delay_p99_ms']:>8.1f} {row['across']:>7.0%}"
         f"   lost {len(row['lost'])}, duplicated {len(row['duplicated'])},"
         f" ratings {'equal' if not row['ratings'] else 'DIFFER'}, pairs repeated"
-        f" {row['repeats']}, colours unbalanced {len(row['unbalanced'])}"
+        f" {len(row['repeats'])}, colours unbalanced {len(row['unbalanced'])}"
     )
 
 
