@@ -28,6 +28,7 @@ from protocol.messages import (
 )
 from server.accounts import AccountError, Accounts
 from server.cluster import REAPED, Cluster
+from server.cluster_ladders import ClusterLadders
 from server.cluster_pools import ClusterPools
 from server.cluster_seeks import ClusterSeeks
 from server.config import ServerConfig
@@ -205,6 +206,10 @@ class ArenaServer:
                         self.requests.remote_watch = remote
                         self.cluster.on_view = remote.view_changed
                         nursery.start_soon(remote.run)
+                        if self.config.ladders:
+                            span = ClusterLadders(self.lobby.ladders, self.cluster, nursery)
+                            self.lobby.ladders.span = span
+                            self.cluster.on_message = span.route(self.cluster.on_message)
                     self.requests.lobby = self.lobby
                     if self.config.ladders:
                         ratings = LadderRatings(
@@ -236,6 +241,9 @@ class ArenaServer:
             self.requests.cluster_seeks.republish()
         if self.cluster_pools is not None:
             self.cluster_pools.republish()
+        span = self.lobby.ladders.span
+        if isinstance(span, ClusterLadders):
+            span.republish()
 
     async def handle_connection(self, stream: trio.abc.Stream, *, peer: str | None = None) -> None:
         """Serve one client connection until it closes.

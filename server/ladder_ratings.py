@@ -6,7 +6,10 @@ seats, scores and termination), so the list is the same after a restart,
 and anyone can recompute it. The fit (`tournament.bayeselo.fit_bayeselo`,
 with the ladder's anchors) and the read both run in a worker thread,
 never on the event loop; they run again only when games have ended since
-the last fit, at most once every `ladder_rating_interval` seconds.
+the last fit, at most once every `ladder_rating_interval` seconds (on a
+database several servers share, games that ended anywhere: the records'
+count of the ladder's ended games tells, so that every node publishes the
+same list once it has refitted).
 
 Identities are the players' names (a new version of a bot is a new name).
 Aborted games (the server stopped) count for nobody; a fault (a crash, a
@@ -128,6 +131,8 @@ class LadderRatings:
     _fitted: dict[str, int] = field(default_factory=dict)
     #: each ladder's ratings over time (server/ladder_history.py), updated after each fit
     history: dict[str, RatingHistory] = field(default_factory=dict)
+    #: on a shared database: each ladder's ended games in the records at its last fit
+    _counted: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in self.ladders.ladders:
@@ -147,10 +152,20 @@ class LadderRatings:
         while True:
             await trio.sleep(self.interval)
             for ladder in self.ladders.ladders.values():
-                if ladder.ended != self._fitted.get(ladder.name):
+                if self.store.shared:  # games end on every node: count them in the records
+                    try:
+                        ended = await trio.to_thread.run_sync(self.store.ladder_ended, ladder.name)
+                    except StoreError as exc:
+                        log.warning("ladder_count_failed", ladder=ladder.name, error=str(exc))
+                        continue
+                    if ended != self._counted.get(ladder.name):
+                        await self.refit(ladder, counted=ended)
+                elif ladder.ended != self._fitted.get(ladder.name):
                     await self.refit(ladder)
 
-    async def refit(self, ladder: Ladder, *, seed: bool = False) -> None:
+    async def refit(
+        self, ladder: Ladder, *, seed: bool = False, counted: int | None = None
+    ) -> None:
         """Read the ladder's games and fit its ratings (both in a worker thread)."""
         store = self.store
         assert store is not None
@@ -169,6 +184,8 @@ class LadderRatings:
         if seed:
             self.ladders.seed(ladder.name, (r.players for r in results if r.status == "finished"))
         self._fitted[ladder.name] = ended
+        if counted is not None:
+            self._counted[ladder.name] = counted
         self.standings[ladder.name] = Standing(
             fit, tuple(results[-RECENT_GAMES:]), rated, failures, fitted_at=time.time()
         )

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -70,6 +70,17 @@ class LadderHost(Protocol):
     def member(self, conn: Connection) -> Membership: ...
 
 
+class LadderSpan(Protocol):
+    """Pairing across the nodes of a shared database (server/cluster_ladders.py): told
+    which of this node's bots are ready and which left; it pairs in place of `Ladders.pair`."""
+
+    def ready(self, ladder: Ladder, name: str) -> None: ...
+
+    def left(self, ladder: Ladder, name: str) -> None: ...
+
+    async def run(self) -> None: ...
+
+
 @dataclass(eq=False)
 class Ladder:
     """One ladder's bots, who is ready, and what pairing remembers of their games."""
@@ -101,6 +112,10 @@ class Ladder:
     def busy(self) -> set[str]:
         return {name for match in self.playing.values() for name in match.players}
 
+    def seats(self, first: str, second: str) -> list[str]:
+        """The players by seat, of a game `first` moves first in."""
+        return [first, second] if self.first_seat == 0 else [second, first]
+
     def remember(self, players: Sequence[str]) -> None:
         """A game between `players` (seat order) was paired or played: who met whom, who
         moved first."""
@@ -120,15 +135,20 @@ def choose_pairs(
     last: dict[str, str],
     may_repeat: Any,
     rng: random.Random,
+    mine: Callable[[str], bool] | None = None,
 ) -> list[tuple[str, str]]:
     """Pairs of the `ready` bots, at random, none repeating a bot's last game unless
-    `may_repeat(a, b)` allows it (a greedy pass over a shuffled order)."""
+    `may_repeat(a, b)` allows it (a greedy pass over a shuffled order). With `mine`, each
+    pair has a bot `mine` accepts (a node pairs its own bots, with any ready bot)."""
     order = list(ready)
     rng.shuffle(order)
     pairs: list[tuple[str, str]] = []
     left = order
     while len(left) >= 2:
-        a = left.pop(0)
+        a = next((name for name in left if mine is None or mine(name)), None)
+        if a is None:
+            break
+        left.remove(a)
         partner = next((b for b in left if not repeats(last, a, b)), None)
         if partner is None:
             partner = next((b for b in left if may_repeat(a, b)), None)
@@ -139,12 +159,23 @@ def choose_pairs(
     return pairs
 
 
+def first_mover(
+    firsts: Mapping[tuple[str, str], int], a: str, b: str, rng: random.Random
+) -> tuple[str, str]:
+    """(first mover, second mover): of `a` and `b`, who moved first less often against the
+    other (`firsts`) moves first (a tie: at random)."""
+    ab, ba = firsts.get((a, b), 0), firsts.get((b, a), 0)
+    if ab != ba:
+        return (a, b) if ab < ba else (b, a)
+    first, second = rng.sample((a, b), 2)
+    return first, second
+
+
 def seat_order(ladder: Ladder, a: str, b: str, rng: random.Random) -> list[str]:
     """The players by seat: of `a` and `b`, who moved first less often against the other
     moves first (a tie: at random)."""
-    ab, ba = ladder.firsts[(a, b)], ladder.firsts[(b, a)]
-    first, second = (a, b) if ab < ba else (b, a) if ba < ab else tuple(rng.sample((a, b), 2))
-    return [first, second] if ladder.first_seat == 0 else [second, first]
+    first, second = first_mover(ladder.firsts, a, b, rng)
+    return ladder.seats(first, second)
 
 
 class Ladders:
@@ -154,6 +185,8 @@ class Ladders:
         self.host = host
         self.rng = rng
         self.ladders: dict[str, Ladder] = {}
+        #: on a shared database: pairs the ladders across the nodes (None: here, in memory)
+        self.span: LadderSpan | None = None
         #: set once the ladders' past games are known (`seed`): pairing waits for it
         self.seeded = trio.Event()
         #: a ladder's resident bots for `view` (server/ladder_residents.py), if any
@@ -231,6 +264,8 @@ class Ladders:
             ),
             urgent=False,  # rides with match_start when it pairs at once
         )
+        if self.span is not None:
+            self.span.ready(ladder, name)
         ladder.wake.set()
 
     def connection_lost(self, conn: Connection, names: Iterable[str]) -> None:
@@ -242,6 +277,8 @@ class Ladders:
             del ladder.bots[conn.name]
             ladder.ready.pop(conn.name, None)
             log.info("ladder_left", ladder=name, bot=conn.name, bots=len(ladder.bots))
+            if self.span is not None:
+                self.span.left(ladder, conn.name)
             ladder.wake.set()  # who waited for it to play someone else may repeat now
 
     def match_over(self, match: Match) -> None:
@@ -256,6 +293,9 @@ class Ladders:
 
     async def run(self) -> None:
         """Pair every ladder's ready bots, for as long as the server runs."""
+        if self.span is not None:
+            await self.span.run()
+            return
         async with trio.open_nursery() as nursery:
             for ladder in self.ladders.values():
                 nursery.start_soon(self._pair_loop, ladder, name=f"ladder {ladder.name}")

@@ -155,6 +155,72 @@ class WaitingSeek:
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class LadderBot:
+    """A bot of a ladder connected to a live node (`LadderTable.pair_round`)."""
+
+    name: str
+    #: the node its connection is on
+    node: str
+    #: seconds it has been ready for its next game (the database's clock), None if it is not
+    waited: float | None
+    #: its last opponent in the ladder ("" before its first game)
+    last: str
+
+
+@dataclass(frozen=True, slots=True)
+class LadderRound:
+    """What one pairing round of a ladder sees: its bots on live nodes, and how often
+    each ready bot moved first against each other ready bot."""
+
+    bots: list[LadderBot]
+    #: (a, b) -> the games a moved first against b, among the ready bots
+    firsts: dict[tuple[str, str], int]
+
+
+@dataclass(frozen=True, slots=True)
+class LadderPairing:
+    """A game a pairing round decided: who moves first, who second, and their nodes."""
+
+    first: str
+    second: str
+    first_node: str
+    second_node: str
+
+
+class LadderTable(Protocol):
+    """The ladders' bots on every node of a shared database, and who paired with whom.
+
+    A node writes which of its bots are ready (`pair_round`'s `ready` and
+    `left`); a round of one ladder runs under that ladder's lock, so rounds of
+    several nodes take turns, and a bot is paired once.
+    """
+
+    def pair_round(
+        self,
+        ladder: str,
+        node: str,
+        ready: Sequence[str],
+        left: Sequence[str],
+        choose: Callable[[LadderRound], Sequence[tuple[str, str]]],
+    ) -> list[LadderPairing]:
+        """In one transaction holding the ladder's lock: the bots `ready` (connected to
+        `node`) are ready since now (if they were not already), those `left` leave it;
+        `choose` sees the ladder's bots on live nodes and returns pairs (first mover,
+        second mover) of ready bots; each is recorded (neither is ready any more, each
+        one's last opponent is the other, the first mover's count against the second
+        grows by one) and returned with the bots' nodes."""
+        ...
+
+    def seed(
+        self, ladder: str, firsts: Mapping[tuple[str, str], int], last: Mapping[str, str]
+    ) -> bool:
+        """Write the ladder's history as read from the records (`firsts`: (a, b) -> the games
+        a moved first against b; `last`: each bot's last opponent) if the database has none
+        of it yet; False if it had some."""
+        ...
+
+
 class NodeTable(Protocol):
     """The servers (nodes) that share this database, each alive while its lease runs.
 
@@ -212,8 +278,9 @@ class NodeTable(Protocol):
         ...
 
     def withdraw_node_seeks(self, node: str) -> int:
-        """Remove every seek a node left, plain and pool seeks, and release the pools it
-        directed (it stopped, or was declared dead: `reap` does the same)."""
+        """Remove every seek a node left, plain and pool seeks, release the pools it
+        directed and take its ladder bots off it (it stopped, or was declared dead: `reap`
+        does the same)."""
         ...
 
     def notify(self, node: str, payload: str) -> None:
@@ -392,6 +459,11 @@ class Database(MatchWriter, Protocol):
         """Tournament pools of every node: owners and waiting seeks (used when `shared`)."""
         ...
 
+    @property
+    def ladders(self) -> LadderTable:
+        """The ladders' bots of every node and their pairings (used when `shared`)."""
+        ...
+
     #: whether several servers may use this database at once (PostgreSQL: True)
     shared: bool
 
@@ -419,6 +491,10 @@ class Database(MatchWriter, Protocol):
         """The finished and aborted games of `ladder`, in the order they ended."""
         ...
 
+    def ladder_ended(self, ladder: str) -> int:
+        """How many games of `ladder` have ended (finished or aborted), on every node."""
+        ...
+
     # --- maintenance -------------------------------------------------------------
 
     def backup(self, destination: str) -> None:
@@ -433,6 +509,10 @@ class Database(MatchWriter, Protocol):
 __all__ = [
     "AccountTable",
     "Database",
+    "LadderBot",
+    "LadderPairing",
+    "LadderRound",
+    "LadderTable",
     "MatchProgress",
     "MatchWriter",
     "NodeRow",

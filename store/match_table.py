@@ -219,6 +219,19 @@ class MatchReads:
         )
         return [match_from_row(row) for row in rows]
 
+    def ladder_ended(self, ladder: str) -> int:
+        """How many games of `ladder` have ended (finished or aborted), on every node."""
+        row = self.query(
+            lambda db: db.execute(
+                self.dialect.sql(
+                    f"SELECT count(*) FROM matches WHERE {self.dialect.tag('ladder')} = ?"
+                    " AND status <> 'running'"
+                ),
+                (ladder,),
+            ).fetchone()
+        )
+        return int(row[0])
+
     def find_tournament_game(self, tournament: str, index: int, owner: str) -> MatchRecord | None:
         """The finished game `index` of `tournament` paired by the pool owner `owner` (a digest;
         "" for games paired in pools without an owner, as before owners existed)."""

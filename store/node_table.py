@@ -3,9 +3,9 @@
 The decisions live here once: a node is alive while its lease runs, on the
 database's clock (`Dialect.now`: PostgreSQL's, so hosts whose clocks disagree
 still agree on who is dead); `reap` deletes each expired node and, in the same
-transaction, aborts its running matches and drops its seeks and its pools'
-director, so exactly one caller ever reaps a node (the DELETE ... RETURNING
-claims the rows: a second reaper finds none).
+transaction, aborts its running matches and drops its seeks, its pools'
+director and its ladder bots, so exactly one caller ever reaps a node (the
+DELETE ... RETURNING claims the rows: a second reaper finds none).
 
 A backend adds what it does its own way: PostgreSQL pairs concurrent seek
 offers in one statement and reads progress in one snapshot, and only it can
@@ -89,8 +89,13 @@ class NodeRows:
         return result
 
     def _drop_node_seeks(self, db: Any, node: str) -> int:
-        """Remove a node's plain and pool seeks and release the pools it directed."""
+        """Remove a node's plain and pool seeks, release the pools it directed and take its
+        ladder bots off it (they leave the ladders' ready sets)."""
         plain = db.execute(self.sql("DELETE FROM seeks WHERE node = ?"), (node,)).rowcount
+        db.execute(
+            self.sql("UPDATE ladder_bots SET node = '', ready_since = NULL WHERE node = ?"),
+            (node,),
+        )
         pooled = db.execute(self.sql("DELETE FROM pool_seeks WHERE node = ?"), (node,)).rowcount
         db.execute(
             self.sql(f"UPDATE pools SET node = '', idle_since = {self.now} WHERE node = ?"),

@@ -7,7 +7,7 @@ checks that it reaches this version.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 #: tables of an arena database (any other table means the database belongs to something else)
 ARENA_TABLES = frozenset(
@@ -21,6 +21,8 @@ ARENA_TABLES = frozenset(
         "seeks",
         "pool_seeks",
         "pools",
+        "ladder_bots",
+        "ladder_firsts",
     }
 )
 

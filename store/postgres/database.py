@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from store.account_table import AccountRows
 from store.errors import MatchRefused, MatchSuperseded, StoreError
-from store.interface import AccountTable, NodeTable, PoolTables, TournamentTables
+from store.interface import AccountTable, LadderTable, NodeTable, PoolTables, TournamentTables
 from store.match_table import MatchReads, finish_match, import_into, match_sql, write_one
 from store.matches import (
     BatchReport,
@@ -35,6 +35,7 @@ from store.matches import (
     to_json,
 )
 from store.pool_table import PoolRows
+from store.postgres.ladders import PostgresLadders
 from store.postgres.nodes import PostgresNodes
 from store.postgres.schema import migrate
 from store.postgres.tables import DIALECT, PostgresTournaments, pg_program
@@ -126,6 +127,7 @@ class PostgresDatabase(MatchReads):
         self._accounts = AccountRows(self)
         self._nodes = PostgresNodes(self)
         self._pools = PoolRows(self)
+        self._ladders = PostgresLadders(self)
         #: several servers may share it (`store.interface.NodeTable`)
         self.shared = True
 
@@ -144,6 +146,10 @@ class PostgresDatabase(MatchReads):
     @property
     def pools(self) -> PoolTables:
         return self._pools
+
+    @property
+    def ladders(self) -> LadderTable:
+        return self._ladders
 
     def close(self) -> None:
         self.pool.close()

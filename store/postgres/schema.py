@@ -136,7 +136,28 @@ CREATE INDEX IF NOT EXISTS matches_ladder ON matches ((tags::jsonb->>'ladder'), 
     WHERE (tags::jsonb->>'ladder') IS NOT NULL;
 """
 
-MIGRATIONS: dict[int, str] = {6: _V6, 7: _V7, 8: _V8, 9: _V9}
+#: version 10: a ladder spans the nodes (server/cluster_ladders.py): each bot's node, since
+#: when it is ready and its last opponent, and who moved first against whom how often
+_V10 = """
+CREATE TABLE IF NOT EXISTS ladder_bots (
+    ladder TEXT NOT NULL,
+    name TEXT NOT NULL,
+    node TEXT NOT NULL,
+    ready_since DOUBLE PRECISION,
+    last TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (ladder, name)
+);
+CREATE INDEX IF NOT EXISTS ladder_bots_node ON ladder_bots(node);
+CREATE TABLE IF NOT EXISTS ladder_firsts (
+    ladder TEXT NOT NULL,
+    first TEXT NOT NULL,
+    second TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    PRIMARY KEY (ladder, first, second)
+)
+"""
+
+MIGRATIONS: dict[int, str] = {6: _V6, 7: _V7, 8: _V8, 9: _V9, 10: _V10}
 FIRST_VERSION = min(MIGRATIONS)
 assert max(MIGRATIONS) == SCHEMA_VERSION, "every schema version needs a PostgreSQL migration"
 

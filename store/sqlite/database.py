@@ -26,6 +26,7 @@ import msgspec
 
 from store.dialect import Dialect
 from store.errors import MatchRefused, MatchSuperseded, StoreError
+from store.ladder_table import LadderRows
 from store.match_table import MatchReads, import_into, match_sql, write_one
 from store.matches import (
     BatchReport,
@@ -132,6 +133,7 @@ class SqliteDatabase(MatchReads):
         self.accounts = accounts(path, DIALECT)
         self.nodes = SqliteNodes(self)
         self.pools = PoolRows(self)
+        self.ladders = LadderRows(self)
         #: one server at a time: it aborts every running match when it starts
         self.shared = False
 

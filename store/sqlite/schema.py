@@ -159,7 +159,28 @@ CREATE INDEX IF NOT EXISTS matches_ladder ON matches(json_extract(tags, '$.ladde
     WHERE json_extract(tags, '$.ladder') IS NOT NULL;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9)
+#: version 10: a ladder spans the nodes of a shared database (server/cluster_ladders.py);
+#: the tables exist here too, so that SQLite implements the whole store interface
+_V10 = """
+CREATE TABLE IF NOT EXISTS ladder_bots (
+    ladder TEXT NOT NULL,
+    name TEXT NOT NULL,
+    node TEXT NOT NULL,
+    ready_since REAL,
+    last TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (ladder, name)
+);
+CREATE INDEX IF NOT EXISTS ladder_bots_node ON ladder_bots(node);
+CREATE TABLE IF NOT EXISTS ladder_firsts (
+    ladder TEXT NOT NULL,
+    first TEXT NOT NULL,
+    second TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    PRIMARY KEY (ladder, first, second)
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10)
 assert len(MIGRATIONS) == SCHEMA_VERSION, "every schema version needs an SQLite migration"
 
 

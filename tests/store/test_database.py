@@ -26,7 +26,14 @@ from store import (
     StoreError,
     move_row,
 )
-from store.interface import Database, PoolClaim, PoolSeeker, StoredGame
+from store.interface import (
+    Database,
+    LadderPairing,
+    LadderRound,
+    PoolClaim,
+    PoolSeeker,
+    StoredGame,
+)
 from store.matches import MatchTags
 from store.open import open_database
 from tests.postgres import postgres_server as postgres_server
@@ -386,6 +393,68 @@ def test_nodes_live_while_their_lease_runs_and_are_reaped_once(database: Databas
     assert not nodes.renew("n1", 60.0)  # a reaped node learns it when it renews
     nodes.leave("n2")
     assert nodes.live() == []
+
+
+def test_ladder_rounds_pair_ready_bots_of_live_nodes_once(database: Database) -> None:
+    """A ladder spans the nodes: each round sees the ready bots of live nodes, pairs them
+    once (concurrent rounds take turns), and remembers last opponents and first movers."""
+    nodes, ladders = database.nodes, database.ladders
+    nodes.register("n1", "h:1", 60.0)
+    nodes.register("n2", "h:2", 60.0)
+    assert ladders.seed("c4", {("a", "b"): 2}, {"a": "b", "b": "a"})
+    assert not ladders.seed("c4", {("x", "y"): 1}, {})  # it has a history: left alone
+    seen: list[LadderRound] = []
+
+    def take_all(round_: LadderRound) -> list[tuple[str, str]]:
+        seen.append(round_)
+        ready = sorted(bot.name for bot in round_.bots if bot.waited is not None)
+        return [(ready[i], ready[i + 1]) for i in range(0, len(ready) - 1, 2)]
+
+    def look(round_: LadderRound) -> list[tuple[str, str]]:
+        seen.append(round_)
+        return []
+
+    assert ladders.pair_round("c4", "n1", ["a"], [], take_all) == []  # alone: nothing asked
+    pairs = ladders.pair_round("c4", "n2", ["b", "c"], [], take_all)
+    assert pairs == [LadderPairing("a", "b", "n1", "n2")]  # c waits for someone
+    round_ = seen[-1]
+    assert {bot.name: bot.last for bot in round_.bots} == {"a": "b", "b": "a", "c": ""}
+    assert round_.firsts == {("a", "b"): 2}
+    assert ladders.pair_round("c4", "n1", ["a"], [], take_all) == [
+        LadderPairing("a", "c", "n1", "n2")
+    ]
+    assert seen[-1].firsts == {}  # a and c never met
+    assert ladders.pair_round("c4", "n2", ["b"], [], take_all) == []  # b waits alone
+    assert ladders.pair_round("c4", "n2", [], ["c"], take_all) == []  # c left
+    assert [bot.name for bot in seen[-1].bots] == ["a", "b"]  # c is on no node
+    # a node that stops renewing: its bots leave the ready set at once, and its reaping
+    # takes them off it
+    ladders.pair_round("c4", "n1", ["a"], [], look)  # a is ready on n1
+    assert nodes.renew("n1", -1.0)
+    assert ladders.pair_round("c4", "n2", ["d"], [], take_all) == [
+        LadderPairing("b", "d", "n2", "n2")
+    ]
+    assert "a" not in {bot.name for bot in seen[-1].bots}
+    assert nodes.reap("n1 died") == {"n1": 0}
+    nodes.register("n1", "h:1", 60.0)  # the same node id back: a is not its bot any more
+    ladders.pair_round("c4", "n2", ["b", "d"], [], look)
+    assert {bot.name for bot in seen[-1].bots} == {"b", "d"}
+    # many rounds at once: every ready bot is paired by exactly one of them
+    bots = [f"r{i}" for i in range(20)]
+    found: list[LadderPairing] = []
+
+    def round_of(index: int) -> None:
+        found.extend(ladders.pair_round("c4", "n2", bots[index::4], [], take_all))
+
+    threads = [threading.Thread(target=round_of, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    paired = [name for pairing in found for name in (pairing.first, pairing.second)]
+    assert len(paired) == len(set(paired)) and set(bots) <= set(paired) | {"b", "d"}
+    with pytest.raises(ValueError, match="chose"):  # a pair of bots that are not ready
+        ladders.pair_round("c4", "n2", ["e", "f"], [], lambda _: [("e", "a")])
 
 
 def test_the_progress_of_several_matches_is_read_at_once(database: Database) -> None:

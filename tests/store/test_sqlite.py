@@ -183,7 +183,7 @@ def test_a_version_4_database_gains_the_move_info_columns(tmp_path: Path) -> Non
     assert store.get_moves("m0001-aaaaaa") == [old_move, new_move]
     store.close()
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 10
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
