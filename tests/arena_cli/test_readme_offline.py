@@ -273,6 +273,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.server",
             "python -m benchmarks.server --postgres --matches 100",
             "python -m benchmarks.nodes",
+            "python -m benchmarks.ladder --minutes 2 --baseline-minutes 0.5",
             "python -m benchmarks.strength mcts:time=0.2"
             " 'engine:cmd=./pattern_gomoku,args=--seed 7,protocol=gomocup'"
             " --game gomoku --games 100 --time 0.2 --seed 1 --cores 1,1",
