@@ -3,7 +3,7 @@
 The generic options (time, c, workers, reuse, solver, ...) are the fields of
 `SearchOptions`; each game's knowledge is a dataclass of the same kind
 declared in its package's ``options.py`` (`Connect4Options`,
-`ReversiOptions`, `GomokuOptions` for gomoku's threats), and `Knowledge`
+`ReversiOptions`, `GomokuOptions` for gomoku's threats, `GoOptions`), and `Knowledge`
 holds one of each. Every option is declared once, as a field
 (`player.mcts.option.option`: type, default, range, help); `OPTIONS` lists
 them all, in spec order, for the spec parser.
@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar, overload
 
 from player.mcts.fast.connect4.options import Connect4Options
+from player.mcts.fast.go.options import GoOptions
 from player.mcts.fast.mnk.options import GomokuOptions
 from player.mcts.fast.reversi.options import ReversiOptions
 from player.mcts.option import MCTSOption, Options, table
@@ -51,7 +52,7 @@ __all__ = [
 GENERIC: tuple[MCTSOption, ...] = table(SearchOptions)
 
 #: each game's knowledge, declared in its package, in spec order after the generic options
-KNOWLEDGE: tuple[type[Options], ...] = (GomokuOptions, Connect4Options, ReversiOptions)
+KNOWLEDGE: tuple[type[Options], ...] = (GomokuOptions, Connect4Options, ReversiOptions, GoOptions)
 
 #: each game's own options by its package, as `KNOWLEDGE` declares them
 GAMES: Mapping[str, tuple[MCTSOption, ...]] = {

@@ -27,6 +27,7 @@ from player.mcts.fast.core.adapter import Adapter
 from player.mcts.fast.core.codes import Rollout
 from player.mcts.fast.go import config as go_config
 from player.mcts.fast.go import kernel as go
+from player.mcts.fast.go.options import GoOptions
 from player.mcts.fast.mnk import big as bigmnk
 from player.mcts.fast.mnk import kernel as mnk
 from player.mcts.fast.mnk.options import GomokuOptions
@@ -63,6 +64,12 @@ def _reversi_plan(
 
 def _gomoku_cfg(cfg: np.ndarray, options: GomokuOptions) -> np.ndarray:
     return bigmnk.tune(cfg, options.candidates, options.cutoff, options.vcf)
+
+
+def _go_cfg(cfg: np.ndarray, options: GoOptions) -> np.ndarray:
+    tuned = cfg.copy()
+    tuned[go_config.PRIOR] = round(100 * options.go_prior)
+    return tuned
 
 
 def _gomoku_threats(adapter: Adapter, options: GomokuOptions) -> RootThreats | None:
@@ -117,6 +124,7 @@ def adapter_for(game: Game[Any, Any]) -> Adapter | None:
             kernels.GO, go_config.make_cfg(game.size, game.komi, game.move_cap),
             go_config.state_size(game.size), functools.partial(go.encode, game), _identity,
             _identity, Rollout.HEAVY, rules_bound=True, rave=GO_RAVE, c=GO_C,
+            knowledge=GoOptions, configure=_go_cfg,
         )  # fmt: skip
     if type(game) is UltimateTicTacToe:
         return Adapter(

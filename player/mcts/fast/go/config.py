@@ -5,7 +5,7 @@ functions over arrays, not Python objects), read in several files; these
 named offsets are module-level ints, compile-time constants to numba.
 
 Config (`make_cfg`): the board side N, the words per colour in a row, the
-move cap, twice the komi, then per point ``row * N + col`` its four
+move cap, twice the komi, the prior's weight in percent, then per point ``row * N + col`` its four
 neighbours (-1 off the board).
 
 Row (`state_size`): Black's stones as ``words`` int64 words (point ``m`` is
@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-#: config slots: board side, words per colour in a row, move cap, 2 × komi
-SIZE, WORDS, CAP, KOMI2 = 0, 1, 2, 3
+#: config slots: board side, words per colour in a row, move cap, 2 × komi, and the prior's
+#: weight in percent (`GoOptions.go_prior`)
+SIZE, WORDS, CAP, KOMI2, PRIOR = 0, 1, 2, 3, 4
 #: where the neighbour table starts (4 entries per point, -1 off the board)
 NEIGHBOURS = 8
 
@@ -64,6 +65,7 @@ def make_cfg(size: int, komi: float, cap: int) -> np.ndarray:
     cfg[WORDS] = words(size)
     cfg[CAP] = cap
     cfg[KOMI2] = round(2 * komi)
+    cfg[PRIOR] = 100
     for row in range(size):
         for col in range(size):
             at = NEIGHBOURS + 4 * (row * size + col)

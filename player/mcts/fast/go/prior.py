@@ -26,6 +26,8 @@ a virtual win); a move that none concerns gets none:
 - a point of an empty area (no stone within two lines either way) on the
   first or second line: `EDGE_VISITS` with `FIRST_SHARE` or `SECOND_SHARE`
   won; on the third line: with `THIRD_SHARE` won.
+
+All of it times the config's weight (`config.PRIOR`, option ``go_prior``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast.go import board
-from player.mcts.fast.go.config import SIZE
+from player.mcts.fast.go.config import PRIOR, SIZE
 from player.mcts.fast.go.kernel import ko_of, last_of, to_move
 from player.mcts.fast.go.policy import WEIGHTS, bad_self_atari, code, self_atari
 
@@ -122,6 +124,7 @@ def prior(
     colour = to_move(cfg, st) + 1
     last = bd[board.SCALAR, board.S_LAST]
     crowded = 2 * bd[board.SCALAR, board.S_EMPTY] <= n * n
+    scale = cfg[PRIOR] / 100.0
     for k in range(count):
         m = moves[k]
         v = 0.0
@@ -151,5 +154,5 @@ def prior(
                     share = FIRST_SHARE if line == 0 else SECOND_SHARE if line == 1 else THIRD_SHARE
                     v += EDGE_VISITS
                     w += EDGE_VISITS * share
-        visits[k] = np.int32(v)
-        wins[k] = min(w, float(visits[k]))
+        visits[k] = np.int32(v * scale)
+        wins[k] = min(w * scale, float(visits[k]))

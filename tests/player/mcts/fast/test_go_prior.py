@@ -11,15 +11,15 @@ import numpy as np
 
 from player.mcts.fast.core.codes import ONGOING
 from player.mcts.fast.go import kernel, prior
-from player.mcts.fast.go.config import make_cfg, words
+from player.mcts.fast.go.config import PRIOR, make_cfg, words
 
 
 def priors(
-    rows: list[str], mover: int, last: tuple[int, int] | None
+    rows: list[str], mover: int, last: tuple[int, int] | None, cfg: np.ndarray | None = None
 ) -> dict[tuple[int, int] | None, tuple[int, float]]:
     """Per legal move (row, col), or None for the pass: its virtual (visits, wins)."""
     n = len(rows)
-    cfg = make_cfg(n, 7.0, 3 * n * n)
+    cfg = make_cfg(n, 7.0, 3 * n * n) if cfg is None else cfg
     count = words(n)
     st = np.zeros(2 * count + 1, dtype=np.int64)
     for r, line in enumerate(rows):
@@ -95,3 +95,23 @@ def test_own_eyes_and_self_ataris_get_virtual_losses() -> None:
     got = priors(rows, mover=0, last=(2, 4))
     assert got[(0, 2)] == (prior.BAD_VISITS, 0.0)  # four stones left with one liberty
     assert got[(4, 1)] == (prior.BAD_VISITS, 0.0)  # Black's own eye
+
+
+def test_the_go_prior_option_weighs_every_virtual_visit_and_win() -> None:
+    """``go_prior`` reaches the search's config and scales the prior (0: none at all)."""
+    from games.go import Go
+    from player.mcts.fast.adapters import adapter_for
+    from player.mcts.fast.core.engine import FastSearch
+    from player.mcts.fast.go.options import GoOptions
+
+    game = Go(size=9)
+    adapter = adapter_for(game)
+    assert adapter is not None and adapter.knowledge is GoOptions
+    plain = priors(EMPTY9, mover=0, last=None)
+    for weight, factor in ((1.0, 1.0), (2.0, 2.0), (0.5, 0.5), (0.0, 0.0)):
+        cfg = FastSearch(game, adapter, knowledge=GoOptions(go_prior=weight)).cfg
+        got = priors(EMPTY9, mover=0, last=None, cfg=cfg)
+        assert got.keys() == plain.keys()
+        for move, (visits, wins) in plain.items():
+            assert got[move] == (int(visits * factor), wins * factor)
+    assert adapter.cfg[PRIOR] == 100  # the adapter's own config is left as it was
