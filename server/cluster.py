@@ -35,7 +35,9 @@ import math
 import secrets
 import socket
 from collections.abc import Callable
+from typing import TypeVar
 
+import msgspec
 import structlog
 import trio
 
@@ -200,3 +202,26 @@ class Cluster:
                 if self.on_view is not None:
                     self.on_view(self.remote)
             await trio.sleep(VIEW_INTERVAL)
+
+
+Note = TypeVar("Note")
+
+
+def route(
+    decode: Callable[[str], Note],
+    handle: Callable[[Note], None],
+    other: Callable[[str], None] | None,
+) -> Callable[[str], None]:
+    """A node's message handler in a chain: the payloads `decode` reads (its own kind of
+    note) go to `handle`, every other payload to `other` (the next handler, if any)."""
+
+    def deliver(payload: str) -> None:
+        try:
+            note = decode(payload)
+        except msgspec.DecodeError:  # (a ValidationError too) not this handler's
+            if other is not None:
+                other(payload)
+            return
+        handle(note)
+
+    return deliver

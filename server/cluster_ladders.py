@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 import structlog
 import trio
 
 from protocol.messages import Redirect
+from server.cluster import route
 from server.ladders import Ladder, Ladders, choose_pairs, first_mover, repeats
 from store.errors import StoreError
 from store.interface import LadderPairing, LadderRound
@@ -65,7 +66,7 @@ class _Redirect(msgspec.Struct, frozen=True):
     token: str
     host: str
     port: int
-    kind: str = "ladder_redirect"
+    kind: Literal["ladder_redirect"] = "ladder_redirect"
 
 
 class _Pending:
@@ -254,21 +255,7 @@ class ClusterLadders:
 
     def route(self, other: Callable[[str], None] | None) -> Callable[[str], None]:
         """The node's message handler: ladder redirects here, the rest to `other`."""
-        decode = msgspec.json.Decoder(_Redirect).decode
-
-        def deliver(payload: str) -> None:
-            try:
-                note = decode(payload)
-            except msgspec.DecodeError:  # (a ValidationError too) not ours
-                if other is not None:
-                    other(payload)
-                return
-            if note.kind == "ladder_redirect":
-                self.on_redirect(note)
-            elif other is not None:
-                other(payload)
-
-        return deliver
+        return route(msgspec.json.Decoder(_Redirect).decode, self.on_redirect, other)
 
     def on_redirect(self, note: _Redirect) -> None:
         """A bot of ours was paired on another node: send it ``redirect`` there."""

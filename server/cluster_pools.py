@@ -44,6 +44,7 @@ import structlog
 import trio
 
 from protocol.messages import Direct, Pair, PoolStatus, Redirect
+from server.cluster import route
 from server.errors import RequestError
 from server.pool_desk import not_available
 from server.pools import Pool, PooledSeek, new_owner_key, owner_digest, secret_digest
@@ -408,18 +409,7 @@ class ClusterPools:
 
     def route(self, other: Callable[[str], None] | None) -> Callable[[str], None]:
         """The node's message handler: pool notes here, the other messages to `other`."""
-        decode = msgspec.json.Decoder(_Note).decode
-
-        def deliver(payload: str) -> None:
-            try:
-                note = decode(payload)
-            except msgspec.DecodeError:  # (a ValidationError too) not ours
-                if other is not None:
-                    other(payload)
-                return
-            self.on_note(note)
-
-        return deliver
+        return route(msgspec.json.Decoder(_Note).decode, self.on_note, other)
 
     def on_note(self, note: _Note) -> None:
         """Another node took a seeker of ours (``redirect`` it), does not admit it, has the
