@@ -377,8 +377,12 @@ class Ladders:
                 {"match": match.id, "players": match.players, "ply": match.ply}
                 for match in ladder.playing.values()
             ],
-            "residents": [] if self.resident_view is None else self.resident_view(name),
+            "residents": self.residents(name),
         }
+
+    def residents(self, name: str) -> list[dict[str, Any]]:
+        """The ladder's resident bots: running or not, restarts, last exit ([] if none)."""
+        return [] if self.resident_view is None else self.resident_view(name)
 
     def describe(self, ladder: Ladder) -> dict[str, Any]:
         """The ladder's terms: game, options, time control, anchors."""

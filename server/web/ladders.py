@@ -109,13 +109,15 @@ def bot_document(
     ladders: Ladders, ratings: LadderRatings, name: str, bot: str
 ) -> dict[str, Any] | None:
     """One bot of a ladder: its rating row, its rating over time, results by opponent,
-    failures, recent games."""
+    failures, recent games, and its resident row when the server hosts it (a resident has
+    a page from the start, before its first game: one that keeps crashing shows why)."""
     if name not in ladders.ladders:
         return None
     standing = ratings.standings[name]
     row = next((r for r in ratings.table(name) if r["bot"] == bot), None)
     games = [result for result in standing.games if bot in result.players]
-    if row is None and not games and bot not in ladders.ladders[name].bots:
+    resident = next((r for r in ladders.residents(name) if r["bot"] == bot), None)
+    if row is None and not games and bot not in ladders.ladders[name].bots and resident is None:
         return None
     return {
         "ladder": name,
@@ -123,6 +125,7 @@ def bot_document(
         "rating": row,
         "history": ratings.history[name].of(bot),
         "connected": bot in ladders.ladders[name].bots,
+        "resident": resident,
         "by_opponent": _by_opponent(standing, bot),
         "failures": None if row is None else row["failures"],
         "recent": [

@@ -37,11 +37,12 @@ DOCUMENTS = (
     "docs/STORAGE.md",
     "docs/DEPLOYMENT.md",
     "docs/STRENGTH.md",
+    "docs/LADDER.md",
 )
 #: command words the documents' command lines start with (after VAR=value assignments)
 _COMMAND = re.compile(r"^(?:[A-Z_]+=\S*\s+)*(?:arena|make|python -m|docker|kubectl|ssh|\.)\s+\S")
 #: inline code that names a command in prose, not a command line to run
-MENTIONS = frozenset({"arena play", "arena tournament", "docker compose run"})
+MENTIONS = frozenset({"arena play", "arena tournament", "arena export", "docker compose run"})
 
 
 def _strip_comment(line: str) -> str:

@@ -27,6 +27,7 @@ MODULES = (
     "test_engines_cmd",  # external engines: README and `arena engines --help`
     "test_accounts_cmd",  # `arena accounts --help`
     "test_serve_cmd",  # many players from one host: the connection limits
+    "test_ladder_examples",  # docs/LADDER.md: ladders, residents, a bot joining, curl | jq
 )
 
 

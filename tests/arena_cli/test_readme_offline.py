@@ -18,7 +18,8 @@ Weaker checks, and why:
   with the benchmark's own parser (stopped right after parsing) and the agent
   specs name real options.
 * ``ssh -N -L ...`` is OpenSSH's: only its port is ours (the server's default).
-* docs/CLI.md's command table's synopses (``arena play GAME AGENT``...) only parse:
+* docs/CLI.md's command table's synopses (``arena play GAME AGENT``...) and the
+  prose's (docs/LADDER.md's ``arena play go gtp... --ladder go9``) only parse:
   they stand for the concrete examples run elsewhere.
 """
 
@@ -274,6 +275,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.server --postgres --matches 100",
             "python -m benchmarks.nodes",
             "python -m benchmarks.ladder --minutes 2 --baseline-minutes 0.5",
+            "python -m benchmarks.ladder",
             "python -m benchmarks.strength mcts:time=0.2"
             " 'engine:cmd=./pattern_gomoku,args=--seed 7,protocol=gomocup'"
             " --game gomoku --games 100 --time 0.2 --seed 1 --cores 1,1",
@@ -313,6 +315,10 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "arena export OUT",
             "arena import FILE ...",
             "arena tournament --server server:4242 --remote mcts --remote baseline",
+            # docs/LADDER.md: a GTP bot joining the Go ladder (gtp... stands for its spec;
+            # the ladder's own examples run in test_ladder_examples.py) and a TLS player
+            "arena play go gtp... -o size=9 --ladder go9",
+            "arena play --tls",
             # docs/STRENGTH.md's 100-game series against gtp-rhino (a short one runs in
             # test_engines_cmd.py::test_the_readme_tournament_against_gtp_rhino)
             "arena tournament reversi -p mcts:time=0.2"

@@ -26,6 +26,11 @@ from tests.web.test_ladders import BOTS, GAMES, HOSTILE, LADDER, bot_path, ladde
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 LIVE = ("live-a", "live-b")
+#: hosted by the server on the c4 ladder: one that crashes at its first move, its opponent
+RESIDENTS = [
+    "--ladder-resident", "c4=c4-crashy@faulty:crash_after=0",
+    "--ladder-resident", "c4=c4-rnd@random",
+]  # fmt: skip
 #: the rating chart as drawn, read at once (the page redraws itself every few seconds)
 CHART = """() => { const svg = document.querySelector('#history svg.rating-chart');
     const line = svg.querySelector('path.line');
@@ -41,7 +46,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     write_ladder(tmp / "arena.sqlite", "ttt", BOTS, GAMES)
     # refitted every 3 s: the page (refreshed every 5 s) and the API agree between two fits
     env = {"ARENA_LADDER_RATING_INTERVAL": "3"}
-    with web_server(tmp, *LADDER, env=env) as running:
+    with web_server(tmp, *LADDER, *RESIDENTS, env=env) as running:
         # two searchers that take their time: a game is being played most of the time
         bots = [ladder_bot(running, name, "mcts:time=0.3,engine=python") for name in LIVE]
         try:
@@ -180,6 +185,34 @@ def test_a_crashing_engines_failures_on_its_page(server: WebServer, page: Any) -
     assert "exited (code 5)" in (crash.locator("td").nth(3).get_attribute("title") or "")
     page.goto(f"{server.url}/ladders/ttt/bots/nobody")
     page.get_by_text("no bot 'nobody' in ladder 'ttt'").wait_for()
+
+
+def resident_text(resident: dict[str, Any]) -> str:
+    """A resident row as the bot page writes it."""
+    restarts = resident["restarts"]
+    parts = ["resident", None if resident["running"] else "waiting to restart"]
+    parts += [f"{restarts} restart{'' if restarts == 1 else 's'}"]
+    parts += [resident["last_exit"] and f"last exit: {resident['last_exit']}"]
+    return " · ".join(part for part in parts if part)
+
+
+def test_a_residents_restarts_on_its_page(server: WebServer, page: Any) -> None:
+    page.goto(f"{server.url}/ladders/c4/bots/c4-crashy")
+    page.locator("#resident").wait_for()
+    # the page as the API has it, once the resident crashed (the page refreshes every 5 s)
+    for _ in range(150):
+        doc = server.get("/api/ladders/c4/bots/c4-crashy")
+        shown = page.locator("#resident").inner_text()
+        if doc["resident"]["restarts"] and shown == resident_text(doc["resident"]):
+            break
+        page.wait_for_timeout(200)
+    assert shown == resident_text(doc["resident"]), (shown, doc["resident"])
+    assert re.fullmatch(
+        r"resident( · waiting to restart)? · \d+ restarts? · last exit: exit code 3", shown
+    )
+    page.goto(f"{server.url}/ladders/ttt/bots/strong")  # a bot the server does not host
+    page.locator("h1 .bot-name").wait_for()
+    assert page.locator("#resident").count() == 0
 
 
 def test_an_unknown_ladder_says_so(server: WebServer, page: Any) -> None:

@@ -169,3 +169,37 @@ def test_every_ladder_is_listed_and_sgf_only_where_the_game_has_it(server: WebSe
     assert all(g["sgf"] is None and g["jsonl"].endswith(".jsonl") for g in c4["recent"])
     status, bot = get(server, "/api/ladders/c4/bots/weak")
     assert status == 200 and [g["sgf"] for g in bot["recent"]] == [None, None]
+
+
+def test_a_residents_page_shows_its_restarts(tmp_path: Path) -> None:
+    """A resident that crashes at its first move (exit code 3) beside one that plays: each
+    one's page carries its resident row, as the ladder's `now.residents` has it; a bot the
+    server does not host has none."""
+    write_ladder(tmp_path / "arena.sqlite", "ttt", ["strong", "medium"], 4)
+    residents = ["--ladder-resident", "ttt=crashy@faulty:crash_after=0"]
+    residents += ["--ladder-resident", "ttt=steady@random"]
+    env = {"ARENA_LADDER_RATING_INTERVAL": "0.2", "ARENA_LADDER_REPEAT_WAIT": "0.5"}
+    with web_server(tmp_path, *LADDER, "--reconnect-grace", "1", *residents, env=env) as server:
+
+        def restarted() -> dict[str, Any] | None:
+            status, page = get(server, bot_path("crashy"))
+            return page if status == 200 and page["resident"]["restarts"] >= 1 else None
+
+        page = until("crashy restarted after its crash", restarted)
+        assert page["resident"]["bot"] == "crashy"
+        assert page["resident"]["last_exit"] == "exit code 3"
+        assert isinstance(page["resident"]["running"], bool)
+        status, doc = get(server, "/api/ladders/ttt")
+        (listed,) = [r for r in doc["now"]["residents"] if r["bot"] == "crashy"]
+        assert listed["restarts"] >= page["resident"]["restarts"]
+        assert listed["last_exit"] == "exit code 3"
+        status, steady = get(server, bot_path("steady"))
+        assert status == 200 and steady["resident"] == {
+            "bot": "steady",
+            "running": True,
+            "restarts": 0,
+            "last_exit": None,
+        }
+        status, strong = get(server, bot_path("strong"))
+        assert status == 200 and strong["resident"] is None
+        assert get(server, bot_path("nobody"))[0] == 404

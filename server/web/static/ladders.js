@@ -243,6 +243,14 @@ export function ratingChart(history) {
   return chart;
 }
 
+// A bot the server hosts (--ladder-resident): "resident · 2 restarts · last exit: exit code 3";
+// "waiting to restart" between an exit and the next start.
+export function residentText(resident) {
+  const restarts = `${resident.restarts} ${resident.restarts === 1 ? "restart" : "restarts"}`;
+  return ["resident", resident.running ? null : "waiting to restart", restarts,
+    resident.last_exit ? `last exit: ${resident.last_exit}` : null].filter(Boolean).join(" · ");
+}
+
 export async function showLadderBot(app, name, bot) {
   const refresh = async () => {
     try {
@@ -268,7 +276,8 @@ export async function showLadderBot(app, name, bot) {
           h("span", { className: "bot-rating", id: "rating" }, headline)),
         h("p", { className: "meta muted" }, interval,
           row ? `rank ${row.rank} · ${row.games} rated games · ` : "",
-          doc.connected ? "connected now" : "not connected"),
+          doc.connected ? "connected now" : "not connected",
+          doc.resident ? [" · ", h("span", { id: "resident" }, residentText(doc.resident))] : null),
         h("section", { className: "card", id: "history" }, h("h2", {}, "Rating over time"),
           doc.history.length ? ratingChart(doc.history) : h("p", { className: "muted" }, "No rating yet.")),
         h("div", { className: "grid2" },
