@@ -297,6 +297,9 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.strength mcts:time=1 'engine:cmd=gnugo,args=--mode gtp"
             " --level 10 --chinese-rules --capture-all-dead --positional-superko,protocol=gtp'"
             " --game go --games 6 --time 1",
+            "python -m benchmarks.strength mcts:time=1 'engine:cmd=gnugo,args=--mode gtp"
+            " --level 10 --chinese-rules --capture-all-dead --positional-superko,protocol=gtp'"
+            " --game go --games 100 --time 1 --lag-margin 1 --seed 5301",
             "python -m benchmarks.strength mcts:time=0.1"
             ' "engine:cmd=python,args=benchmarks/leftmost_engine.py,protocol=text"'
             ' --game connect4 --time 0.1 --games 100 --cores ""',
@@ -332,6 +335,15 @@ CHECKS: dict[str, Callable[[str], None]] = {
             # in tests/arena_cli and tests/tournament
             "arena tournament connect4 -p mcts:workers=2 -p mcts --move-time 0.2"
             " --games-per-pair 100 --random-openings 4 --seed 4242",
+            # docs/STRENGTH.md's Go self-play: exploration and the ablation
+            "arena tournament go -o size=9 -o komi=7 -p base=mcts:iterations=5000,c=1.4"
+            " -p c03=mcts:iterations=5000,c=0.3 -p c01=mcts:iterations=5000,c=0.1"
+            " -p c06=mcts:iterations=5000,c=0.6 --gauntlet --games-per-pair 16"
+            " --random-openings 2 --move-time 30 --seed 41001",
+            "arena tournament go -o size=9 -o komi=7 -p default=mcts:time=0.5"
+            " -p no-rave=mcts:time=0.5,rave=0 -p no-prior=mcts:time=0.5,prior=false"
+            " -p light=mcts:time=0.5,rollout=random -p c1.4=mcts:time=0.5,c=1.4 --gauntlet"
+            " --games-per-pair 20 --random-openings 2 --move-time 0.5 --seed 41003",
         ),
         synopsis,
     ),
