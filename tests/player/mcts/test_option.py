@@ -23,7 +23,7 @@ from player.spec import check_agent_spec, make_agent
 TODAY: list[tuple[str, type, Any, tuple[str, ...] | None]] = [
     ("time", float, 1.0, None),
     ("iterations", int, None, None),
-    ("c", float, 1.4, None),
+    ("c", float, None, None),  # the game's own: 1.4, Go 0.1
     ("metric", str, "uct", ("uct", "uctv")),
     ("max_moves", int, None, None),
     ("workers", int, 1, None),
@@ -51,6 +51,7 @@ TODAY: list[tuple[str, type, Any, tuple[str, ...] | None]] = [
     ("reversi_endgame", int, 20, None),
     ("reversi_c", float, 0.5, None),
     ("reversi_minimax", float, 0.0, None),
+    ("go_prior", float, 1.0, None),
 ]
 
 #: for each game's option: a value other than its default, the game whose search reads it,
@@ -71,6 +72,7 @@ SEEN: dict[str, tuple[str, Any, str, Any]] = {
     "reversi_endgame": ("12", 12, "reversi", lambda s: s.plan.endgame),
     "reversi_c": ("0.8", 0.8, "reversi", lambda s: s.plan.c),
     "reversi_minimax": ("0.3", 0.3, "reversi", lambda s: s.plan.minimax),
+    "go_prior": ("0.5", 0.5, "go", lambda s: int(s.cfg[4]) / 100),
 }
 
 
@@ -144,8 +146,8 @@ def test_a_games_option_reaches_its_search_and_the_other_games_ignore_it(name: s
     spec = f"mcts:engine=fast,time=none,iterations=20,seed=1,{name}={text}"
     _, values = check_agent_spec(spec)
     assert values[name] == parsed
-    for game_name in ("connect4", "gomoku", "reversi", "tictactoe", "ultimate"):
-        game = make_game(game_name)
+    for game_name in ("connect4", "gomoku", "reversi", "tictactoe", "ultimate", "go"):
+        game = make_game(game_name, {"size": 9} if game_name == "go" else None)
         agent = make_agent(spec)
         assert isinstance(agent, MCTSAgent)
         agent.start(game, 0)
