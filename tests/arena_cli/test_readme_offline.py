@@ -274,7 +274,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.server",
             "python -m benchmarks.server --postgres --matches 100",
             "python -m benchmarks.nodes",
-            "python -m benchmarks.ladder --minutes 2 --baseline-minutes 0.5",
+            "python -m benchmarks.ladder --minutes 10 --baseline-minutes 1",
             "python -m benchmarks.ladder",
             "python -m benchmarks.strength mcts:time=0.2"
             " 'engine:cmd=./pattern_gomoku,args=--seed 7,protocol=gomocup'"
