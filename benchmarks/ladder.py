@@ -81,7 +81,7 @@ SETTLE = 60.0
 class BotReport:
     """What the bots saw: each game's end, the pairing delays, redirects and errors."""
 
-    #: [match, bot, recorded, scores, port] for each end a bot saw
+    #: [match, bot, recorded, scores, port, termination] for each end a bot saw
     ends: list[list[Any]] = field(default_factory=list)
     delays: list[float] = field(default_factory=list)
     redirects: int = 0
@@ -117,7 +117,12 @@ async def ladder_bot(
     try:
         while True:
             try:
-                message = decoder.decode(await reader.read_frame())
+                # a bot still seeking when the run ends stops: the others may all be gone
+                with trio.move_on_at(stop if sought is not None else math.inf) as waiting:
+                    frame = await reader.read_frame()
+                if waiting.cancelled_caught:
+                    return
+                message = decoder.decode(frame)
             except Exception as exc:  # a lost connection, or bytes that are no message
                 if port == home:
                     report.errors.append(f"{name}: home connection lost: {exc!r}"[:200])
@@ -146,7 +151,10 @@ async def ladder_bot(
                 stream, reader = await _connect(port, name)
                 await stream.send_all(encode_message(Rejoin(token=message.token)))
             elif isinstance(message, MatchEnd):
-                report.ends.append([message.match, name, message.recorded, message.scores, port])
+                report.ends.append(
+                    [message.match, name, message.recorded, message.scores, port,
+                     message.termination]
+                )  # fmt: skip
                 if port != home:
                     await stream.aclose()
                     stream, reader, port = home_stream, home_reader, home
@@ -244,8 +252,10 @@ def published(node: Node) -> dict[str, Any]:
 
 
 def check_results(report: dict[str, Any], url: str) -> dict[str, Any]:
-    """Every recorded end the bots saw is in the records once, finished, as they were told;
-    no pair repeated (before the bots began to stop) and colours stay balanced."""
+    """Every recorded end the bots saw is in the records once, as they were told (finished
+    with those scores, or aborted when they were told so: a game whose other bot's node
+    died before it took its seat); no pair repeated (before the bots began to stop) and
+    colours stay balanced."""
     from store.open import open_database
 
     store = open_database(url, check=True)
@@ -256,14 +266,15 @@ def check_results(report: dict[str, Any], url: str) -> dict[str, Any]:
         store.close()
     count = Counter(record.id for record in records)
     by_id = {record.id: record for record in records}
-    told: dict[str, list[Any]] = {}
+    told: dict[str, tuple[Any, Any]] = {}
     lost, duplicated, disagree = [], [r for r, n in count.items() if n > 1], []
-    for match, _bot, recorded, scores, _port in report["ends"]:
-        if match in told and told[match] != scores:
+    for match, _bot, recorded, scores, _port, termination in report["ends"]:
+        if match in told and told[match] != (scores, termination):
             disagree.append(match)
-        told[match] = scores
+        told[match] = (scores, termination)
         record = by_id.get(match)
-        if recorded and (record is None or record.status != "finished" or record.scores != scores):
+        status = "aborted" if termination == "aborted" else "finished"
+        if recorded and (record is None or record.status != status or record.scores != scores):
             lost.append(match)
     # the pairing rules, over the whole arena: no bot meets its last opponent again at
     # once (with this many bots there is always another), colours balanced in each pair
@@ -359,7 +370,7 @@ def measure(
             node.process.terminate()
             node.process.wait(timeout=60)
     games = checks["seen"]
-    per_node: Counter[int] = Counter(port for _, _, _, _, port in report["ends"])
+    per_node: Counter[int] = Counter(end[4] for end in report["ends"])
     return {
         "nodes": nodes,
         "games": games,

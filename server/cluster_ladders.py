@@ -22,6 +22,13 @@ as plain seeks do (server/cluster_seeks.py); after the game the bot seeks
 again where it is connected. A seat nobody takes (the partner's node died, or
 the bot left meanwhile) ends the match aborted: no result, rated for nobody.
 
+A bot taken by another node's round whose ``redirect`` never comes (that node
+died between its round and its notification, or could not send it) would
+wait for ever: its node still holds it ready, the database does not. So a
+node that sees one of its ready bots taken and still not redirected after the
+seat's grace (and a round's `POLL`) makes it ready again: by then that seat
+has ended. A late ``redirect`` for a bot that is no longer waiting is dropped.
+
 Node death: a dead node's bots leave the ready set once its lease expires
 (rounds see only bots of live nodes) and are taken off it when it is reaped;
 its running games are aborted by the reaper like every match of a dead node.
@@ -88,6 +95,8 @@ class ClusterLadders:
         #: pairing runs in a worker thread: its own generator, not the lobby's
         self.rng = random.Random(ladders.rng.getrandbits(64))
         self.pending = {name: _Pending() for name in ladders.ladders}
+        #: per ladder: our ready bots another node's round took -> when we first saw it
+        self.taken: dict[str, dict[str, float]] = {name: {} for name in ladders.ladders}
 
     # --- what the ladders tell us ------------------------------------------------------
 
@@ -144,6 +153,7 @@ class ClusterLadders:
             pending.ready.clear()
             pending.left.clear()
             wait = [POLL]
+            taken: set[str] = set()
             try:
                 pairings = await trio.to_thread.run_sync(
                     self.cluster.store.ladders.pair_round,
@@ -151,7 +161,7 @@ class ClusterLadders:
                     self.cluster.node,
                     ready,
                     left,
-                    self._chooser(ladder, wait),
+                    self._chooser(ladder, wait, taken),
                 )
             except StoreError as exc:  # written with the next round
                 log.warning("ladder_round_failed", ladder=ladder.name, error=str(exc))
@@ -167,19 +177,22 @@ class ClusterLadders:
             delay = 0.0
             for pairing in pairings:
                 self._start(ladder, pairing)
+            self._unstrand(ladder, taken)
             with trio.move_on_after(min(wait)):
                 await pending.wake.wait()
 
     def _chooser(
-        self, ladder: Ladder, wait: list[float]
+        self, ladder: Ladder, wait: list[float], taken: set[str]
     ) -> Callable[[LadderRound], Sequence[tuple[str, str]]]:
         """The round's decision (run in the worker thread, inside the transaction): this node's
-        ready bots, each with a ready bot of any node; `wait` gets when to look again."""
+        ready bots, each with a ready bot of any node; `wait` gets when to look again, `taken`
+        this node's bots that are not ready in the database."""
         node = self.cluster.node
         repeat_wait = self.ladders.config.ladder_repeat_wait
         rng = self.rng
 
         def choose(round_: LadderRound) -> list[tuple[str, str]]:
+            taken.update(bot.name for bot in round_.bots if bot.node == node and bot.waited is None)
             waited = {bot.name: bot.waited for bot in round_.bots if bot.waited is not None}
             mine = {bot.name for bot in round_.bots if bot.node == node and bot.waited is not None}
             last = {bot.name: bot.last for bot in round_.bots if bot.last}
@@ -203,6 +216,23 @@ class ClusterLadders:
             return chosen
 
         return choose
+
+    def _unstrand(self, ladder: Ladder, taken: set[str]) -> None:
+        """Make ready again each bot of ours that waits here but was taken by another node's
+        round a seat's grace ago with no ``redirect`` since (module docstring)."""
+        now = trio.current_time()
+        since = self.taken[ladder.name]
+        for name in [name for name in since if name not in taken or name not in ladder.ready]:
+            del since[name]
+        patience = ladder.policy.reconnect_grace + POLL
+        for name in taken:
+            if name not in ladder.ready:
+                continue
+            first = since.setdefault(name, now)
+            if now - first > patience:
+                del since[name]
+                log.warning("ladder_redirect_never_came", ladder=ladder.name, bot=name)
+                self.ready(ladder, name)
 
     def _start(self, ladder: Ladder, pairing: LadderPairing) -> None:
         """Play a paired game here: this node's bots take their seats, another node's bot is
@@ -264,6 +294,10 @@ class ClusterLadders:
         if ladder is None or conn is None or conn.closed:
             log.info("ladder_redirect_for_a_gone_bot", ladder=note.ladder, bot=note.bot)
             return
+        if note.bot not in ladder.ready:  # made ready again and paired since: too late
+            log.info("ladder_redirect_for_a_busy_bot", ladder=note.ladder, bot=note.bot)
+            return
+        self.taken[ladder.name].pop(note.bot, None)
         ladder.ready.pop(note.bot, None)
         conn.send(Redirect(match=note.match, host=note.host, port=note.port, token=note.token))
         log.info("ladder_redirected", ladder=ladder.name, bot=note.bot, match=note.match)

@@ -206,7 +206,7 @@ class LadderTable(Protocol):
     ) -> list[LadderPairing]:
         """In one transaction holding the ladder's lock: the bots `ready` (connected to
         `node`) are ready since now (if they were not already), those `left` leave it;
-        `choose` sees the ladder's bots on live nodes and returns pairs (first mover,
+        `choose` (asked every round) sees the ladder's bots on live nodes and returns pairs (first mover,
         second mover) of ready bots; each is recorded (neither is ready any more, each
         one's last opponent is the other, the first mover's count against the second
         grows by one) and returned with the bots' nodes."""

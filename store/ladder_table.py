@@ -84,17 +84,17 @@ class LadderRows:
                 for name, where, waited, last in rows
             ]
             waiting = [bot.name for bot in bots if bot.waited is not None]
-            if not waiting:
-                return []
             firsts: dict[tuple[str, str], int] = {}
-            for first, second, games in db.execute(
-                sql(
-                    "SELECT first, second, games FROM ladder_firsts WHERE ladder = ?"
-                    f" AND first IN ({marks(waiting)}) AND second IN ({marks(waiting)})"
-                ),
-                (ladder, *waiting, *waiting),
-            ).fetchall():
-                firsts[(first, second)] = int(games)
+            if waiting:
+                counts = db.execute(
+                    sql(
+                        "SELECT first, second, games FROM ladder_firsts WHERE ladder = ?"
+                        f" AND first IN ({marks(waiting)}) AND second IN ({marks(waiting)})"
+                    ),
+                    (ladder, *waiting, *waiting),
+                ).fetchall()
+                firsts = {(first, second): int(games) for first, second, games in counts}
+            # (asked even when nobody waits: a node learns which of its bots were taken)
             chosen = choose(LadderRound(bots, firsts))
             where_is = {bot.name: bot.node for bot in bots}
             ready_now = set(waiting)

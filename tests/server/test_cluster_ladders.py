@@ -9,17 +9,26 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
+import msgspec
 import trio
 
 from benchmarks.ladder import BotReport, check_results, ladder_bot
+from protocol.messages import MatchStart, Ping, Redirect, Seeking
 from server.cluster import REAPED
+from server.cluster_ladders import _Redirect
+from store.interface import Database, LadderPairing, LadderRound
 from store.open import open_database
 from tests.postgres import postgres_server as postgres_server
 from tests.postgres import postgres_url as postgres_url
+from tests.server.harness import RawClient
 from tests.server.serverproc import ServerProcess, start_server
+from tests.server.test_cluster import eventually
 
+T = TypeVar("T")
 LEASE = 2.0
 ENV = {
     "ARENA_NODE_LEASE": str(LEASE),
@@ -41,7 +50,7 @@ def test_bots_of_two_nodes_meet_and_a_killed_node_loses_no_result(
     report = BotReport()
     homes = {f"bot{i}": (a.port if i % 2 == 0 else b.port) for i in range(4)}
     killed_at = 0.0
-    after_kill: list[int] = []
+    after_kill: list[str] = []
 
     async def run() -> None:
         nonlocal killed_at
@@ -54,18 +63,22 @@ def test_bots_of_two_nodes_meet_and_a_killed_node_loses_no_result(
                     if report.redirects >= 2 and len(report.ends) >= 12:
                         break
                     await trio.sleep(0.05)
+            killed_at = time.time()
             a.process.send_signal(signal.SIGKILL)
             a.process.wait()
-            killed_at = time.time()
             seen = len(report.ends)
             with trio.fail_after(60):  # the survivor's bots go on playing each other
                 while True:
+                    # games between B's two bots ended since: one may have begun before
+                    bots: dict[str, set[str]] = {}
+                    for match, bot, *_ in report.ends[seen:]:
+                        bots.setdefault(match, set()).add(bot)
                     after_kill[:] = [
-                        i
-                        for i, (_, bot, _, _, port) in enumerate(report.ends[seen:])
-                        if homes[bot] == b.port and port == b.port
+                        match
+                        for match, names in bots.items()
+                        if len(names) == 2 and all(homes[name] == b.port for name in names)
                     ]
-                    if len(after_kill) >= 6:
+                    if len(after_kill) >= 4:
                         break
                     await trio.sleep(0.05)
             nursery.cancel_scope.cancel()
@@ -107,3 +120,85 @@ def test_bots_of_two_nodes_meet_and_a_killed_node_loses_no_result(
         and all(homes[p] == b.port for p in r.players)
     ]
     assert len(survivors) >= 3
+
+
+async def _database(url: str, work: Callable[[Database], T]) -> T:
+    def run() -> T:
+        database = open_database(url)
+        try:
+            return work(database)
+        finally:
+            database.close()
+
+    return await trio.to_thread.run_sync(run)
+
+
+async def _logged(log: Path, event: str) -> bool:
+    return event in await trio.Path(log).read_text()
+
+
+async def _next(client: RawClient, *kinds: type[Any]) -> Any:
+    """The next message of one of `kinds`: no other but `seeking` and pings comes first."""
+    while True:
+        message = await client.receive()
+        if isinstance(message, kinds):
+            return message
+        assert isinstance(message, Seeking | Ping), message
+
+
+async def test_a_bot_taken_by_a_node_that_dies_before_its_redirect_is_ready_again(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """Another node's round takes B's bot and that node dies before it tells B: once the
+    seat's grace is over the bot is ready again and plays; a redirect that comes after
+    that is dropped, not sent to the bot in the middle of its game."""
+    b = start_server(postgres_url, log=tmp_path / "b.log", extra=LADDER, env=ENV)
+    clients: list[RawClient] = []
+    seek = {"type": "seek", "game": "tictactoe", "ladder": "bench"}
+    try:
+        x = await RawClient.connect(b.port)
+        clients.append(x)
+        await x.hello("x")
+        await x.send(seek)
+        await _next(x, Seeking)
+
+        def x_waits(database: Database) -> bool:
+            seen: list[LadderRound] = []
+
+            def look(round_: LadderRound) -> list[tuple[str, str]]:
+                seen.append(round_)
+                return []
+
+            database.ladders.pair_round("bench", "ghost", [], [], look)
+            return any(bot.name == "x" and bot.waited is not None for bot in seen[0].bots)
+
+        # a node "ghost" (the test) takes x in its round, then says nothing: it died
+        await _database(postgres_url, lambda db: db.nodes.register("ghost", "127.0.0.1:1", 60))
+        await eventually(lambda: _database(postgres_url, x_waits), 10)
+        taken = await _database(
+            postgres_url,
+            lambda db: db.ladders.pair_round("bench", "ghost", ["g"], [], lambda _: [("g", "x")]),
+        )
+        live = await _database(postgres_url, lambda db: db.nodes.live())
+        node = next(row.id for row in live if row.id != "ghost")  # B's
+        assert taken == [LadderPairing("g", "x", "ghost", node)]
+        y = await RawClient.connect(b.port)
+        clients.append(y)
+        await y.hello("y")
+        with trio.fail_after(3 * float(ENV["ARENA_RECONNECT_GRACE"]) + 10):
+            await y.send(seek)
+            starts = [await _next(client, MatchStart) for client in (x, y)]
+        assert starts[0].match == starts[1].match and sorted(starts[0].players) == ["x", "y"]
+        assert await _logged(tmp_path / "b.log", "ladder_redirect_never_came")
+        # the ghost's redirect, late: x is playing, it gets none
+        late = msgspec.json.encode(_Redirect("bench", "x", "m-ghost", "token", "127.0.0.1", 1))
+        await _database(postgres_url, lambda db: db.nodes.notify(node, late.decode()))
+        await eventually(lambda: _logged(tmp_path / "b.log", "ladder_redirect_for_a_busy_bot"), 10)
+        with trio.move_on_after(0.5):
+            while True:
+                message = await x.receive()
+                assert not isinstance(message, Redirect), message
+    finally:
+        for client in clients:
+            await client.aclose()
+        b.signal(signal.SIGTERM)
