@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyspiel
 import structlog
 
 from games.base import Game
+from games.go import PASS as GO_PASS
+from games.go import Go
 from player.agent import Agent, SearchLimit
 from player.spec import AgentOption, register_agent
 
@@ -42,6 +44,8 @@ class Bridge:
     actions: Callable[[Any, Any], list[int]]
     #: OpenSpiel actions chosen in a row by one player (and our state before them) -> our move
     move: Callable[[list[int], Any], Any]
+    #: the OpenSpiel game's parameters
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 def _same(move: Any, _state: Any) -> list[int]:
@@ -74,6 +78,27 @@ def _ultimate_move(actions: list[int], state: Any) -> Any:
     return row * 9 + col
 
 
+def _go_bridge(size: int, komi: float, move_cap: int) -> Bridge:
+    """Our points count from the top row, OpenSpiel's actions from the bottom one; a pass is
+    -1 here and ``size²`` there. OpenSpiel plays simple ko only: a move that repeats an
+    earlier position is legal there and not here (`OpenSpielAgent` never chooses one)."""
+
+    def actions(move: Any, _state: Any) -> list[int]:
+        if move == GO_PASS:
+            return [size * size]
+        row, col = divmod(int(move), size)
+        return [(size - 1 - row) * size + col]
+
+    def move(chosen: list[int], _state: Any) -> Any:
+        if chosen[0] == size * size:
+            return GO_PASS
+        row, col = divmod(chosen[0], size)
+        return (size - 1 - row) * size + col
+
+    params = {"board_size": size, "komi": float(komi), "max_game_length": move_cap}
+    return Bridge("go", actions, move, params)
+
+
 def bridge_for(game: Game[Any, Any]) -> Bridge:
     """The bridge to OpenSpiel for `game`, or ValueError if OpenSpiel lacks it."""
     options = game.options
@@ -88,6 +113,8 @@ def bridge_for(game: Game[Any, Any]) -> Bridge:
         return Bridge("othello", _othello_actions, _othello_move)
     if game.name == "ultimate":
         return Bridge("ultimate_tic_tac_toe", _ultimate_actions, _ultimate_move)
+    if isinstance(game, Go):
+        return _go_bridge(game.size, game.komi, game.move_cap)
     raise ValueError(f"OpenSpiel has no counterpart of {game.describe()}")
 
 
@@ -118,7 +145,7 @@ class OpenSpielAgent(Agent):
     def start(self, game: Game[Any, Any], seat: int) -> None:
         super().start(game, seat)
         self.bridge = bridge_for(game)
-        self.spiel_game = pyspiel.load_game(self.bridge.name)
+        self.spiel_game = pyspiel.load_game(self.bridge.name, self.bridge.params)
 
     def seed_match(self, seed: int) -> None:
         self.seed = seed & 0x7FFF_FFFF
@@ -152,7 +179,7 @@ class OpenSpielAgent(Agent):
                 bot = self._bot(max(step_budget, 0.001))
                 root = bot.mcts_search(spiel)
                 simulations += root.explore_count
-                action = root.best_child().action
+                action = self._best_legal(root, ours, state, actions)
             actions.append(action)
             spiel.apply_action(action)
             if spiel.is_terminal() or spiel.current_player() != player:
@@ -175,6 +202,19 @@ class OpenSpielAgent(Agent):
         )
         return move
 
+    def _best_legal(self, root: Any, ours: list[Any], state: Any, before: list[int]) -> int:
+        """The root's best child, or, where OpenSpiel's rules allow it and ours do not (Go's
+        positional superko), the most visited child that ours allow."""
+        action = int(root.best_child().action)
+        if self.bridge.move([*before, action], state) in ours or self.bridge.name != "go":
+            return action
+        allowed = [
+            child
+            for child in root.children
+            if self.bridge.move([*before, child.action], state) in ours
+        ]
+        return int(max(allowed, key=lambda child: child.explore_count).action)
+
     def _bot(self, seconds: float) -> Any:
         self.seed = (self.seed * 1_103_515_245 + 12_345) & 0x7FFF_FFFF
         evaluator = pyspiel.RandomRolloutEvaluator(self.rollouts, self.seed)
@@ -195,14 +235,16 @@ class OpenSpielAgent(Agent):
 def legal_actions_agree(game: Game[Any, Any], moves: Sequence[Any]) -> bool:
     """Whether replaying `moves` keeps our legal moves and OpenSpiel's in step (for tests)."""
     bridge = bridge_for(game)
-    spiel = pyspiel.load_game(bridge.name).new_initial_state()
+    spiel = pyspiel.load_game(bridge.name, bridge.params).new_initial_state()
     state = game.initial_state()
     for move in [*moves, None]:
         if game.outcome(state) is not None:
             return bool(spiel.is_terminal())
         # (a free ultimate move starts with the board: compare the first decisions)
         ours = {bridge.actions(m, spiel)[0] for m in game.legal_moves(state)}
-        if set(spiel.legal_actions()) != ours:
+        theirs = set(spiel.legal_actions())
+        # (Go: OpenSpiel's simple ko allows the moves our positional superko refuses)
+        if not (ours <= theirs if bridge.name == "go" else ours == theirs):
             return False
         if move is None:
             return True
