@@ -104,8 +104,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(port: int, move_time: float, lag: float) -> subprocess.Popen[bytes]:
-    command = [ARENA, "serve", "--port", str(port), "--no-db", "--move-time", str(move_time)]
+def start_server(
+    port: int, move_time: float, lag: float, db: str | None = None
+) -> subprocess.Popen[bytes]:
+    store = ["--db", db] if db else ["--no-db"]
+    command = [ARENA, "serve", "--port", str(port), *store, "--move-time", str(move_time)]
     server = subprocess.Popen(
         [*command, "--lag-margin", str(lag)],
         stdout=subprocess.DEVNULL,
@@ -234,6 +237,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cores", default="0,1", help="two cores to pin the players to, or ''")
     parser.add_argument("--logs", default=None, help="keep the players' logs in this directory")
     parser.add_argument("--report-every", type=int, default=0, help="interim summary every N games")
+    parser.add_argument(
+        "--db", default=None, help="record the games in this database (default: none)"
+    )
     args = parser.parse_args(argv)
     if args.games < 1 or args.time <= 0:
         parser.error("--games must be >= 1 and --time > 0")
@@ -250,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" {platform.python_implementation()} {platform.python_version()}, logs in {logs}"
     )
     begin = time.perf_counter()
-    server = start_server(args.port, args.time, args.lag_margin)
+    server = start_server(args.port, args.time, args.lag_margin, args.db)
     try:
         for index in range(args.games):
             a_seat = index % 2
