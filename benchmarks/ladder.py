@@ -51,6 +51,7 @@ from typing import Any
 import trio
 
 from benchmarks.nodes import cpu_seconds
+from benchmarks.postgres import Databases
 from protocol.codec import FrameReader, encode_message, server_message_decoder
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -426,15 +427,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.bots < 2 or args.minutes <= 0:
         parser.error("--bots must be at least 2 and --minutes positive")
     baseline = args.minutes / 5 if args.baseline_minutes is None else args.baseline_minutes
-    from store.postgres import cluster as pgcluster
-
-    cluster = None
-    if args.db is None:
-        reason = pgcluster.available()
-        if reason is not None:
-            parser.exit(2, f"benchmarks.ladder: {reason}\n")
-        cluster = pgcluster.PostgresServer()
-        cluster.start()
+    databases = Databases(parser, "benchmarks.ladder", args.db)
     work = Path(tempfile.mkdtemp(prefix="arena-ladder-"))
     print(
         f"ladder soak: {args.bots} bots ({args.game}, random moves) on two nodes of one"
@@ -449,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         plan = [(2, args.minutes)] + ([(1, baseline)] if baseline > 0 else [])
         for nodes, minutes in plan:
-            url = args.db or cluster.new_database()  # type: ignore[union-attr]
+            url = databases.new()
             row = measure(url, nodes, args.bots, minutes * 60, args.game, work)
             print(line(row), flush=True)
             keys = ("lost", "duplicated", "ratings", "running_left", "repeats", "unbalanced")
@@ -460,8 +453,7 @@ def main(argv: list[str] | None = None) -> int:
             if row["errors"]:
                 print(f"      bot errors (first {len(row['errors'])}): {row['errors']}")
     finally:
-        if cluster is not None:
-            cluster.stop()
+        databases.stop()
     print(f"load after: {os.getloadavg()[0]:.1f}")
     return 1 if failed else 0
 

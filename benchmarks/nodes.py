@@ -43,6 +43,7 @@ from pathlib import Path
 
 import trio
 
+from benchmarks.postgres import Databases
 from protocol.codec import FrameReader, encode_message, server_message_decoder
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -253,15 +254,7 @@ def main() -> None:
         "--db", default=None, help="a PostgreSQL URL (default: a throwaway cluster)"
     )
     args = parser.parse_args()
-    from store.postgres import cluster as pgcluster
-
-    cluster = None
-    if args.db is None:
-        reason = pgcluster.available()
-        if reason is not None:
-            parser.exit(2, f"benchmarks.nodes: {reason}\n")
-        cluster = pgcluster.PostgresServer()
-        cluster.start()
+    databases = Databases(parser, "benchmarks.nodes", args.db)
     work = Path(tempfile.mkdtemp(prefix="arena-nodes-"))
     print(
         f"nodes benchmark: {args.game}, {args.matches} matches, {args.rounds} x {args.seconds:g}s"
@@ -276,7 +269,7 @@ def main() -> None:
         rows: dict[int, list[dict[str, float]]] = {1: [], 2: []}
         for _ in range(args.rounds):
             for nodes in (1, 2):
-                url = args.db or cluster.new_database()  # type: ignore[union-attr]
+                url = databases.new()
                 rows[nodes].append(
                     measure(
                         url,
@@ -308,8 +301,7 @@ def main() -> None:
             f" (target <= {TARGET_CPU_RATIO}x): {verdict}"
         )
     finally:
-        if cluster is not None:
-            cluster.stop()
+        databases.stop()
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ from pathlib import Path
 import structlog
 import trio
 
+from benchmarks.postgres import Databases
 from protocol.codec import (
     FrameReader,
     client_message_decoder,
@@ -313,16 +314,10 @@ def main() -> None:
     args = parser.parse_args()
     global NO_DB, STORE_WRITER
     NO_DB, STORE_WRITER = args.no_db, args.store_writer
-    cluster = None
+    databases = None
     if args.postgres and args.db is None:
-        from store.postgres import cluster as pgcluster
-
-        reason = pgcluster.available()
-        if reason is not None:
-            parser.exit(2, f"benchmarks.server: --postgres: {reason}\n")
-        cluster = pgcluster.PostgresServer()
-        cluster.start()
-        args.db = cluster.new_database()
+        databases = Databases(parser, "benchmarks.server: --postgres", None)
+        args.db = databases.new()
     try:
         raise_file_limit(max(args.matches))
         run(args)
@@ -332,8 +327,8 @@ def main() -> None:
             raise
         parser.exit(1, f"benchmarks.server: {failed}\n")
     finally:
-        if cluster is not None:
-            cluster.stop()
+        if databases is not None:
+            databases.stop()
 
 
 def run(args: argparse.Namespace) -> None:
