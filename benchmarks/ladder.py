@@ -147,10 +147,18 @@ async def ladder_bot(
                     sought = None
             elif isinstance(message, Redirect):
                 report.redirects += 1
+                there: trio.SocketStream | None = None
+                try:
+                    there, there_reader = await _connect(message.port, name)
+                    await there.send_all(encode_message(Rejoin(token=message.token)))
+                except (OSError, trio.BrokenResourceError):  # that node is gone: seek again
+                    if there is not None:
+                        await there.aclose()
+                    sought = trio.current_time()
+                    await stream.send_all(seek)
+                    continue
                 home_reader = reader
-                port = message.port
-                stream, reader = await _connect(port, name)
-                await stream.send_all(encode_message(Rejoin(token=message.token)))
+                stream, reader, port = there, there_reader, message.port
             elif isinstance(message, MatchEnd):
                 report.ends.append(
                     [message.match, name, message.recorded, message.scores, port,
