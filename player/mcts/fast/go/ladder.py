@@ -35,11 +35,17 @@ from numba import njit
 
 from player.mcts.fast.go.board import (
     COLOUR,
+    CSIZE,
+    EMPTIES,
     EMPTY,
     EPOS,
     HEAD,
+    LIBS,
+    LSQ,
+    LSUM,
     NEXT,
     NO_POINT,
+    S_EMPTY,
     S_N,
     S_WIDTH,
     SCALAR,
@@ -80,11 +86,17 @@ def liberties(bd: np.ndarray, head: int) -> tuple[int, int, int]:
 
 @njit(cache=True, nogil=True)
 def scratch(bd: np.ndarray) -> np.ndarray:
-    """The board's scratch rows holding a copy of the board (the rows `board.place` and
-    the read use: colours, chains, liberties, the empty list, the scalars)."""
+    """The board's scratch rows holding a copy of the board: what `board.place` and the
+    read use (every colour, the border's included; the chains, liberties and empty
+    positions of the points inside the border; the empty list; the scalars)."""
     sb = bd[SCRATCH:]
-    for r in range(EPOS + 1):
-        sb[r] = bd[r]
+    width = bd[SCALAR, S_WIDTH]
+    sb[COLOUR] = bd[COLOUR]
+    inside = width * width - width - 1
+    for r in (HEAD, NEXT, LIBS, LSUM, LSQ, CSIZE, EPOS):
+        sb[r, width + 1 : inside] = bd[r, width + 1 : inside]
+    count = bd[SCALAR, S_EMPTY]
+    sb[EMPTIES, :count] = bd[EMPTIES, :count]
     for i in range(_SCALARS):
         sb[SCALAR, i] = bd[SCALAR, i]
     return sb
