@@ -29,7 +29,8 @@ burst of load on a shared machine hits them alike:
   kernel playout) against OpenSpiel's C++ ``MCTSBot`` with its C++
   ``RandomRolloutEvaluator`` (one random rollout per simulation, no eye rule)
   searching as many: the C++-side figure OpenSpiel offers; ``mcts+ladders``
-  the same search of ours reading ladders in its playouts and prior.
+  the same search of ours reading ladders in its playouts and prior (the
+  default player's knowledge, option ``go_ladders``; the rows above read none).
 
 OpenSpiel's game is loaded with our move cap (``max_game_length = 3·N²``)
 and our komi. The process pins itself to one core when the OS allows.

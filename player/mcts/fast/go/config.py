@@ -67,7 +67,7 @@ def make_cfg(size: int, komi: float, cap: int) -> np.ndarray:
     cfg[CAP] = cap
     cfg[KOMI2] = round(2 * komi)
     cfg[PRIOR] = 100
-    cfg[LADDERS] = 0
+    cfg[LADDERS] = 0  # the raw config reads none; the adapter sets the option's value
     for row in range(size):
         for col in range(size):
             at = NEIGHBOURS + 4 * (row * size + col)

@@ -29,9 +29,10 @@ class GoOptions(Options):
         high=10,
         engines=FAST,
     )
+    #: on: 12.5/20 against off at 5,000 simulations a move (docs/STRENGTH.md, "Go")
     go_ladders: bool = option(
         bool,
-        False,
+        True,
         "go: read ladders in the heavy playouts and the prior (no extension of a chain"
         " that a ladder catches; the atari that starts a working ladder)",
         engines=FAST,
