@@ -22,11 +22,15 @@ burst of load on a shared machine hits them alike:
 * ``heavy playouts/s`` and ``heavy plies/playout``: the same with the heavy
   policy (`go.policy.heavy`: captures, escapes, learned 3×3 patterns, no
   self-atari), the one the default player (``rollout=smart``) plays;
+* ``heavy+ladders playouts/s``: the heavy policy reading ladders (option
+  ``go_ladders``: `go.ladder`), the same games;
 * ``mcts simulations/s``: one thread of our compiled search from the empty
   board (a fresh tree of `mcts_simulations` simulations, each a descent and a
   kernel playout) against OpenSpiel's C++ ``MCTSBot`` with its C++
   ``RandomRolloutEvaluator`` (one random rollout per simulation, no eye rule)
-  searching as many: the C++-side figure OpenSpiel offers.
+  searching as many: the C++-side figure OpenSpiel offers; ``mcts+ladders``
+  the same search of ours reading ladders in its playouts and prior (the
+  default player's knowledge, option ``go_ladders``; the rows above read none).
 
 OpenSpiel's game is loaded with our move cap (``max_game_length = 3·N²``)
 and our komi. The process pins itself to one core when the OS allows.
@@ -92,26 +96,29 @@ def ours_playout(game: Go) -> Work:
     return work
 
 
-def kernel_playout(game: Go, policy: int = 0) -> Work | None:
-    """The compiled kernel's playouts (`policy`: a `codes.Rollout`, light by default) from
-    the empty board, a batch per call."""
+def kernel_playout(game: Go, policy: int = 0, ladders: bool = False) -> Work | None:
+    """The compiled kernel's playouts (`policy`: a `codes.Rollout`, light by default;
+    reading ladders if `ladders`) from the empty board, a batch per call."""
     try:
         import numpy as np
 
         from player.mcts.fast.adapters import adapter_for
         from player.mcts.fast.core.rng import new_rng
         from player.mcts.fast.go import kernel
+        from player.mcts.fast.go.config import LADDERS
     except ImportError:  # no numba
         return None
     adapter = adapter_for(game)
     assert adapter is not None
+    cfg = adapter.cfg.copy()
+    cfg[LADDERS] = int(ladders)
     row = np.array(adapter.encode_state(game.initial_state()), dtype=np.int64)
     batch = max(1, 8_000 // game.cells)
     # compiled (or loaded) before the clock
-    kernel.playouts(adapter.cfg, row, new_rng(0), policy, 1)
+    kernel.playouts(cfg, row, new_rng(0), policy, 1)
 
     def work(rng: random.Random) -> tuple[int, int]:
-        plies = kernel.playouts(adapter.cfg, row, new_rng(rng.getrandbits(63)), policy, batch)
+        plies = kernel.playouts(cfg, row, new_rng(rng.getrandbits(63)), policy, batch)
         return batch, int(plies)
 
     return work
@@ -121,19 +128,21 @@ def kernel_playout(game: Go, policy: int = 0) -> Work | None:
 RAVE = 1000.0
 
 
-def ours_mcts(game: Go, simulations: int, rave: float = 0.0) -> Work | None:
+def ours_mcts(game: Go, simulations: int, rave: float = 0.0, ladders: bool = False) -> Work | None:
     """Our compiled search, one thread, a fresh tree of `simulations` from the empty board
-    (with RAVE's AMAF statistics when `rave` > 0)."""
+    (with RAVE's AMAF statistics when `rave` > 0; reading ladders if `ladders`)."""
     try:
         from player.agent import SearchLimit
         from player.mcts.fast.adapters import adapter_for
         from player.mcts.fast.core.engine import FastSearch
+        from player.mcts.fast.go.options import GoOptions
         from player.mcts.search_options import SearchOptions
     except ImportError:  # no numba
         return None
     adapter = adapter_for(game)
     assert adapter is not None
-    search = FastSearch(game, adapter, SearchOptions(memory=256, rave=rave), seed=0)
+    options = SearchOptions(memory=256, rave=rave)
+    search = FastSearch(game, adapter, options, seed=0, knowledge=GoOptions(go_ladders=ladders))
     start = game.initial_state()
     limit = SearchLimit(iterations=simulations)
     search.search(start, SearchLimit(iterations=16))  # compiled (or loaded) before the clock
@@ -253,7 +262,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for key, work in (
             ("kernel", kernel_playout(game)),
             ("heavy", kernel_playout(game, Rollout.HEAVY.value)),
+            ("heavy ladders", kernel_playout(game, Rollout.HEAVY.value, ladders=True)),
             ("mcts", ours_mcts(game, simulations)),
+            ("mcts ladders", ours_mcts(game, simulations, ladders=True)),
             ("mcts rave", ours_mcts(game, simulations, RAVE)),
         ):
             if work is not None:
@@ -273,8 +284,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("kernel plies/playout", _per_unit(rates, "kernel"), None),
             ("heavy playouts/s", _rate(rates, "heavy", 0), None),
             ("heavy plies/playout", _per_unit(rates, "heavy"), None),
+            ("heavy+ladders playouts/s", _rate(rates, "heavy ladders", 0), None),
+            ("heavy+ladders plies/p.", _per_unit(rates, "heavy ladders"), None),
             ("mcts simulations/s", _rate(rates, "mcts", 0), _rate(rates, "openspiel mcts", 0)),
             ("mcts+rave simulations/s", _rate(rates, "mcts rave", 0), None),
+            ("mcts+ladders sims/s", _rate(rates, "mcts ladders", 0), None),
         )
         for label, ours, other in rows:
             board = f"{size}x{size}"

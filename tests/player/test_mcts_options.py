@@ -58,7 +58,7 @@ def test_the_spec_registers_exactly_the_table() -> None:
         ",threats=false,candidates=12,cutoff=4,vcf=32,vct=20000"  # gomoku's threat knowledge
         ",connect4_eval=0.7,connect4_c=0.5,connect4_minimax=0.4,connect4_weights=shipped"
         ",reversi_leaf=eval,reversi_depth=0,reversi_solve=10,reversi_endgame=20,reversi_c=0.5"
-        ",reversi_minimax=0.0,go_prior=1.0"
+        ",reversi_minimax=0.0,go_prior=1.0,go_ladders=true"
     )
     # docs/AGENTS.md lists every option with its default, as the spec's usage does
     assert f"\n{info.usage()}\n" in (ROOT / "docs" / "AGENTS.md").read_text()

@@ -69,6 +69,7 @@ def _gomoku_cfg(cfg: np.ndarray, options: GomokuOptions) -> np.ndarray:
 def _go_cfg(cfg: np.ndarray, options: GoOptions) -> np.ndarray:
     tuned = cfg.copy()
     tuned[go_config.PRIOR] = round(100 * options.go_prior)
+    tuned[go_config.LADDERS] = int(options.go_ladders)
     return tuned
 
 

@@ -52,6 +52,7 @@ TODAY: list[tuple[str, type, Any, tuple[str, ...] | None]] = [
     ("reversi_c", float, 0.5, None),
     ("reversi_minimax", float, 0.0, None),
     ("go_prior", float, 1.0, None),
+    ("go_ladders", bool, True, None),
 ]
 
 #: for each game's option: a value other than its default, the game whose search reads it,
@@ -73,6 +74,7 @@ SEEN: dict[str, tuple[str, Any, str, Any]] = {
     "reversi_c": ("0.8", 0.8, "reversi", lambda s: s.plan.c),
     "reversi_minimax": ("0.3", 0.3, "reversi", lambda s: s.plan.minimax),
     "go_prior": ("0.5", 0.5, "go", lambda s: int(s.cfg[4]) / 100),
+    "go_ladders": ("false", False, "go", lambda s: bool(s.cfg[5])),
 }
 
 

@@ -34,26 +34,32 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast.core.codes import DRAW
-from player.mcts.fast.go.config import KOMI2, SIZE, WORDS
+from player.mcts.fast.go.config import KOMI2, LADDERS, SIZE, WORDS
 
 EMPTY, BLACK, WHITE, EDGE = 0, 1, 2, 3
 #: the rows of the board array, one entry per grid point ...
 COLOUR, HEAD, NEXT, LIBS, LSUM, LSQ, CSIZE, EMPTIES, EPOS, MARK, STACK = range(11)
 #: ... and the row of scalars: the empty points listed, the point simple ko forbids
 #: (`NO_POINT`: none), the grid's width, the board side N, the playout's generator
-#: state (`core.rng`'s, as int64 bits), and the last move's point (`NO_POINT`: a pass
-#: or none; for a policy that answers the last move)
+#: state (`core.rng`'s, as int64 bits), the last move's point (`NO_POINT`: a pass
+#: or none; for a policy that answers the last move), and whether the heavy policy
+#: reads ladders (`config.LADDERS`, 0 or 1)
 SCALAR = 11
-S_EMPTY, S_KO, S_WIDTH, S_N, S_RNG, S_LAST = range(6)
+S_EMPTY, S_KO, S_WIDTH, S_N, S_RNG, S_LAST, S_LADDERS = range(7)
 FIELDS = 12
+#: the rows from `SCRATCH` on are a second board of `FIELDS` rows, a copy that a reader
+#: (`ladder`) plays moves on without touching the board: one allocation per board, not
+#: one per reading
+SCRATCH = FIELDS
 NO_POINT = -1
 
 
 @njit(cache=True, nogil=True)
 def new_board(cfg: np.ndarray) -> np.ndarray:
-    """An uninitialised board for `cfg`'s size (fill it with `load`)."""
+    """An uninitialised board for `cfg`'s size (fill it with `load`), with its scratch
+    board (the rows from `SCRATCH` on)."""
     width = cfg[SIZE] + 2
-    return np.empty((FIELDS, width * width), dtype=np.int64)
+    return np.empty((2 * FIELDS, width * width), dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -103,8 +109,9 @@ def load_colours(cfg: np.ndarray, st: np.ndarray, bd: np.ndarray) -> None:
 def load(cfg: np.ndarray, st: np.ndarray, bd: np.ndarray, ko: int, last: int) -> None:
     """Fill the board from the row `st`: colours, chains with their pseudo-liberties,
     the empty list, the simple-ko point `ko` and the `last` move (board points, or
-    negative: none)."""
+    negative: none), and `cfg`'s ladder switch."""
     load_colours(cfg, st, bd)
+    bd[SCALAR, S_LADDERS] = cfg[LADDERS]
     n = bd[SCALAR, S_N]
     width = bd[SCALAR, S_WIDTH]
     if ko >= 0:
@@ -153,6 +160,12 @@ def in_atari(bd: np.ndarray, head: int) -> bool:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def liberty(bd: np.ndarray, head: int) -> int:
+    """The one liberty of a chain in atari (every pseudo-liberty names it)."""
+    return int(bd[LSUM, head] // bd[LIBS, head])
+
+
+@njit(cache=True, nogil=True, inline="always")
 def is_legal(bd: np.ndarray, p: int, colour: int) -> bool:
     """Whether `colour` may play on the empty point `p`: not the ko point, not suicide."""
     if p == bd[SCALAR, S_KO]:
@@ -193,6 +206,26 @@ def is_own_eye(bd: np.ndarray, p: int, colour: int) -> bool:
         if bd[COLOUR, q] == other:
             enemy += 1
     return enemy == 0 or (not edge and enemy == 1)
+
+
+@njit(cache=True, nogil=True)
+def counter_capture(bd: np.ndarray, head: int, colour: int) -> int:
+    """The liberty of an opposing chain in atari that touches the chain of `head` (taking
+    it gives that chain a liberty), if `colour` may play there; else `NO_POINT`."""
+    width = bd[SCALAR, S_WIDTH]
+    other = 3 - colour
+    s = head
+    while True:
+        for q in (s + 1, s - 1, s + width, s - width):
+            if bd[COLOUR, q] == other:
+                h = bd[HEAD, q]
+                if in_atari(bd, h):
+                    p = liberty(bd, h)
+                    if is_legal(bd, p, colour):
+                        return p
+        s = bd[NEXT, s]
+        if s == head:
+            return NO_POINT
 
 
 @njit(cache=True, nogil=True)

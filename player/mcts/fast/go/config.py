@@ -5,8 +5,8 @@ functions over arrays, not Python objects), read in several files; these
 named offsets are module-level ints, compile-time constants to numba.
 
 Config (`make_cfg`): the board side N, the words per colour in a row, the
-move cap, twice the komi, the prior's weight in percent, then per point ``row * N + col`` its four
-neighbours (-1 off the board).
+move cap, twice the komi, the prior's weight in percent, the ladder switch,
+then per point ``row * N + col`` its four neighbours (-1 off the board).
 
 Row (`state_size`): Black's stones as ``words`` int64 words (point ``m`` is
 bit ``m % 64`` of word ``m // 64``, bit 63 stored as the sign), White's as
@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-#: config slots: board side, words per colour in a row, move cap, 2 × komi, and the prior's
-#: weight in percent (`GoOptions.go_prior`)
-SIZE, WORDS, CAP, KOMI2, PRIOR = 0, 1, 2, 3, 4
+#: config slots: board side, words per colour in a row, move cap, 2 × komi, the prior's
+#: weight in percent (`GoOptions.go_prior`), and whether the heavy playouts and the prior
+#: read ladders (1) or not (0; `GoOptions.go_ladders`)
+SIZE, WORDS, CAP, KOMI2, PRIOR, LADDERS = 0, 1, 2, 3, 4, 5
 #: where the neighbour table starts (4 entries per point, -1 off the board)
 NEIGHBOURS = 8
 
@@ -66,6 +67,7 @@ def make_cfg(size: int, komi: float, cap: int) -> np.ndarray:
     cfg[CAP] = cap
     cfg[KOMI2] = round(2 * komi)
     cfg[PRIOR] = 100
+    cfg[LADDERS] = 0  # the raw config reads none; the adapter sets the option's value
     for row in range(size):
         for col in range(size):
             at = NEIGHBOURS + 4 * (row * size + col)

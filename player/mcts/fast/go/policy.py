@@ -17,17 +17,23 @@ move:
    eight neighbours is taken (the biggest);
 2. `escape`: a chain of the mover's beside the last move that it left in
    atari is saved, by taking an opposing chain in atari that touches it, or
-   by extending on its liberty when that leaves it two liberties or more;
-3. `pattern`: an empty point among the last move's eight neighbours is
+   by extending on its liberty when that leaves it two liberties or more
+   and, when the board reads ladders (option ``go_ladders``), the
+   extension is not caught in a ladder (`ladder.caught`);
+3. `ladder` (reading ladders only): an opposing chain with two liberties
+   among the last move's point and its eight neighbours is put in the atari
+   that catches it in a ladder (`ladder.ladder_atari`);
+4. `pattern`: an empty point among the last move's eight neighbours is
    played with the learned weight of its 3×3 pattern (`patterns`: the
    share of such points that GNU Go played), each point at most with its
    weight, none when the draw falls past their sum;
-4. `heavy_random`: `light`'s random point that in addition is no
+5. `heavy_random`: `light`'s random point that in addition is no
    `bad_self_atari` (a move that leaves a chain of two stones or more with
    one liberty: a lone stone may still throw in); a pass when none is left.
 
-Every move of the heavy policy is legal and fills no own eye; the rules 1–3
-also refuse a bad self-atari (a capture never is one).
+Every move of the heavy policy is legal and fills no own eye; the rules 1–4
+also refuse a bad self-atari (a capture never is one, nor is an atari that
+catches a chain in a ladder: a stone the defender could take lets it out).
 """
 
 from __future__ import annotations
@@ -45,19 +51,21 @@ from player.mcts.fast.go.board import (
     EMPTY,
     EPOS,
     HEAD,
-    LIBS,
-    LSUM,
     NEXT,
     NO_POINT,
     S_EMPTY,
+    S_LADDERS,
     S_LAST,
     S_RNG,
     S_WIDTH,
     SCALAR,
+    counter_capture,
     in_atari,
     is_legal,
     is_own_eye,
+    liberty,
 )
+from player.mcts.fast.go.ladder import caught, ladder_atari
 from player.mcts.fast.go.patterns import weights
 
 #: what a policy answers for a pass
@@ -75,12 +83,6 @@ def _draw(bd: np.ndarray, n: int) -> int:
     x = advance(np.uint64(bd[SCALAR, S_RNG]))
     bd[SCALAR, S_RNG] = np.int64(x)
     return scaled(x, n)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def liberty(bd: np.ndarray, head: int) -> int:
-    """The one liberty of a chain in atari (every pseudo-liberty names it)."""
-    return int(bd[LSUM, head] // bd[LIBS, head])
 
 
 @njit(cache=True, nogil=True)
@@ -181,30 +183,11 @@ def capture(bd: np.ndarray, colour: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def counter_capture(bd: np.ndarray, head: int, colour: int) -> int:
-    """The liberty of an opposing chain in atari that touches the chain of `head` (taking
-    it gives that chain a liberty), if `colour` may play there; else `NO_POINT`."""
-    width = bd[SCALAR, S_WIDTH]
-    other = 3 - colour
-    s = head
-    while True:
-        for q in (s + 1, s - 1, s + width, s - width):
-            if bd[COLOUR, q] == other:
-                h = bd[HEAD, q]
-                if in_atari(bd, h):
-                    p = liberty(bd, h)
-                    if is_legal(bd, p, colour):
-                        return p
-        s = bd[NEXT, s]
-        if s == head:
-            return NO_POINT
-
-
-@njit(cache=True, nogil=True)
 def escape(bd: np.ndarray, colour: int) -> int:
     """A move that saves a chain of `colour`'s beside the last move and in atari: take an
     opposing chain in atari that touches it, or extend on its liberty when the chain then
-    has two liberties or more; else `NO_POINT`."""
+    has two liberties or more (and, reading ladders, is not caught in one:
+    `ladder.caught`); else `NO_POINT`."""
     last = bd[SCALAR, S_LAST]
     if last == NO_POINT:
         return NO_POINT
@@ -223,7 +206,35 @@ def escape(bd: np.ndarray, colour: int) -> int:
             is_legal(bd, p, colour)
             and not is_own_eye(bd, p, colour)
             and not self_atari(bd, p, colour, 1)
+            and not (bd[SCALAR, S_LADDERS] and caught(bd, h, colour))
         ):
+            return p
+    return NO_POINT
+
+
+@njit(cache=True, nogil=True)
+def ladder(bd: np.ndarray, colour: int) -> int:
+    """Reading ladders (`board.S_LADDERS`): the atari that catches in a ladder an opposing
+    chain with two liberties on the last move's point or its eight neighbours
+    (`ladder.ladder_atari`); else `NO_POINT`."""
+    last = bd[SCALAR, S_LAST]
+    if last == NO_POINT or not bd[SCALAR, S_LADDERS]:
+        return NO_POINT
+    width = bd[SCALAR, S_WIDTH]
+    other = 3 - colour
+    h0 = h1 = h2 = NO_POINT
+    for q in (
+        last, last + 1, last - 1, last + width, last - width,
+        last + width + 1, last + width - 1, last - width + 1, last - width - 1,
+    ):  # fmt: skip
+        if bd[COLOUR, q] != other:
+            continue
+        h = bd[HEAD, q]
+        if h in (h0, h1, h2):
+            continue
+        h0, h1, h2 = h, h0, h1
+        p = ladder_atari(bd, h, colour)
+        if p != NO_POINT:
             return p
     return NO_POINT
 
@@ -324,10 +335,13 @@ def heavy_random(bd: np.ndarray, colour: int) -> int:
 
 @njit(cache=True, nogil=True)
 def heavy(bd: np.ndarray, colour: int) -> int:
-    """The heavy policy's move: `capture`, `escape`, `pattern`, else `heavy_random`."""
+    """The heavy policy's move: `capture`, `escape`, `ladder`, `pattern`, else
+    `heavy_random`."""
     p = capture(bd, colour)
     if p == NO_POINT:
         p = escape(bd, colour)
+    if p == NO_POINT:
+        p = ladder(bd, colour)
     if p == NO_POINT:
         p = pattern(bd, colour)
     if p == NO_POINT:

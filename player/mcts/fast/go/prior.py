@@ -19,7 +19,11 @@ a virtual win); a move that none concerns gets none:
 - a capture of an opposing chain in atari: `CAPTURE_VISITS` all won (twice
   as many for two stones or more);
 - an escape (the liberty of the mover's chain in atari, leaving it two
-  liberties or more): `ESCAPE_VISITS` all won;
+  liberties or more): `ESCAPE_VISITS` all won; reading ladders (option
+  ``go_ladders``), none won when a ladder catches the chain (`ladder.caught`);
+- reading ladders: an atari that catches an opposing chain of two liberties
+  in a ladder (`ladder.ladder_atari`, any chain on the board):
+  `LADDER_VISITS` all won;
 - a point among the last move's eight neighbours: `NEAR_VISITS` won by the
   share ``0.5 + 2 × weight`` (at most 1) of its learned 3×3 pattern (an
   unseen pattern: even);
@@ -36,8 +40,9 @@ import numpy as np
 from numba import njit
 
 from player.mcts.fast.go import board
-from player.mcts.fast.go.config import PRIOR, SIZE
+from player.mcts.fast.go.config import LADDERS, PRIOR, SIZE
 from player.mcts.fast.go.kernel import ko_of, last_of, to_move
+from player.mcts.fast.go.ladder import caught, ladder_atari
 from player.mcts.fast.go.policy import WEIGHTS, bad_self_atari, code, self_atari
 
 PASS = -1
@@ -45,6 +50,9 @@ PASS_VISITS = 20
 BAD_VISITS = 20
 CAPTURE_VISITS = 10
 ESCAPE_VISITS = 10
+LADDER_VISITS = 10
+#: `ladders`' marks on a point: an atari that catches a chain, an escape that a ladder catches
+LADDER_ATARI, CAUGHT_ESCAPE = 1, 2
 NEAR_VISITS = 10
 EDGE_VISITS = 10
 FIRST_SHARE, SECOND_SHARE, THIRD_SHARE = 0.0, 0.3, 0.7
@@ -108,6 +116,31 @@ def near(bd: np.ndarray, p: int, last: int) -> bool:
 
 
 @njit(cache=True, nogil=True)
+def ladders(bd: np.ndarray, colour: int) -> None:
+    """Mark (the board's `board.MARK` row) each point where `colour`'s atari catches an
+    opposing chain in a ladder (`LADDER_ATARI`), and the liberty of each of `colour`'s
+    chains in atari that a ladder catches, with no counter-capture (`CAUGHT_ESCAPE`)."""
+    width = bd[board.SCALAR, board.S_WIDTH]
+    for p in range(width * width):
+        bd[board.MARK, p] = 0
+    other = 3 - colour
+    for p in range(width * width):
+        c = bd[board.COLOUR, p]
+        if (c != board.BLACK and c != board.WHITE) or bd[board.HEAD, p] != p:
+            continue
+        if c == other:
+            x = ladder_atari(bd, p, colour)
+            if x != board.NO_POINT:
+                bd[board.MARK, x] |= LADDER_ATARI
+        elif (
+            board.in_atari(bd, p)
+            and board.counter_capture(bd, p, colour) == board.NO_POINT
+            and caught(bd, p, colour)
+        ):
+            bd[board.MARK, board.liberty(bd, p)] |= CAUGHT_ESCAPE
+
+
+@njit(cache=True, nogil=True)
 def prior(
     cfg: np.ndarray,
     st: np.ndarray,
@@ -125,6 +158,9 @@ def prior(
     last = bd[board.SCALAR, board.S_LAST]
     crowded = 2 * bd[board.SCALAR, board.S_EMPTY] <= n * n
     scale = cfg[PRIOR] / 100.0
+    reads = cfg[LADDERS] != 0
+    if reads:
+        ladders(bd, colour)
     for k in range(count):
         m = moves[k]
         v = 0.0
@@ -142,9 +178,14 @@ def prior(
                     extra = 2 if taken > 1 else 1
                     v += extra * CAPTURE_VISITS
                     w += extra * CAPTURE_VISITS
+                mark = bd[board.MARK, p] if reads else 0
                 if escapes(bd, p, colour):
                     v += ESCAPE_VISITS
-                    w += ESCAPE_VISITS
+                    if not mark & CAUGHT_ESCAPE:
+                        w += ESCAPE_VISITS
+                if mark & LADDER_ATARI:
+                    v += LADDER_VISITS
+                    w += LADDER_VISITS
                 if near(bd, p, last):
                     v += NEAR_VISITS
                     w += NEAR_VISITS * min(1.0, 0.5 + 2.0 * WEIGHTS[code(bd, p, colour)])
