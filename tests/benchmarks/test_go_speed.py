@@ -25,8 +25,11 @@ def test_rows_for_each_board(capsys: pytest.CaptureFixture[str]) -> None:
         "kernel plies/playout",
         "heavy playouts/s",
         "heavy plies/playout",
+        "heavy+ladders playouts/s",
+        "heavy+ladders plies/p.",
         "mcts simulations/s",
         "mcts+rave simulations/s",
+        "mcts+ladders sims/s",
     ]
     assert [(row[0], " ".join(row[1:-2])) for row in rows] == [
         (board, label) for board in ("5x5", "7x7") for label in labels
@@ -35,7 +38,9 @@ def test_rows_for_each_board(capsys: pytest.CaptureFixture[str]) -> None:
     for row in rows:
         assert float(row[-2].replace(",", "")) > 0
         # OpenSpiel has no compiled playout of its own to time: the kernel rows are ours alone
-        ours_alone = row[1] in ("kernel", "heavy") or row[1].startswith("mcts+rave")
+        ours_alone = row[1] in ("kernel", "heavy", "heavy+ladders") or row[1].startswith(
+            ("mcts+rave", "mcts+ladders")
+        )
         assert (row[-1] != "-") == (with_openspiel and not ours_alone)
 
 
