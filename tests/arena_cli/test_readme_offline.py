@@ -344,6 +344,14 @@ CHECKS: dict[str, Callable[[str], None]] = {
             " -p no-rave=mcts:time=0.5,rave=0 -p no-prior=mcts:time=0.5,prior=false"
             " -p light=mcts:time=0.5,rollout=random -p c1.4=mcts:time=0.5,c=1.4 --gauntlet"
             " --games-per-pair 20 --random-openings 2 --move-time 0.5 --seed 41003",
+            # ladders (go_ladders), at fixed simulations and at a fixed time
+            "arena tournament go -o size=9 -o komi=7"
+            " -p base=mcts:iterations=5000,time=none,go_ladders=false"
+            " -p new=mcts:iterations=5000,time=none --gauntlet --games-per-pair 20"
+            " --random-openings 2 --move-time 30 --concurrency 1 --seed 4141",
+            "arena tournament go -o size=9 -o komi=7 -p base=mcts:time=0.5,go_ladders=false"
+            " -p new=mcts:time=0.5 --gauntlet --games-per-pair 20 --random-openings 2"
+            " --move-time 2 --concurrency 1 --seed 4142",
         ),
         synopsis,
     ),
