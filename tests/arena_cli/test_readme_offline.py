@@ -300,6 +300,10 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.strength mcts:time=1 'engine:cmd=gnugo,args=--mode gtp"
             " --level 10 --chinese-rules --capture-all-dead --positional-superko,protocol=gtp'"
             " --game go --games 100 --time 1 --lag-margin 1 --seed 5301",
+            "python -m benchmarks.strength mcts:time=1 'engine:cmd=gnugo,args=--mode gtp"
+            " --level 10 --chinese-rules --capture-all-dead --positional-superko,protocol=gtp'"
+            " --game go --options size=9,komi=7 --games 50 --time 1 --lag-margin 1 --seed 5401"
+            " --cores 1,1",
             "python -m benchmarks.strength mcts:time=1 openspiel:time=1 --game go"
             " --options size=9,komi=7 --games 60 --time 1 --lag-margin 1 --seed 41090"
             " --cores 0,0",
