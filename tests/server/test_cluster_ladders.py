@@ -11,13 +11,13 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import msgspec
 import trio
 
 from benchmarks.ladder import BotReport, check_results, ladder_bot
-from protocol.messages import MatchStart, Ping, Redirect, Seeking
+from protocol.messages import MatchStart, Redirect, Seeking
 from server.cluster import REAPED
 from server.cluster_ladders import _Redirect
 from store.interface import Database, LadderPairing, LadderRound
@@ -27,6 +27,7 @@ from tests.postgres import postgres_url as postgres_url
 from tests.server.harness import RawClient
 from tests.server.serverproc import ServerProcess, start_server
 from tests.server.test_cluster import eventually
+from tests.server.test_cluster_seeks import next_of
 
 T = TypeVar("T")
 LEASE = 2.0
@@ -137,15 +138,6 @@ async def _logged(log: Path, event: str) -> bool:
     return event in await trio.Path(log).read_text()
 
 
-async def _next(client: RawClient, *kinds: type[Any]) -> Any:
-    """The next message of one of `kinds`: no other but `seeking` and pings comes first."""
-    while True:
-        message = await client.receive()
-        if isinstance(message, kinds):
-            return message
-        assert isinstance(message, Seeking | Ping), message
-
-
 async def test_a_bot_taken_by_a_node_that_dies_before_its_redirect_is_ready_again(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -160,7 +152,7 @@ async def test_a_bot_taken_by_a_node_that_dies_before_its_redirect_is_ready_agai
         clients.append(x)
         await x.hello("x")
         await x.send(seek)
-        await _next(x, Seeking)
+        await next_of(x, Seeking)
 
         def x_waits(database: Database) -> bool:
             seen: list[LadderRound] = []
@@ -187,7 +179,7 @@ async def test_a_bot_taken_by_a_node_that_dies_before_its_redirect_is_ready_agai
         await y.hello("y")
         with trio.fail_after(3 * float(ENV["ARENA_RECONNECT_GRACE"]) + 10):
             await y.send(seek)
-            starts = [await _next(client, MatchStart) for client in (x, y)]
+            starts = [await next_of(client, MatchStart) for client in (x, y)]
         assert starts[0].match == starts[1].match and sorted(starts[0].players) == ["x", "y"]
         assert await _logged(tmp_path / "b.log", "ladder_redirect_never_came")
         # the ghost's redirect, late: x is playing, it gets none
