@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 pytest.importorskip("pyspiel")
 
 from games import make_game
+from games.base import Game
 from player.agent import SearchLimit, play_local_game
 from player.reference import OpenSpielAgent, bridge_for, legal_actions_agree
 from player.spec import available_agents, make_agent
@@ -17,16 +19,23 @@ from player.spec import available_agents, make_agent
 GAMES = ["connect4", "tictactoe", "reversi", "ultimate", "gomoku"]
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_random_games_keep_both_rule_sets_in_step(name: str) -> None:
-    game = make_game(name)
-    rng = random.Random(5)
-    for _ in range(10):
+def _random_games(game: Game[Any, Any], rng: random.Random, count: int) -> list[list[Any]]:
+    """The moves of `count` games of uniformly random legal moves to their end."""
+    games = []
+    for _ in range(count):
         state, moves = game.initial_state(), []
         while game.outcome(state) is None:
             move = rng.choice(list(game.legal_moves(state)))
             moves.append(move)
             state = game.apply(state, move)
+        games.append(moves)
+    return games
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_random_games_keep_both_rule_sets_in_step(name: str) -> None:
+    game = make_game(name)
+    for moves in _random_games(game, random.Random(5), 10):
         assert legal_actions_agree(game, moves)
 
 
@@ -51,13 +60,7 @@ def test_is_an_entry_point_kind_and_refuses_games_openspiel_lacks() -> None:
 @pytest.mark.parametrize("size", [5, 9])
 def test_go_random_games_keep_both_rule_sets_in_step(size: int) -> None:
     game = make_game("go", {"size": size, "komi": 7})
-    rng = random.Random(size)
-    for _ in range(4):
-        state, moves = game.initial_state(), []
-        while game.outcome(state) is None:
-            move = rng.choice(list(game.legal_moves(state)))
-            moves.append(move)
-            state = game.apply(state, move)
+    for moves in _random_games(game, random.Random(size), 4):
         assert legal_actions_agree(game, moves)
 
 
