@@ -49,6 +49,10 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("arena.server")
 
+#: names a bot of a ladder may not have: in its page's address (``/ladders/L/bots/NAME``)
+#: a browser reads them as "this folder" and "the folder above"
+DOT_SEGMENTS = frozenset({".", ".."})
+
 
 class LadderHost(Protocol):
     """What the ladders need of the lobby that holds them."""
@@ -240,6 +244,11 @@ class Ladders:
             raise RequestError("bad_request", "a seek names a ladder or a pool, not both")
         self.host.require_store()
         name = conn.name
+        if name in DOT_SEGMENTS:
+            raise RequestError(
+                "bad_request",
+                f"a ladder bot cannot be named {name!r}: its page's address would be another's",
+            )
         previous = ladder.bots.get(name)
         if previous is not None and previous is not conn:
             self.host.member(previous).ladders.discard(ladder.name)

@@ -181,3 +181,18 @@ async def test_a_bad_ladder_seek_is_refused(
         await client.send({"type": "seek", "game": "tictactoe", "ladder": "ttt", **seek})
         error = await client.expect(Error)
         assert error.code == code and not error.fatal, error
+
+
+@pytest.mark.parametrize("name", [".", ".."])
+async def test_a_bot_named_like_a_folder_is_refused(
+    autojump_clock: trio.abc.Clock, name: str
+) -> None:
+    """``/ladders/ttt/bots/..`` would be the ladder's own page: such a bot cannot join."""
+    async with memory_server(ladders=(LADDER,)) as server:
+        client = RawClient.in_memory(server)
+        await client.hello(name)
+        await client.send({"type": "seek", "game": "tictactoe", "ladder": "ttt"})
+        error = await client.expect(Error)
+        assert error.code == "bad_request" and not error.fatal, error
+        assert "cannot be named" in error.message
+        assert server.lobby is not None and server.lobby.ladders.ladders["ttt"].bots == {}
