@@ -8,10 +8,13 @@ visit goes down one line (connect four's pure MCTS) makes them meet on the
 same nodes. This prints, for each game, the simulations per second of a
 fresh search of ``--seconds`` at each thread count (median of ``--repeat``
 runs, the counts interleaved so that a burst of load hits them alike) and
-the speedup over one thread.
+the speedup over one thread. With ``--separate``, each count above one also
+gets the simulations per second of as many one-thread searches of separate
+trees at once: what the machine itself allows those threads, with nothing
+shared between them.
 
     python -m benchmarks.threads [--seconds 1] [--repeat 3] [--max-threads N]
-                                 [--game go --game connect4 ...]
+                                 [--separate] [--game go --game connect4 ...]
 
 The thread counts are the powers of two up to ``--max-threads`` (default:
 the cores this process may use) and that count itself. The figures mean
@@ -25,6 +28,7 @@ import logging
 import os
 import platform
 import statistics
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -78,24 +82,52 @@ def rate(agent: MCTSAgent, label: str, seconds: float) -> float:
     return report.iterations / elapsed
 
 
-def measure(label: str, counts: Sequence[int], seconds: float, repeat: int) -> dict[int, float]:
-    """The median simulations/s of game `label` at each thread count."""
+def apart(agents: Sequence[MCTSAgent], label: str, seconds: float) -> float:
+    """The summed simulations per second of `agents` (one thread each, each its own tree)
+    searching at the same time, each in a thread of its own."""
+    rates: list[float] = []
+    threads = [
+        threading.Thread(target=lambda a=agent: rates.append(rate(a, label, seconds)))
+        for agent in agents
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(rates)
+
+
+def measure(
+    label: str, counts: Sequence[int], seconds: float, repeat: int, separate: bool = False
+) -> tuple[dict[int, float], dict[int, float]]:
+    """The median simulations/s of game `label` at each thread count, one tree, and with
+    `separate` at each count above one, as many separate trees (else no entries)."""
     extra = GAMES[label][2]
-    agents = {
-        n: MCTSAgent(SearchOptions(time=seconds, workers=n, seed=1, engine="fast", **extra))
-        for n in counts
-    }
+
+    def agent(n: int, seed: int = 1) -> MCTSAgent:
+        return MCTSAgent(SearchOptions(time=seconds, workers=n, seed=seed, engine="fast", **extra))
+
+    agents = {n: agent(n) for n in counts}
+    teams = {n: [agent(1, 1 + k) for k in range(n)] for n in counts if separate and n > 1}
     runs: dict[int, list[float]] = {n: [] for n in counts}
+    apart_runs: dict[int, list[float]] = {n: [] for n in teams}
+    everyone = [*agents.values(), *(a for team in teams.values() for a in team)]
     try:
-        for agent in agents.values():  # compile and start the threads before timing
-            rate(agent, label, min(seconds, 0.2))
+        for each in everyone:  # compile and start the threads before timing
+            rate(each, label, min(seconds, 0.2))
         for _ in range(repeat):
-            for n, agent in agents.items():
-                runs[n].append(rate(agent, label, seconds))
+            for n, one in agents.items():
+                runs[n].append(rate(one, label, seconds))
+                if n in teams:
+                    apart_runs[n].append(apart(teams[n], label, seconds))
     finally:
-        for agent in agents.values():
-            agent.close()
-    return {n: statistics.median(values) for n, values in runs.items()}
+        for each in everyone:
+            each.close()
+    median = statistics.median
+    return (
+        {n: median(values) for n, values in runs.items()},
+        {n: median(values) for n, values in apart_runs.items()},
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,6 +136,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median; default 3)")
     parser.add_argument(
         "--max-threads", type=int, default=cores(), help="most threads (default: the cores)"
+    )
+    parser.add_argument(
+        "--separate",
+        action="store_true",
+        help="also as many one-thread searches of separate trees at once (the machine's share)",
     )
     parser.add_argument(
         "--game", action="append", choices=sorted(GAMES), help="a game's row (repeatable; all)"
@@ -117,14 +154,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"threads: {platform.machine()}, {cores()} cores available, {os.getloadavg()[0]:.1f} load,"
         f" {args.seconds:g} s a search, median of {args.repeat}"
     )
+    separate = [n for n in counts if args.separate and n > 1]
     header = f"{'game':<10}" + "".join(f" {f'{n} thr/s':>12} {'×':>5}" for n in counts)
+    header += "".join(f" {f'{n} trees/s':>12} {'×':>5}" for n in separate)
     print(header)
     for label in args.game or list(GAMES):
-        figures = measure(label, counts, args.seconds, args.repeat)
+        figures, trees = measure(label, counts, args.seconds, args.repeat, args.separate)
         base = figures[counts[0]]
         line = f"{label:<10}"
         for n in counts:
             line += f" {figures[n]:>12,.0f} {figures[n] / base:>4.1f}×"
+        for n in separate:
+            line += f" {trees[n]:>12,.0f} {trees[n] / base:>4.1f}×"
         print(line, flush=True)
     return 0
 

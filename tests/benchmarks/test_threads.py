@@ -39,3 +39,16 @@ def test_bad_arguments_are_one_line_errors(capsys: pytest.CaptureFixture[str]) -
         main(["--seconds", "0"])
     assert info.value.code == 2
     assert "must be positive" in capsys.readouterr().err
+
+
+def test_separate_trees_get_a_column_beside_the_shared_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--separate``: two one-thread searches of their own trees at once, the machine's share."""
+    argv = ["--seconds", "0.05", "--repeat", "1", "--max-threads", "2", "--separate"]
+    assert main([*argv, "--game", "connect4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "2 trees/s" in next(line for line in lines if line.startswith("game"))
+    row = next(line for line in lines if line.startswith("connect4 "))
+    rates = [float(x.replace(",", "")) for x in re.findall(r"([\d,]+) +[\d.]+×", row)]
+    assert len(rates) == 3 and all(rate > 0 for rate in rates)

@@ -167,6 +167,20 @@ class Prior(NamedTuple):
 
 MAX_MOVES = 362  # the most legal moves of any kernel (go 19×19: 361 points and a pass)
 MAX_DEPTH = 1024
+# Hubs (``shared``). A hub is a node with at least `HUB_VISITS` visits: the top of
+# the line that nearly every simulation goes down in a narrow tree (connect four),
+# where threads that each add every visit at once fight over the node's cache
+# line and over the lines of its siblings that every selection reads. A thread
+# instead counts its simulations through the hub at each depth of its path in
+# its own slot (`_count`) and adds a slot to the node when it holds `HUB_BUNCH`
+# simulations, when the path goes through another hub at that depth, and at the
+# end of `run` (`_flush`). A hub's counts then lag by at most a bunch per thread
+# (3% of its visits at the threshold), and its virtual loss, worth less than
+# 0.1% of its mean, is not counted.
+#: the visits from which a node is a hub
+HUB_VISITS = 1024
+#: the most simulations a thread holds back from one hub
+HUB_BUNCH = 32
 
 
 @njit(cache=True, nogil=True)
@@ -419,6 +433,64 @@ def _prove(ni: np.ndarray, path: np.ndarray, depth: int) -> bool:
     return True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _descend(ni: np.ndarray, node: int) -> bool:
+    """``shared``: count a simulation's visit to `node` as it descends (its virtual loss),
+    unless the node is a hub; True for a hub (its visit is counted at the backup)."""
+    if ni[node, VIS] >= HUB_VISITS:
+        return True
+    add2(ni, node, VIS, 1)
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count(
+    ni: np.ndarray,
+    wsum: np.ndarray,
+    nodes: np.ndarray,
+    visits: np.ndarray,
+    wins: np.ndarray,
+    node: int,
+    k: int,
+    gain: float,
+) -> None:
+    """Count one simulation through hub `node`, worth `gain`, in the thread's slot for depth `k`."""
+    if nodes[k] != node:
+        _add(ni, wsum, nodes, visits, wins, k)
+        nodes[k] = node
+    visits[k] += 1
+    wins[k] += gain
+    if visits[k] >= HUB_BUNCH:
+        _add(ni, wsum, nodes, visits, wins, k)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(
+    ni: np.ndarray,
+    wsum: np.ndarray,
+    nodes: np.ndarray,
+    visits: np.ndarray,
+    wins: np.ndarray,
+    k: int,
+) -> None:
+    """Add slot `k`'s simulations to its hub (atomically) and empty it."""
+    if visits[k] > 0:
+        add2(ni, nodes[k], VIS, visits[k])
+        fadd1(wsum, nodes[k], wins[k])
+        visits[k] = 0
+        wins[k] = 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _flush(
+    ni: np.ndarray, wsum: np.ndarray, nodes: np.ndarray, visits: np.ndarray, wins: np.ndarray
+) -> None:
+    """Add every slot's simulations to the tree (the end of a thread's `run`)."""
+    for k in range(nodes.shape[0]):
+        _add(ni, wsum, nodes, visits, wins, k)
+        nodes[k] = -1
+
+
 @njit(cache=True, nogil=True)
 def proof(winner: int, mover: int) -> int:
     """The PROVEN mark, for `mover`, of a node whose game `winner` wins (a seat or DRAW)."""
@@ -461,6 +533,10 @@ def run(
     to the other threads until the reward is backed up, so they spread
     out), adds rewards atomically, and expands a node only after claiming
     it (`_expand`); a node another thread is expanding is a leaf meanwhile.
+    Through hubs (nodes of `HUB_VISITS` visits or more) a thread's visits
+    and rewards are held back in its own slots and added in bunches
+    (`_count`): no virtual loss there, and every slot is added before
+    `run` returns.
     """
     st, ni, wsum, meta, avis, awin = tree
     params, counts, scratch = leaf
@@ -472,6 +548,14 @@ def run(
     #: the moves' first movers in a simulation (seat + 1; RAVE)
     played = np.zeros(MAX_MOVES + 1 if amaf else 0, dtype=np.int8)
     seen = 1 if shared else 0  # a node's visits before this simulation's are more than this
+    # ``shared``: whether the path's node at each depth is a hub, and the thread's
+    # simulations through hubs not yet counted: a slot per depth, its hub, their
+    # number and their rewards
+    slots = MAX_DEPTH if shared else 0
+    hub = np.zeros(slots, dtype=np.bool_)
+    hnodes = np.full(slots, -1, dtype=np.int64)
+    hvisits = np.zeros(slots, dtype=np.int32)
+    hwins = np.zeros(slots)
     max_depth = 0
     done = 0
     while done < iterations and ni[root, PROVEN] == 0:
@@ -480,7 +564,7 @@ def run(
         depth = 0
         path[0] = root
         if shared:
-            add2(ni, root, VIS, 1)
+            hub[0] = _descend(ni, root)
         winner = ONGOING
         proven = False
         reward = -1.0  # an evaluated leaf's value for `side`; else `winner` counts
@@ -506,7 +590,7 @@ def run(
                         depth += 1
                         path[depth] = node
                         if shared:
-                            add2(ni, node, VIS, 1)
+                            hub[depth] = _descend(ni, node)
                         if ni[node, PROVEN] != 0:
                             continue
                 kind = LEAF_ROLLOUT
@@ -537,7 +621,7 @@ def run(
             depth += 1
             path[depth] = node
             if shared:
-                add2(ni, node, VIS, 1)
+                hub[depth] = _descend(ni, node)
         if depth > max_depth:
             max_depth = depth
         for k in range(depth + 1):
@@ -548,7 +632,9 @@ def run(
                 gain = 0.5
             else:
                 gain = 1.0 if winner == ni[nd, MOVER] else 0.0
-            if shared:
+            if shared and hub[k]:
+                _count(ni, wsum, hnodes, hvisits, hwins, nd, k, gain)
+            elif shared:
                 fadd1(wsum, nd, gain)
             else:
                 ni[nd, VIS] += 1
@@ -560,6 +646,8 @@ def run(
             break
         if alpha > 0.0:
             _imply(ni, path, depth, estimate, side)
+    if shared:
+        _flush(ni, wsum, hnodes, hvisits, hwins)
     return done, max_depth
 
 
