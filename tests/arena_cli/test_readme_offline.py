@@ -307,6 +307,14 @@ CHECKS: dict[str, Callable[[str], None]] = {
             "python -m benchmarks.strength mcts:time=1 openspiel:time=1 --game go"
             " --options size=9,komi=7 --games 60 --time 1 --lag-margin 1 --seed 41090"
             " --cores 0,0",
+            "python -m benchmarks.strength mcts:time=1 'engine:cmd=gnugo,args=--mode gtp"
+            " --level 10 --chinese-rules --capture-all-dead --positional-superko,protocol=gtp'"
+            " --game go --options size=13,komi=7.5 --games 40 --time 1 --lag-margin 1"
+            " --seed 5502 --cores 1,1",
+            'python -m benchmarks.strength "mcts:workers=2" mcts --game go'
+            " --options size=9,komi=7 --time 0.2 --games 200 --lag-margin 0.5 --seed 4190"
+            ' --cores ""',
+            "python -m benchmarks.threads --separate --seconds 1 --repeat 5",
             "python -m benchmarks.strength mcts:time=0.1"
             ' "engine:cmd=python,args=benchmarks/leftmost_engine.py,protocol=text"'
             ' --game connect4 --time 0.1 --games 100 --cores ""',
